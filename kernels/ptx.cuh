@@ -1,0 +1,194 @@
+// Every inline-PTX wrapper of the project lives here, so that each instruction's
+// semantics (scope, ordering, cache hints) is written down once.
+#pragma once
+
+#include <cstdint>
+
+namespace p2pbench::ptx {
+
+// ---------------------------------------------------------------------------------------
+// Timers and identity
+// ---------------------------------------------------------------------------------------
+
+// Nanoseconds of the GPU's global timer. Unlike clock64() it does not depend on the SM
+// clock, so it can bound a wait in wall time. Not aligned between GPUs: calibrate against
+// the host clock before comparing stamps from two GPUs.
+__device__ __forceinline__ uint64_t globaltimer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The multiprocessor this thread runs on: lets the host count the SMs a launch really used.
+__device__ __forceinline__ uint32_t smid() {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+// ---------------------------------------------------------------------------------------
+// System-scope flags (host-mapped memory or peer memory)
+// ---------------------------------------------------------------------------------------
+
+// Acquire load at system scope: later reads see what the writer released before the flag.
+__device__ __forceinline__ uint32_t ld_acquire_sys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Release store at system scope: earlier writes become visible before the flag does.
+__device__ __forceinline__ void st_release_sys(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ uint64_t ld_acquire_sys_u64(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void st_release_sys_u64(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// Volatile system-scope store for host-visible reports (no ordering needed).
+__device__ __forceinline__ void st_relaxed_sys_u64(uint64_t* p, uint64_t v) {
+  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+}  // namespace p2pbench::ptx
+
+namespace p2pbench::ptx {
+
+// ---------------------------------------------------------------------------------------
+// Copy kernels: streaming loads (sm_80+) and Hopper bulk asynchronous copies (sm_90+)
+// ---------------------------------------------------------------------------------------
+// The copy kernels are the only users of this section.
+
+// Streaming loads: read-only path (.nc, valid because a copy never writes its source) and no
+// L1 allocation, since every byte is read exactly once. Not volatile: the compiler may
+// schedule them freely (the source does not change during the kernel), but never drop them
+// because their results are stored.
+__device__ __forceinline__ uint4 ld_nc_na_v4(const void* p) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ uint64_t ld_nc_na_u64(const void* p) {
+  uint64_t v;
+  asm("ld.global.nc.L1::no_allocate.u64 %0, [%1];" : "=l"(v) : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ uint32_t ld_nc_na_u32(const void* p) {
+  uint32_t v;
+  asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ uint16_t ld_nc_na_u16(const void* p) {
+  uint16_t v;
+  asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(v) : "l"(p));
+  return v;
+}
+
+// PTX has no 8-bit registers: the byte is zero-extended into a 16-bit one.
+__device__ __forceinline__ uint8_t ld_nc_na_u8(const void* p) {
+  uint16_t v;
+  asm("ld.global.nc.L1::no_allocate.u8 %0, [%1];" : "=h"(v) : "l"(p));
+  return static_cast<uint8_t>(v);
+}
+
+// Bulk copies and transaction-count mbarriers exist from sm_90 on. The project also builds
+// sm_80 code, where these wrappers trap; the host side refuses TMA launches below 9.0, so a
+// trap means a missing host check. Shared-memory operands are 32-bit shared::cta addresses
+// (__cvta_generic_to_shared); mbarriers are 8-byte aligned 64-bit objects.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define P2PBENCH_PTX_BULK(...) asm volatile(__VA_ARGS__)
+#else
+#define P2PBENCH_PTX_BULK(...) __trap()
+#endif
+
+// Sets the barrier's expected arrival count for every phase; phase 0 starts incomplete.
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
+  P2PBENCH_PTX_BULK("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+
+// Makes prior mbarrier.init visible (release, cluster scope) before the barriers are used,
+// including by the bulk-copy unit's complete_tx.
+__device__ __forceinline__ void fence_mbarrier_init() {
+  P2PBENCH_PTX_BULK("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// Orders this thread's generic-proxy shared-memory accesses before later async-proxy ones
+// (bulk copies). Needed after generic writes to memory that a bulk copy then touches.
+__device__ __forceinline__ void fence_proxy_async_shared_cta() {
+  P2PBENCH_PTX_BULK("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// One arrival (release, CTA scope) that also raises the current phase's pending transaction
+// count by `bytes`: the phase completes when the arrival count and the bytes of the bulk
+// copies that complete_tx on this barrier have both come in. tx-count is limited to 2^20-1.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  P2PBENCH_PTX_BULK("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// True once the phase with parity `parity` has completed (acquire, CTA scope: the bytes the
+// bulk copies wrote are then visible). try_wait may suspend the thread for a
+// hardware-chosen time before returning false, so a loop around it is not a hot spin.
+__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  P2PBENCH_PTX_BULK(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// Bulk copy global -> this CTA's shared memory (a shared::cta address is a valid
+// shared::cluster address of the own CTA; no cluster launch needed). Completion is reported
+// as `bytes` transaction bytes on `bar`. bytes: multiple of 16; both addresses 16-aligned.
+__device__ __forceinline__ void bulk_load_global_to_shared(uint32_t smem_dst, const void* gmem_src,
+                                                           uint32_t bytes, uint32_t bar) {
+  P2PBENCH_PTX_BULK(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_dst),
+      "l"(gmem_src), "r"(bytes), "r"(bar)
+      : "memory");
+}
+
+// Bulk copy this CTA's shared memory -> global, tracked by the issuing thread's bulk
+// async-groups (see bulk_commit_group / bulk_wait_group*). Same size/alignment rules.
+__device__ __forceinline__ void bulk_store_shared_to_global(void* gmem_dst, uint32_t smem_src, uint32_t bytes) {
+  P2PBENCH_PTX_BULK("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gmem_dst), "r"(smem_src),
+                    "r"(bytes)
+                    : "memory");
+}
+
+// Closes the bulk async-group of this thread's uncommitted bulk_group copies.
+__device__ __forceinline__ void bulk_commit_group() { P2PBENCH_PTX_BULK("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until at most `Pending` of this thread's most recent bulk async-groups have not yet
+// finished READING their sources: their shared-memory stages may be overwritten, although the
+// writes to global memory may still be in flight.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  P2PBENCH_PTX_BULK("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+}
+
+// Waits until at most `Pending` of this thread's bulk async-groups are incomplete, writes
+// to global memory included.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_group() {
+  P2PBENCH_PTX_BULK("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
+#undef P2PBENCH_PTX_BULK
+
+}  // namespace p2pbench::ptx

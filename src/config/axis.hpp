@@ -1,0 +1,31 @@
+// Parsing of sweep axes and byte sizes, shared by the config file and the command line.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+// "4096", "64K", "64KiB", "1M", "1MiB", "1G", "1GiB" (binary multiples, as nccl-tests reads
+// -b/-e). Throws InputError naming `key` on anything else, including zero or negative sizes.
+uint64_t parse_size_text(const std::string& text, const std::string& key);
+uint64_t parse_size(const nlohmann::json& value, const std::string& key);
+
+// "1.5 GiB"-style text for console output.
+std::string format_size(uint64_t bytes);
+
+// An axis in a config file: a JSON list of values, or {"min": A, "max": B, "factor": F}
+// (geometric range; factor defaults to 2). `sizes` selects size parsing for the values.
+std::vector<uint64_t> parse_axis(const nlohmann::json& value, const std::string& key, bool sizes);
+
+// The same axis on the command line: "1,2,4", or "MIN..MAX" (powers of two), or "MIN..MAX:F".
+// Returns the JSON form, so that flags and files are validated by one code path.
+nlohmann::json axis_flag_to_json(const std::string& text, const std::string& flag);
+
+// The values of a geometric range, min and max included where reached. Throws on min > max.
+std::vector<uint64_t> geometric_range(uint64_t min, uint64_t max, uint64_t factor, const std::string& key);
+
+}  // namespace p2pbench

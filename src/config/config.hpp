@@ -1,0 +1,59 @@
+// The benchmark configuration: read from a JSON file, overridden by flags, validated once.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+struct LdstAxes {
+  std::vector<uint64_t> blocks{32};
+  std::vector<uint64_t> threads{1024};
+  std::vector<uint64_t> unroll{4};
+};
+
+struct TmaAxes {
+  std::vector<uint64_t> blocks{32};
+  std::vector<uint64_t> smem_bytes{131072};
+  std::vector<uint64_t> stages{4};
+};
+
+struct Config {
+  std::string label = "p2pbench";
+  std::vector<Method> methods{Method::kCe};
+  std::vector<Direction> directions{Direction::kPush, Direction::kPull};
+  std::vector<Mode> modes{Mode::kUni, Mode::kBidir};
+  std::vector<uint64_t> sizes;
+  int samples = 10;
+  double min_sample_time_ms = 1.0;
+  double warmup_time_ms = 10.0;
+  bool verify = true;
+  uint64_t buffer_pool_bytes = 0;  // 0: one buffer; else rotate slots through a pool this large
+  double gate_timeout_s = 10.0;
+  LdstAxes ldst;
+  TmaAxes tma;
+
+  // The effective configuration, every key spelled out (recorded in the results' meta).
+  nlohmann::json to_json() const;
+};
+
+// Where each overridden key came from ("samples" -> "--samples"), so errors name the flag.
+using KeyOrigins = std::map<std::string, std::string>;
+
+// Validates `doc` (config file contents with flag overrides applied) into a Config.
+// Throws InputError naming the key (and the flag it came from) and the value.
+Config parse_config(const nlohmann::json& doc, const KeyOrigins& origins = {});
+
+// Reads and parses a JSON file; InputError on a missing file or invalid JSON.
+nlohmann::json read_json_file(const std::string& path, const std::string& key);
+
+// Every key the config file accepts, with a one-line explanation (for --help and the README).
+const std::vector<std::pair<std::string, std::string>>& config_key_help();
+
+}  // namespace p2pbench

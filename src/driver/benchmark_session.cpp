@@ -1,0 +1,292 @@
+#include "driver/benchmark_session.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "comm/communicator.hpp"
+#include "common/cuda_raii.hpp"
+#include "common/errors.hpp"
+#include "config/axis.hpp"
+#include "driver/console.hpp"
+#include "measure/clock_sync.hpp"
+#include "measure/cpu_binding.hpp"
+#include "measure/gpu_device.hpp"
+#include "measure/pair_runner.hpp"
+#include "measure/peer_buffers.hpp"
+#include "measure/shared_gate.hpp"
+#include "results/result_writer.hpp"
+#include "results/summary.hpp"
+#include "sweep/sweep.hpp"
+
+#ifndef P2PBENCH_VERSION
+#define P2PBENCH_VERSION "0.0.0"
+#endif
+#ifndef P2PBENCH_GIT_SHA
+#define P2PBENCH_GIT_SHA "unknown"
+#endif
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+// A set-up step every rank runs; any rank's failure ends the session on all ranks with one
+// message per failing rank (printed by rank 0) and a common exit status.
+class SetupSteps {
+ public:
+  explicit SetupSteps(const Communicator& comm) : comm_(comm) {}
+
+  // Returns the exit status to leave with, or 0 to go on.
+  int run(const char* what, const std::function<void()>& local) {
+    json mine = {{"error", ""}, {"bad_input", false}};
+    try {
+      local();
+    } catch (const InputError& e) {
+      mine = {{"error", e.what()}, {"bad_input", true}};
+    } catch (const std::exception& e) {
+      mine = {{"error", std::string(what) + ": " + e.what()}, {"bad_input", false}};
+    }
+    int status = kExitOk;
+    std::set<std::string> printed;
+    const auto all = comm_.allgather(mine.dump(), what);
+    for (size_t r = 0; r < all.size(); ++r) {
+      const json result = json::parse(all[r]);
+      const std::string error = result["error"];
+      if (error.empty()) continue;
+      status = std::max(status, result["bad_input"].get<bool>() ? int(kExitBadInput) : int(kExitFailure));
+      if (comm_.rank() == 0 && printed.insert(error).second)
+        std::fprintf(stderr, "p2pbench: error (rank %zu): %s\n", r, error.c_str());
+    }
+    return status;
+  }
+
+ private:
+  const Communicator& comm_;
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size() && !s.empty()) {
+    const size_t comma = s.find(',', start);
+    out.push_back(s.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// P2P attributes of the pair, from a process that sees both GPUs, else marked unknown.
+json p2p_attributes(int device, const std::string& peer_bus_id, bool same_device) {
+  if (same_device) return {{"known", false}, {"reason", "both ranks use one GPU (--allow-same-device)"}};
+  int peer = -1;
+  if (cudaDeviceGetByPCIBusId(&peer, peer_bus_id.c_str()) != cudaSuccess || peer == device) {
+    cudaGetLastError();
+    return {{"known", false}, {"reason", "this process cannot see the peer GPU (e.g. CUDA_VISIBLE_DEVICES per rank)"}};
+  }
+  auto attr = [&](cudaDeviceP2PAttr a, const char* name) {
+    int v = 0;
+    cuda_check(cudaDeviceGetP2PAttribute(&v, a, device, peer), std::string("reading the P2P attribute ") + name);
+    return v;
+  };
+  return {{"known", true},
+          {"access_supported", attr(cudaDevP2PAttrAccessSupported, "access supported") != 0},
+          {"native_atomics_supported", attr(cudaDevP2PAttrNativeAtomicSupported, "native atomics") != 0},
+          {"performance_rank", attr(cudaDevP2PAttrPerformanceRank, "performance rank")},
+          {"source", "cudaDeviceGetP2PAttribute in rank 0"}};
+}
+
+}  // namespace
+
+int run_benchmark_session(int argc, char** argv, const CliOptions& options, const Config& parsed_config) {
+  Communicator comm(&argc, &argv);
+  SetupSteps setup(comm);
+  const int me = comm.rank();
+  if (comm.size() != 2) {
+    if (me == 0)
+      std::fprintf(stderr, "p2pbench: error: needs exactly 2 ranks, one per GPU (mpirun -np 2 ...); got %d\n", comm.size());
+    return kExitBadInput;
+  }
+
+  // Rank 0's reading of the config is the one every rank runs.
+  std::string config_text = parsed_config.to_json().dump();
+  comm.broadcast(config_text, 0, "broadcasting the config");
+  const Config config = parse_config(json::parse(config_text));
+  const std::vector<CaseSpec> cases = expand_cases(config);
+
+  int device = -1;
+  GpuInfo gpu;
+  json cpu_binding;
+  if (int rc = setup.run("selecting the GPU", [&] {
+        const auto specs = split_commas(options.devices);
+        device = select_device(specs.empty() ? "" : specs[size_t(me) % specs.size()], comm.local_rank());
+        cuda_check(cudaSetDevice(device), "selecting GPU " + std::to_string(device));
+        gpu = describe_device(device);
+        cpu_binding = bind_near_gpu(gpu.pci_bus_id, !options.no_cpu_binding);
+      }))
+    return rc;
+
+  // Identities travel as bytes, so "same GPU" holds when each rank sees only its own GPU.
+  std::vector<json> gpus;
+  for (const auto& blob : comm.allgather(gpu.to_json(me).dump(), "exchanging GPU identities")) gpus.push_back(json::parse(blob));
+  const bool same_device = gpus[0]["uuid"] == gpus[1]["uuid"];
+  json p2p;
+  if (int rc = setup.run("checking the GPU pair", [&] {
+        if (same_device && !options.allow_same_device)
+          throw InputError("--devices", gpus[0]["uuid"].get<std::string>(),
+                           "both ranks are on the same GPU; give each rank its own GPU (--devices, CUDA_VISIBLE_DEVICES) "
+                           "or pass --allow-same-device for functional testing");
+        if (me != 0) return;
+        p2p = p2p_attributes(device, gpus[1]["pci_bus_id"], same_device);
+        if (p2p["known"] == true && p2p["access_supported"] == false)
+          throw InputError("--devices", gpus[0]["pci_bus_id"].get<std::string>() + "," + gpus[1]["pci_bus_id"].get<std::string>(),
+                           "peer access between these GPUs is not possible (cudaDevP2PAttrAccessSupported = 0)");
+      }))
+    return rc;
+
+  // Memory: each rank holds a source and a destination buffer of the largest footprint.
+  uint64_t capacity = 0;
+  for (const CaseSpec& c : cases) capacity = std::max(capacity, BufferLayout::for_case(c.bytes, config.buffer_pool_bytes).footprint());
+  if (int rc = setup.run("checking device memory", [&] {
+        size_t free_bytes = 0, total = 0;
+        cuda_check(cudaMemGetInfo(&free_bytes, &total), "reading free device memory");
+        const uint64_t needed = 2 * capacity * (same_device ? 2 : 1) + (256ull << 20);
+        if (needed > free_bytes)
+          throw InputError("sizes", format_size(*std::max_element(config.sizes.begin(), config.sizes.end())),
+                           "needs " + format_size(needed) + " of device memory per GPU (source + destination" +
+                               std::string(config.buffer_pool_bytes ? " pools" : "") + "), but only " + format_size(free_bytes) +
+                               " is free");
+      }))
+    return rc;
+
+  // The start gate: rank 0 creates it, rank 1 opens it, then the name is removed at once.
+  std::optional<SharedGate> gate;
+  std::string gate_name;
+  if (int rc = setup.run("creating the start gate", [&] {
+        if (me == 0) gate.emplace(SharedGate::create());
+        if (me == 0) gate_name = gate->name();
+      }))
+    return rc;
+  comm.broadcast(gate_name, 0, "sharing the start gate's name");
+  if (int rc = setup.run("opening the start gate", [&] {
+        if (me != 0) gate.emplace(SharedGate::open(gate_name));
+      }))
+    return rc;
+  if (int rc = setup.run("registering the start gate", [&] {
+        if (me == 0) gate->unlink();
+        gate->register_with_device();
+      }))
+    return rc;
+
+  std::optional<PeerBuffers> buffers;
+  ClockOffset clock;
+  if (int rc = setup.run("mapping the peer's buffers", [&] {
+        buffers.emplace(comm, capacity);
+        clock = calibrate_gpu_clock();
+        gpu.observed_sm_clock_mhz = measure_sm_clock_mhz();
+      }))
+    return rc;
+
+  // The sweep.
+  PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers, clock);
+  ProgressLine progress(cases.size(), options.progress);
+  std::vector<json> rows, group_rows;
+  std::string group, incomplete_reason;
+  bool any_failed = false;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const CaseSpec& c = cases[i];
+    if (me == 0 && group_key(c) != group) {
+      print_group_table(stdout, group, group_rows);
+      group_rows.clear();
+      group = group_key(c);
+    }
+    const CaseOutcome outcome = runner.run(c, i);
+    const json row = result_row(c, outcome);
+    any_failed = any_failed || outcome.status == CaseStatus::kFailed;
+    if (me == 0) {
+      rows.push_back(row);
+      group_rows.push_back(row);
+      char figure[64] = "";
+      if (!row["bandwidth_gbps"].is_null()) std::snprintf(figure, sizeof figure, "%.1f GB/s", row["bandwidth_gbps"]["median"].get<double>());
+      progress.update(i + 1, c.name(), figure);
+    }
+    if (outcome.fatal) {
+      incomplete_reason = "stopped after a fatal error in " + c.name() + ": " + outcome.error;
+      break;
+    }
+  }
+  if (me == 0) {
+    progress.finish();
+    print_group_table(stdout, group, group_rows);
+  }
+
+  // Meta: every rank's view, gathered to rank 0.
+  json rank_meta = {{"rank", me}, {"host", comm.host()}, {"pid", int(getpid())}, {"device_index", device},
+                    {"cpu_binding", cpu_binding}, {"gpu", gpu.to_json(me)}, {"clock", clock.to_json()}};
+  std::vector<json> ranks;
+  for (const auto& blob : comm.allgather(rank_meta.dump(), "gathering rank descriptions")) ranks.push_back(json::parse(blob));
+
+  int exit_status = any_failed || !incomplete_reason.empty() ? kExitFailure : kExitOk;
+  if (me == 0) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    std::vector<std::string> argv_list(argv, argv + argc);
+    std::set<std::string> hosts;
+    json gpu_list = json::array(), rank_list = json::array();
+    for (const json& r : ranks) {
+      hosts.insert(r["host"].get<std::string>());
+      gpu_list.push_back(r["gpu"]);
+      rank_list.push_back({{"rank", r["rank"]}, {"host", r["host"]}, {"pid", r["pid"]}, {"device_index", r["device_index"]},
+                           {"cpu_binding", r["cpu_binding"]}});
+    }
+    const double offset0 = ranks[0]["clock"]["gpu_minus_host_ns"], offset1 = ranks[1]["clock"]["gpu_minus_host_ns"];
+    json meta = {
+        {"tool", {{"name", "p2pbench"}, {"version", P2PBENCH_VERSION}, {"git_sha", P2PBENCH_GIT_SHA}}},
+        {"timestamp_utc", utc_timestamp()},
+        {"command_line", argv_list},
+        {"label", config.label},
+        {"config", config.to_json()},
+        {"units", {{"bandwidth", "GB/s, 1 GB = 1e9 bytes"}, {"time", "microseconds"}, {"size", "bytes"}}},
+        {"hosts", std::vector<std::string>(hosts.begin(), hosts.end())},
+        {"ranks", rank_list},
+        {"gpus", gpu_list},
+        {"cuda_driver_version", driver},
+        {"cuda_runtime_version", runtime},
+        {"p2p", p2p},
+        {"same_device", same_device},
+        {"verify", config.verify},
+        {"timer_calibration",
+         {{"method", "host CLOCK_REALTIME store polled by a GPU kernel; minimum of (gpu - host) over rounds"},
+          {"ranks", {ranks[0]["clock"], ranks[1]["clock"]}},
+          {"gpu1_minus_gpu0_ns", offset1 - offset0}}},
+    };
+    const json summary = summarize_rows(rows);
+    if (!summary.empty()) {
+      std::printf("\nSummary (best configuration; knee = fewest SMs reaching 90%% of the best):\n");
+      for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
+    }
+    try {
+      write_json_atomically(options.output_path, result_document(meta, rows, summary, !incomplete_reason.empty(), incomplete_reason));
+      std::printf("\nresults: %s (%zu cases%s)\n", options.output_path.c_str(), rows.size(),
+                  incomplete_reason.empty() ? "" : ", INCOMPLETE");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
+      exit_status = kExitFailure;
+    }
+    if (!incomplete_reason.empty()) std::fprintf(stderr, "p2pbench: %s\n", incomplete_reason.c_str());
+    if (any_failed) std::fprintf(stderr, "p2pbench: some cases failed; see the 'error' fields\n");
+  }
+  if (incomplete_reason.empty()) {
+    if (int rc = setup.run("freeing the buffers", [&] { buffers->close(comm); })) return rc;
+  }
+  return int(comm.max(double(exit_status), "agreeing on the exit status"));
+}
+
+}  // namespace p2pbench

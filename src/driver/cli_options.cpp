@@ -1,0 +1,144 @@
+#include "driver/cli_options.hpp"
+
+#include "common/errors.hpp"
+#include "config/axis.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+json list_flag(const std::string& text) {
+  json list = json::array();
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    list.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return list;
+}
+
+json number_flag(const std::string& text, const std::string& flag, bool integer) {
+  try {
+    size_t used = 0;
+    if (integer) {
+      const long long v = std::stoll(text, &used);
+      if (used == text.size()) return v;
+    } else {
+      const double v = std::stod(text, &used);
+      if (used == text.size()) return v;
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag, "\"" + text + "\"", integer ? "not an integer" : "not a number");
+}
+
+std::string footer() {
+  std::string f =
+      "\nExamples:\n"
+      "  mpirun -np 2 p2pbench --config configs/default.json --output results.json --label my-node\n"
+      "  mpirun -np 2 p2pbench --config configs/ce-large.json -b 64M -e 1G -f 2 --samples 20\n"
+      "  mpirun -np 2 p2pbench --config configs/sm-scaling.json --methods ldst --blocks 1..32\n"
+      "  p2pbench --config configs/default.json --dry-run      # list the cases, no MPI, no GPU\n"
+      "\nAxes (--sizes, --blocks, --threads, --unroll, --smem, --stages) take a list \"1,2,4\",\n"
+      "a power-of-two range \"1..132\" (1,2,4,..,128) or a range with a factor \"4K..1G:4\".\n"
+      "Sizes take K/KiB, M/MiB, G/GiB (binary multiples). GB/s in the output means 1e9 bytes/s.\n"
+      "Push: the source GPU writes the peer's memory. Pull: the destination GPU reads it.\n"
+      "Bidir: both ranks transfer at once; its GB/s is all bytes over the union of both windows.\n"
+      "\nConfig file keys (flags override them):\n";
+  for (const auto& [key, help] : config_key_help()) f += "  " + key + std::string(20 - std::min<size_t>(19, key.size()), ' ') + help + "\n";
+  f += "\nExit status: 0 all cases ok; 1 a case failed (e.g. verification) or the run ended early;\n"
+       "2 bad input (the message names the key and value; no result file is written).\n";
+  return f;
+}
+
+}  // namespace
+
+void add_cli_options(CLI::App& app, CliOptions& o) {
+  app.description(
+      "p2pbench: GPU-to-GPU bandwidth between two MPI ranks (one GPU each) over NVLink or PCIe,\n"
+      "through the copy engine (ce), SM load/store kernels (ldst) and Hopper TMA bulk copies (tma).\n"
+      "Every transfer is verified byte for byte. Results go to a JSON file (schema_version 1).");
+  app.footer(footer());
+  app.add_option("--config", o.config_path, "JSON config file (see configs/)")->check(CLI::ExistingFile);
+  app.add_option("--output,-o", o.output_path, "results JSON file, written atomically at the end")->capture_default_str();
+  app.add_option("--label", o.label, "name of this system/run in the results (overrides 'label')");
+  app.add_flag("--dry-run", o.dry_run, "validate the config and list the cases; no MPI, no GPU");
+  app.add_flag("--topology", o.topology, "print the GPU pair matrix, link peaks and link health, then exit (no MPI)");
+  app.add_flag("--progress", o.progress, "print a progress line on stderr even when it is not a terminal");
+  app.add_option("--devices", o.devices, "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank)");
+  app.add_flag("--allow-same-device", o.allow_same_device, "let both ranks use one GPU (functional testing; not a P2P figure)");
+  app.add_flag("--no-cpu-binding", o.no_cpu_binding, "do not bind each rank to the CPUs near its GPU");
+  app.add_option("--timeout-scale", o.timeout_scale, "multiply every timeout (e.g. 100 under compute-sanitizer)")->capture_default_str();
+  auto* sweep = "Sweep (override config keys)";
+  app.add_option("-b,--minbytes", o.min_bytes, "smallest message size (sizes become a range)")->group(sweep);
+  app.add_option("-e,--maxbytes", o.max_bytes, "largest message size")->group(sweep);
+  app.add_option("-f,--stepfactor", o.step_factor, "size multiplication factor of the range (default 2)")->group(sweep);
+  app.add_option("--sizes", o.sizes, "message sizes: list or range (sizes)")->group(sweep);
+  app.add_option("--methods", o.methods, "comma-separated: ce,ldst,tma (methods)")->group(sweep);
+  app.add_option("--directions", o.directions, "comma-separated: push,pull (directions)")->group(sweep);
+  app.add_option("--modes", o.modes, "comma-separated: uni,bidir (modes)")->group(sweep);
+  app.add_option("--samples", o.samples, "timed samples per case (samples)")->group(sweep);
+  app.add_option("--min-sample-time", o.min_sample_time, "milliseconds per sample at least (min_sample_time_ms)")->group(sweep);
+  app.add_option("--warmup-time", o.warmup_time, "milliseconds of warm-up per case (warmup_time_ms)")->group(sweep);
+  app.add_option("--buffer-pool", o.buffer_pool, "rotate through this many bytes per buffer (buffer_pool_bytes)")->group(sweep);
+  app.add_flag("--no-verify", o.no_verify, "skip verification (recorded in the results)")->group(sweep);
+  app.add_option("--blocks", o.blocks, "blocks (= SMs) of both SM kernels")->group(sweep);
+  app.add_option("--ldst-blocks", o.ldst_blocks, "blocks of the LD/ST kernel (ldst.blocks)")->group(sweep);
+  app.add_option("--tma-blocks", o.tma_blocks, "blocks of the TMA kernel (tma.blocks)")->group(sweep);
+  app.add_option("--threads", o.threads, "threads per block of the LD/ST kernel (ldst.threads)")->group(sweep);
+  app.add_option("--unroll", o.unroll, "16-byte loads in flight per thread, 1/2/4/8 (ldst.unroll)")->group(sweep);
+  app.add_option("--smem", o.smem, "shared memory per block of the TMA kernel (tma.smem_bytes)")->group(sweep);
+  app.add_option("--stages", o.stages, "shared-memory stages of the TMA ring (tma.stages)")->group(sweep);
+}
+
+void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
+  if (!doc.is_object()) return;  // parse_config reports it
+  auto set = [&](const std::string& key, const json& value, const std::string& flag) {
+    doc[key] = value;
+    origins[key] = flag;
+  };
+  auto set_nested = [&](const std::string& section, const std::string& key, const json& value, const std::string& flag) {
+    if (!doc.contains(section) || !doc[section].is_object()) doc[section] = json::object();
+    doc[section][key] = value;
+    origins[section + "." + key] = flag;
+  };
+  if (!o.label.empty()) set("label", o.label, "--label");
+  if (!o.methods.empty()) set("methods", list_flag(o.methods), "--methods");
+  if (!o.directions.empty()) set("directions", list_flag(o.directions), "--directions");
+  if (!o.modes.empty()) set("modes", list_flag(o.modes), "--modes");
+  if (!o.sizes.empty()) set("sizes", axis_flag_to_json(o.sizes, "--sizes"), "--sizes");
+  if (!o.min_bytes.empty() || !o.max_bytes.empty() || !o.step_factor.empty()) {
+    // nccl-tests style: -b/-e/-f make the sizes a range; missing ends come from the config.
+    std::vector<uint64_t> current;
+    if (doc.contains("sizes")) current = parse_axis(doc["sizes"], "sizes", true);
+    json range = json::object();
+    range["min"] = !o.min_bytes.empty() ? json(o.min_bytes) : current.empty() ? json() : json(current.front());
+    range["max"] = !o.max_bytes.empty() ? json(o.max_bytes) : current.empty() ? json() : json(current.back());
+    if (range["min"].is_null()) range["min"] = range["max"];
+    if (range["max"].is_null()) range["max"] = range["min"];
+    if (!o.step_factor.empty()) range["factor"] = number_flag(o.step_factor, "-f/--stepfactor", true);
+    set("sizes", range, "-b/-e/-f");
+  }
+  if (!o.samples.empty()) set("samples", number_flag(o.samples, "--samples", true), "--samples");
+  if (!o.min_sample_time.empty())
+    set("min_sample_time_ms", number_flag(o.min_sample_time, "--min-sample-time", false), "--min-sample-time");
+  if (!o.warmup_time.empty()) set("warmup_time_ms", number_flag(o.warmup_time, "--warmup-time", false), "--warmup-time");
+  if (!o.buffer_pool.empty()) set("buffer_pool_bytes", o.buffer_pool == "0" ? json(0) : json(o.buffer_pool), "--buffer-pool");
+  if (o.no_verify) set("verify", false, "--no-verify");
+  if (!o.blocks.empty()) {
+    set_nested("ldst", "blocks", axis_flag_to_json(o.blocks, "--blocks"), "--blocks");
+    set_nested("tma", "blocks", axis_flag_to_json(o.blocks, "--blocks"), "--blocks");
+  }
+  if (!o.ldst_blocks.empty()) set_nested("ldst", "blocks", axis_flag_to_json(o.ldst_blocks, "--ldst-blocks"), "--ldst-blocks");
+  if (!o.tma_blocks.empty()) set_nested("tma", "blocks", axis_flag_to_json(o.tma_blocks, "--tma-blocks"), "--tma-blocks");
+  if (!o.threads.empty()) set_nested("ldst", "threads", axis_flag_to_json(o.threads, "--threads"), "--threads");
+  if (!o.unroll.empty()) set_nested("ldst", "unroll", axis_flag_to_json(o.unroll, "--unroll"), "--unroll");
+  if (!o.smem.empty()) set_nested("tma", "smem_bytes", axis_flag_to_json(o.smem, "--smem"), "--smem");
+  if (!o.stages.empty()) set_nested("tma", "stages", axis_flag_to_json(o.stages, "--stages"), "--stages");
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,39 @@
+// Command-line options of the p2pbench driver and how they override config keys.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace p2pbench {
+
+struct CliOptions {
+  std::string config_path;
+  std::string output_path = "p2pbench-results.json";
+  std::string label;
+  std::string devices;  // per rank, comma-separated: index, UUID or PCI bus id
+  bool allow_same_device = false;
+  bool no_cpu_binding = false;
+  bool dry_run = false;
+  bool topology = false;
+  bool progress = false;
+  bool no_verify = false;
+  double timeout_scale = 1.0;
+  // Config overrides, empty when not given.
+  std::string min_bytes, max_bytes, step_factor, sizes;
+  std::string samples, min_sample_time, warmup_time, buffer_pool;
+  std::string methods, directions, modes;
+  std::string blocks, ldst_blocks, tma_blocks, threads, unroll, smem, stages;
+};
+
+// Declares every flag on `app`, with help that teaches (examples and config keys in the footer).
+void add_cli_options(CLI::App& app, CliOptions& options);
+
+// Applies the flags to the config document, recording which flag set each key.
+void apply_overrides(nlohmann::json& doc, const CliOptions& options, KeyOrigins& origins);
+
+}  // namespace p2pbench

@@ -1,0 +1,20 @@
+#include "engines/sm_engines.hpp"
+
+#include <set>
+#include <vector>
+
+#include "common/cuda_raii.hpp"
+
+namespace p2pbench {
+
+int count_sms_of_launch(int blocks, cudaStream_t stream, const std::function<void(unsigned*)>& launch_with_smids) {
+  DeviceBuffer smids(sizeof(unsigned) * size_t(blocks), "per-block SM ids");
+  launch_with_smids(static_cast<unsigned*>(smids.get()));
+  std::vector<unsigned> host(static_cast<size_t>(blocks));
+  cuda_check(cudaMemcpyAsync(host.data(), smids.get(), smids.size(), cudaMemcpyDeviceToHost, stream),
+             "reading the per-block SM ids");
+  cuda_check(cudaStreamSynchronize(stream), "waiting for the SM-count launch");
+  return int(std::set<unsigned>(host.begin(), host.end()).size());
+}
+
+}  // namespace p2pbench

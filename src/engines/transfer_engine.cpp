@@ -1,0 +1,31 @@
+#include "engines/transfer_engine.hpp"
+
+#include "common/cuda_raii.hpp"
+#include "engines/ce_engine.hpp"
+#include "engines/sm_engines.hpp"
+#include "kernels/pattern_kernels.hpp"
+
+namespace p2pbench {
+
+std::optional<std::string> TransferEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
+                                                  cudaStream_t stream) {
+  MappedHostBuffer result(sizeof(kernels::PatternCheck), "a verification result");
+  auto* check = static_cast<kernels::PatternCheck*>(result.host());
+  *check = {0, ~0ull};
+  kernels::check_pattern(dst, bytes, seed, offset, static_cast<kernels::PatternCheck*>(result.device()), stream);
+  cuda_check(cudaStreamSynchronize(stream), "waiting for verification");
+  if (check->mismatches == 0) return std::nullopt;
+  return std::to_string(check->mismatches) + " of " + std::to_string(bytes) + " bytes differ; first bad offset " +
+         std::to_string(check->first_bad_offset);
+}
+
+std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) {
+  switch (c.method) {
+    case Method::kCe: return std::make_unique<CopyEngine>();
+    case Method::kLdst: return std::make_unique<LdstEngine>(kernels::LdstShape{*c.blocks, *c.threads, *c.unroll});
+    case Method::kTma: return std::make_unique<TmaEngine>(kernels::TmaShape{*c.blocks, size_t(*c.smem_bytes), *c.stages});
+  }
+  return nullptr;
+}
+
+}  // namespace p2pbench

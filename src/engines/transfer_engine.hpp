@@ -1,0 +1,44 @@
+// How bytes move: one strategy object per method. Who waits for whom (ranks, gate, timing)
+// is the runner's business, not the engine's.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+struct Transfer {
+  const void* src;  // local buffer or peer mapping
+  void* dst;        // local buffer or peer mapping
+  size_t bytes;
+};
+
+class TransferEngine {
+ public:
+  virtual ~TransferEngine() = default;
+
+  // Why the case cannot run on `device` (the row is then `skipped` with this reason).
+  virtual std::optional<std::string> unsupported_reason(int device) const = 0;
+  // One-time set-up on the current device before the first launch.
+  virtual void prepare(int device) = 0;
+  // Enqueues one transfer. Must be capturable into a CUDA graph.
+  virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
+  // SMs one transfer occupies, measured with a launch (0 for the copy engine; nullopt when
+  // the method has no SM count).
+  virtual std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) = 0;
+  // Verifies `bytes` at dst against the pattern of `seed` at pattern offset `offset`; returns
+  // nullopt when every byte matches, else a description of the first mismatch.
+  virtual std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
+                                            cudaStream_t stream);
+};
+
+// The engine of a case's method and shape.
+std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c);
+
+}  // namespace p2pbench

@@ -1,0 +1,75 @@
+// Who waits for whom: runs one case on both ranks in lock-step. Every rank calls run() with
+// the same case; the runner owns calibration, warm-up, the start gate, timing, verification
+// and the exchange of samples. How the bytes move is the engine's business.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "common/cuda_raii.hpp"
+#include "config/config.hpp"
+#include "engines/transfer_engine.hpp"
+#include "kernels/gate_kernels.hpp"
+#include "measure/case_outcome.hpp"
+#include "measure/clock_sync.hpp"
+#include "measure/peer_buffers.hpp"
+#include "measure/shared_gate.hpp"
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+struct RunnerOptions {
+  int samples = 10;
+  double min_sample_time_ms = 1.0;
+  double warmup_time_ms = 10.0;
+  bool verify = true;
+  uint64_t buffer_pool_bytes = 0;
+  double gate_timeout_s = 10.0;
+  double timeout_scale = 1.0;  // stretches every timeout (e.g. under compute-sanitizer)
+  static RunnerOptions from(const Config& c, double timeout_scale);
+};
+
+// Where slot k of a case's buffers starts, when small messages rotate through a pool.
+struct BufferLayout {
+  uint64_t slots = 1;
+  uint64_t stride = 0;  // bytes between slot starts
+  uint64_t footprint() const { return slots * stride; }
+  static BufferLayout for_case(uint64_t bytes, uint64_t pool_bytes);
+};
+
+class PairRunner {
+ public:
+  PairRunner(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
+             PeerBuffers& buffers, const ClockOffset& clock);
+
+  CaseOutcome run(const CaseSpec& c, uint64_t case_index);
+
+ private:
+  // One collective step: runs `local` here (errors caught), then every rank learns every
+  // rank's result. Entries: {"error": "...", "fatal": bool, "data": {...}} indexed by rank.
+  std::vector<nlohmann::json> step(const char* what, const std::function<void(nlohmann::json&)>& local);
+  static bool failed(const std::vector<nlohmann::json>& results, CaseOutcome& out);
+
+  Transfer transfer_for(const CaseSpec& c, const Orientation& o, uint64_t slot, const BufferLayout& layout) const;
+  double time_single_transfer_ms(TransferEngine& engine, const Transfer& t);
+  GraphExec capture(TransferEngine& engine, const CaseSpec& c, const Orientation& o, const BufferLayout& layout,
+                    uint64_t iterations);
+  void wait_for(cudaEvent_t event, double deadline_s, const std::string& what) const;
+
+  const Communicator& comm_;
+  RunnerOptions options_;
+  int device_;
+  SharedGate& gate_;
+  PeerBuffers& buffers_;
+  ClockOffset clock_;
+  Stream stream_;
+  Event start_, stop_;
+  MappedHostBuffer stamps_;
+  uint32_t ticket_ = 0;
+};
+
+}  // namespace p2pbench

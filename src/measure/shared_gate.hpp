@@ -1,0 +1,49 @@
+// The start gate: one word of POSIX shared memory that every rank on the node maps and
+// registers with its GPU. Spin kernels on every active stream wait on it, so one host store
+// releases all GPUs at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/cuda_raii.hpp"
+
+namespace p2pbench {
+
+class SharedGate {
+ public:
+  // Creates a new object (O_EXCL, mode 0600) under a name no other job uses.
+  static SharedGate create();
+  // Opens the object another rank created.
+  static SharedGate open(const std::string& name);
+
+  SharedGate(SharedGate&& other) noexcept;
+  SharedGate& operator=(SharedGate&&) = delete;
+  SharedGate(const SharedGate&) = delete;
+  ~SharedGate();
+
+  const std::string& name() const { return name_; }
+  // Removes the name once every rank has opened it: the mapping lives on, and nothing is left
+  // behind in /dev/shm however the job ends.
+  void unlink();
+
+  // Registers the mapping with the current device; kernels poll device_word().
+  void register_with_device();
+  const uint32_t* device_word() const { return static_cast<const uint32_t*>(registration_.device()); }
+
+  // Host side: releases every kernel waiting for a ticket <= `ticket`.
+  void release(uint32_t ticket);
+  // The ticket last released (host view).
+  uint32_t current() const;
+
+ private:
+  SharedGate(std::string name, void* mapping, bool owner);
+  std::string name_;
+  void* mapping_ = nullptr;
+  bool owner_ = false;
+  bool unlinked_ = false;
+  HostRegistration registration_;
+};
+
+}  // namespace p2pbench

@@ -1,0 +1,114 @@
+#include "results/result_writer.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include "common/errors.hpp"
+#include "stats/statistics.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+json optional_number(const std::optional<int>& v) { return v ? json(*v) : json(); }
+json optional_number(const std::optional<uint64_t>& v) { return v ? json(*v) : json(); }
+
+const char* status_name(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::kOk: return "ok";
+    case CaseStatus::kFailed: return "failed";
+    case CaseStatus::kSkipped: return "skipped";
+  }
+  return "failed";
+}
+
+}  // namespace
+
+json result_row(const CaseSpec& c, const CaseOutcome& o) {
+  const bool uni = c.mode == Mode::kUni;
+  json row = {
+      {"method", to_string(c.method)},
+      {"direction", to_string(c.direction)},
+      {"mode", to_string(c.mode)},
+      {"bytes", c.bytes},
+      {"src_rank", uni ? json(c.src_rank) : json()},
+      {"dst_rank", uni ? json(c.dst_rank) : json()},
+      {"blocks", optional_number(c.blocks)},
+      {"threads", optional_number(c.threads)},
+      {"unroll", optional_number(c.unroll)},
+      {"smem_bytes", optional_number(c.smem_bytes)},
+      {"stages", optional_number(c.stages)},
+      {"sms_used", optional_number(o.sms_used)},
+      {"gbps_per_sm", json()},
+      {"buffer_pool_bytes", o.buffer_pool_bytes},
+      {"iterations", o.iterations},
+      {"samples", o.gbps.size()},
+      {"bandwidth_gbps", json()},
+      {"time_us", json()},
+      {"samples_gbps", o.gbps},
+      {"verified", o.verified},
+      {"status", status_name(o.status)},
+  };
+  if (!o.error.empty()) row["error"] = o.error;
+  if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;
+  const Summary bw = summarize(o.gbps);
+  row["bandwidth_gbps"] = to_json(bw);
+  row["time_us"] = to_json(summarize(o.time_us));
+  // Per SM of the GPU(s) driving the transfer: bidir has two GPUs doing the work.
+  if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * (uni ? 1 : 2));
+  if (!uni) {
+    row["overlap"] = quantile(o.overlap, 0.5);
+    row["gate_skew_us"] = quantile(o.gate_skew_us, 0.5);
+    json dirs = json::array();
+    for (const auto& d : o.directions)
+      dirs.push_back({{"src_rank", d.src_rank},
+                      {"dst_rank", d.dst_rank},
+                      {"bandwidth_gbps", to_json(summarize(d.gbps))},
+                      {"time_us", to_json(summarize(d.time_us))},
+                      {"samples_gbps", d.gbps}});
+    row["directions"] = dirs;
+  }
+  return row;
+}
+
+json result_document(const json& meta, const std::vector<json>& rows, const json& summary, bool incomplete,
+                     const std::string& incomplete_reason) {
+  json doc = {{"schema_version", kSchemaVersion}, {"incomplete", incomplete}, {"meta", meta}, {"results", rows}};
+  if (incomplete) doc["incomplete_reason"] = incomplete_reason;
+  if (!summary.is_null() && !summary.empty()) doc["summary"] = summary;
+  return doc;
+}
+
+void write_json_atomically(const std::string& path, const json& doc) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    if (!out) throw RuntimeFailure("cannot create " + tmp + " to write the results");
+    out << doc.dump(2) << "\n";
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw RuntimeFailure("writing the results to " + tmp + " failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw RuntimeFailure("renaming " + tmp + " to " + path + " failed");
+  }
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace p2pbench

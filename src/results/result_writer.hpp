@@ -1,0 +1,30 @@
+// The results file: owns the schema (schema/results.schema.json, schema_version 1).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "measure/case_outcome.hpp"
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+constexpr int kSchemaVersion = 1;
+
+// One row: every independent variable as its own field, then the figures.
+nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o);
+
+// The whole document. `summary` may be empty.
+nlohmann::json result_document(const nlohmann::json& meta, const std::vector<nlohmann::json>& rows,
+                               const nlohmann::json& summary, bool incomplete, const std::string& incomplete_reason);
+
+// Writes to a temporary file beside `path`, then renames it over `path`: a reader never sees
+// half a file, and an existing file stays untouched until the new one is complete.
+void write_json_atomically(const std::string& path, const nlohmann::json& doc);
+
+// UTC now as "2026-11-22T08:00:00Z".
+std::string utc_timestamp();
+
+}  // namespace p2pbench

@@ -1,0 +1,86 @@
+#include "results/summary.hpp"
+
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+double median_of(const json& row) { return row["bandwidth_gbps"]["median"].get<double>(); }
+
+json configuration_of(const json& row) {
+  json c;
+  for (const char* key : {"bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll", "smem_bytes", "stages", "sms_used"})
+    c[key] = row[key];
+  c["bandwidth_gbps"] = median_of(row);
+  return c;
+}
+
+}  // namespace
+
+json summarize_rows(const std::vector<json>& rows) {
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::vector<const json*>> groups;
+  std::vector<Key> order;
+  for (const json& row : rows) {
+    if (row["status"] != "ok" || row["bandwidth_gbps"].is_null()) continue;
+    const Key key{row["method"], row["direction"], row["mode"]};
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&row);
+  }
+  json summary = json::array();
+  for (const Key& key : order) {
+    const auto& members = groups[key];
+    const json* best = members.front();
+    for (const json* r : members)
+      if (median_of(*r) > median_of(*best)) best = r;
+    json entry = {{"method", std::get<0>(key)},
+                  {"direction", std::get<1>(key)},
+                  {"mode", std::get<2>(key)},
+                  {"best", configuration_of(*best)},
+                  {"knee", json()}};
+    // The knee: fewest SMs whose median reaches 90% of the best, over every row of the group.
+    const json* knee = nullptr;
+    for (const json* r : members) {
+      if (r->at("sms_used").is_null() || median_of(*r) < kKneeFraction * median_of(*best)) continue;
+      if (!knee || r->at("sms_used").get<int>() < knee->at("sms_used").get<int>()) knee = r;
+    }
+    if (knee) {
+      entry["knee"] = configuration_of(*knee);
+      entry["knee"]["fraction_of_best"] = median_of(*knee) / median_of(*best);
+      entry["knee"]["threshold"] = kKneeFraction;
+    }
+    summary.push_back(entry);
+  }
+  return summary;
+}
+
+std::vector<std::string> summary_lines(const json& summary) {
+  std::vector<std::string> lines;
+  auto describe = [](const json& c) {
+    std::string s = std::to_string(c["bytes"].get<uint64_t>()) + " B";
+    for (const char* key : {"blocks", "threads", "unroll", "smem_bytes", "stages"})
+      if (!c[key].is_null()) s += std::string(", ") + key + " " + std::to_string(c[key].get<uint64_t>());
+    return s;
+  };
+  for (const json& e : summary) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%-5s %-4s %-5s best %8.1f GB/s (%s)", e["method"].get<std::string>().c_str(),
+                  e["direction"].get<std::string>().c_str(), e["mode"].get<std::string>().c_str(),
+                  e["best"]["bandwidth_gbps"].get<double>(), describe(e["best"]).c_str());
+    std::string line = buf;
+    if (!e["knee"].is_null()) {
+      std::snprintf(buf, sizeof buf, "; knee %d SMs at %.1f GB/s (>= 90%% of best)", e["knee"]["sms_used"].get<int>(),
+                    e["knee"]["bandwidth_gbps"].get<double>());
+      line += buf;
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace p2pbench

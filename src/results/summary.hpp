@@ -1,0 +1,20 @@
+// The sweep's answer per method x direction x mode: the best configuration and the knee
+// (the fewest SMs reaching 90% of that best).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+constexpr double kKneeFraction = 0.9;
+
+// Built from result rows (the JSON of result_row). Only `ok` rows count.
+nlohmann::json summarize_rows(const std::vector<nlohmann::json>& rows);
+
+// Console lines for the summary ("ldst push uni: best 371.2 GB/s at ..., knee 8 SMs (336.1 GB/s)").
+std::vector<std::string> summary_lines(const nlohmann::json& summary);
+
+}  // namespace p2pbench

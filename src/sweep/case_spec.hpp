@@ -1,0 +1,60 @@
+// One benchmark case: every independent variable of a result row.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+enum class Method { kCe, kLdst, kTma };
+enum class Direction { kPush, kPull };
+enum class Mode { kUni, kBidir };
+
+const char* to_string(Method m);
+const char* to_string(Direction d);
+const char* to_string(Mode m);
+std::optional<Method> parse_method(const std::string& s);
+std::optional<Direction> parse_direction(const std::string& s);
+std::optional<Mode> parse_mode(const std::string& s);
+std::vector<std::string> method_names();
+
+// Which kernel-shape axes a method has (threads/unroll only for ldst; smem/stages only for tma).
+struct MethodAxes {
+  bool blocks = false;
+  bool threads = false;
+  bool unroll = false;
+  bool smem_bytes = false;
+  bool stages = false;
+};
+MethodAxes axes_of(Method m);
+
+struct CaseSpec {
+  Method method = Method::kCe;
+  Direction direction = Direction::kPush;
+  Mode mode = Mode::kUni;
+  uint64_t bytes = 0;
+  // Uni: the one orientation. Bidir: both ranks send; src/dst are -1 (the row has `directions`).
+  int src_rank = 0;
+  int dst_rank = 1;
+  std::optional<int> blocks;
+  std::optional<int> threads;
+  std::optional<int> unroll;
+  std::optional<uint64_t> smem_bytes;
+  std::optional<int> stages;
+
+  // "ldst/push/uni/0->1/bytes:1048576/blocks:8/threads:512/unroll:4" - stable, human-readable.
+  std::string name() const;
+  // Which rank drives the copy for the orientation src->dst (push: src; pull: dst).
+  static int engine_rank(Direction d, int src, int dst) { return d == Direction::kPush ? src : dst; }
+};
+
+// The (src, dst) orientations a case moves data in: one for uni, both for bidir.
+struct Orientation {
+  int src_rank;
+  int dst_rank;
+};
+std::vector<Orientation> orientations_of(const CaseSpec& c);
+
+}  // namespace p2pbench

@@ -1,0 +1,117 @@
+#include "sweep/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+// One kernel shape: the values of the axes a method has (unset = not applicable).
+struct Shape {
+  std::optional<int> blocks, threads, unroll, stages;
+  std::optional<uint64_t> smem_bytes;
+};
+
+std::vector<Shape> shapes_of(Method m, const Config& c) {
+  std::vector<Shape> out;
+  switch (m) {
+    case Method::kCe:
+      out.push_back({});
+      break;
+    case Method::kLdst:
+      for (auto b : c.ldst.blocks)
+        for (auto t : c.ldst.threads)
+          for (auto u : c.ldst.unroll) out.push_back({int(b), int(t), int(u), std::nullopt, std::nullopt});
+      break;
+    case Method::kTma:
+      for (auto b : c.tma.blocks)
+        for (auto s : c.tma.smem_bytes)
+          for (auto st : c.tma.stages) out.push_back({int(b), std::nullopt, std::nullopt, int(st), s});
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CaseSpec> expand_cases(const Config& config) {
+  std::vector<CaseSpec> cases;
+  for (Method m : config.methods)
+    for (Direction d : config.directions)
+      for (Mode mode : config.modes)
+        for (const Shape& shape : shapes_of(m, config))
+          for (uint64_t bytes : config.sizes) {
+            CaseSpec c;
+            c.method = m;
+            c.direction = d;
+            c.mode = mode;
+            c.bytes = bytes;
+            c.blocks = shape.blocks;
+            c.threads = shape.threads;
+            c.unroll = shape.unroll;
+            c.smem_bytes = shape.smem_bytes;
+            c.stages = shape.stages;
+            if (mode == Mode::kBidir) {
+              c.src_rank = c.dst_rank = -1;
+              cases.push_back(c);
+            } else {
+              for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
+                c.src_rank = src;
+                c.dst_rank = dst;
+                cases.push_back(c);
+              }
+            }
+          }
+  return cases;
+}
+
+std::optional<std::string> static_skip_reason(const CaseSpec& c) {
+  if (c.method != Method::kTma) return std::nullopt;
+  const uint64_t chunk = *c.smem_bytes / uint64_t(*c.stages);
+  if (*c.smem_bytes % uint64_t(*c.stages) != 0 || chunk % 16 != 0 || chunk == 0)
+    return "smem_bytes " + std::to_string(*c.smem_bytes) + " / stages " + std::to_string(*c.stages) +
+           " is not a whole multiple of 16 bytes per stage (bulk copies move 16-byte multiples)";
+  return std::nullopt;
+}
+
+void validate_kernel_axes(const Config& config) {
+  auto check_all = [](const std::vector<uint64_t>& values, const std::string& key, auto ok, const char* why) {
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!ok(values[i])) throw InputError(key + "[" + std::to_string(i) + "]", std::to_string(values[i]), why);
+  };
+  check_all(config.ldst.blocks, "ldst.blocks", [](uint64_t v) { return v >= 1 && v <= 65535; }, "blocks must be 1..65535");
+  check_all(config.tma.blocks, "tma.blocks", [](uint64_t v) { return v >= 1 && v <= 65535; }, "blocks must be 1..65535");
+  check_all(config.ldst.threads, "ldst.threads", [](uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; },
+            "threads per block must be a multiple of 32 from 32 to 1024");
+  check_all(config.ldst.unroll, "ldst.unroll", [](uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; },
+            "unroll must be 1, 2, 4 or 8");
+  check_all(config.tma.stages, "tma.stages", [](uint64_t v) { return v >= 1 && v <= 32; }, "stages must be 1..32");
+  check_all(config.tma.smem_bytes, "tma.smem_bytes", [](uint64_t v) { return v >= 16 && v <= (1u << 20); },
+            "shared memory per block must be 16 bytes .. 1 MiB (the device limit is checked at run time)");
+}
+
+SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases, double gbps) {
+  SweepEstimate e;
+  e.cases = cases.size();
+  constexpr double kTransferFloorS = 3e-6;  // launch + completion of one small transfer
+  constexpr double kPerSampleOverheadS = 150e-6;  // gate, barriers, verification set-up
+  for (const CaseSpec& c : cases) {
+    if (static_skip_reason(c)) {
+      ++e.skipped;
+      continue;
+    }
+    const double directions = c.mode == Mode::kBidir ? 2.0 : 1.0;
+    const double transfer_s = std::max(kTransferFloorS, double(c.bytes) / (gbps * 1e9));
+    const double sample_s = std::max(config.min_sample_time_ms * 1e-3, transfer_s);
+    const double iterations = std::ceil(sample_s / transfer_s);
+    const double verify_s = config.verify ? 3.0 * double(c.bytes) / 1e12 : 0.0;
+    e.seconds += config.samples * (sample_s + verify_s + kPerSampleOverheadS) + config.warmup_time_ms * 1e-3;
+    e.bytes_moved += directions * double(c.bytes) * iterations * (config.samples + 1);
+  }
+  return e;
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `mpirun -np 2 p2pbench` on a GPU node (label `gpu`).
+
+Exits 77 (CTest: skipped) with a message when no GPU is visible. Prints 'N passed, N failed'.
+Usage: driver_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+TINY = str(HERE / "tiny.json")
+
+
+def gpu_count():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+
+
+class Checks:
+    def __init__(self, binary, mpiexec):
+        self.binary, self.mpiexec = binary, mpiexec
+        self.passed = self.failed = 0
+        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="p2pbench-gpu-test-"))
+
+    def mpirun(self, *args, timeout=300):
+        cmd = [*self.mpiexec, "-np", "2", self.binary, *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+    def check(self, ok, what, detail=""):
+        print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + detail[-3000:]))
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+    def run_sweep(self, name, *flags):
+        out = self.tmp / f"{name}.json"
+        r = self.mpirun("--config", TINY, "--output", str(out), *flags)
+        self.check(r.returncode == 0, f"{name}: exit 0", r.stdout + r.stderr)
+        if not out.exists():
+            self.check(False, f"{name}: result file written")
+            return None
+        doc = json.loads(out.read_text())
+        rows = doc["results"]
+        self.check(len(rows) == 4 * 2 * 5 * 3, f"{name}: every case has a row ({len(rows)})")
+        bad = [r for r in rows if r["status"] != "ok" or not r["verified"]]
+        self.check(not bad, f"{name}: every case ok and verified", json.dumps(bad[:3], indent=1))
+        self.check(doc["incomplete"] is False and doc["schema_version"] == 1, f"{name}: complete, schema_version 1")
+        self.check(all(isinstance(r["bandwidth_gbps"]["median"], (int, float)) for r in rows if r["status"] == "ok"),
+                   f"{name}: figures are numbers")
+        bidir = [r for r in rows if r["mode"] == "bidir" and r["status"] == "ok"]
+        self.check(bidir and all(0 <= r["overlap"] <= 1 and len(r["directions"]) == 2 for r in bidir),
+                   f"{name}: bidir rows carry overlap and both directions")
+        sm_rows = [r for r in rows if r["method"] in ("ldst", "tma") and r["status"] == "ok"]
+        self.check(all(r["sms_used"] == r["blocks"] for r in sm_rows),
+                   f"{name}: one block per SM (sms_used == blocks)",
+                   json.dumps([(r["method"], r["blocks"], r["sms_used"]) for r in sm_rows][:6]))
+        return doc
+
+    def all(self, gpus):
+        doc = self.run_sweep("same-device", "--allow-same-device", "--devices", "0,0")
+        if doc:
+            self.check(doc["meta"]["same_device"] is True, "same-device: labelled same_device in meta")
+
+        r = self.mpirun("--config", TINY, "--devices", "0,0", "--output", str(self.tmp / "refused.json"))
+        self.check(r.returncode == 2 and "same GPU" in r.stderr and not (self.tmp / "refused.json").exists(),
+                   "both ranks on one GPU without --allow-same-device: exit 2, clear message, no file", r.stderr)
+
+        r = self.mpirun("--config", TINY, "--allow-same-device", "--devices", "0,0", "-b", "400G", "-e", "400G",
+                        "--output", str(self.tmp / "too-big.json"))
+        self.check(r.returncode == 2 and "sizes" in r.stderr and "free" in r.stderr
+                   and not (self.tmp / "too-big.json").exists(),
+                   "size beyond free device memory: exit 2 naming sizes, no file", r.stderr)
+
+        if gpus >= 2:
+            doc = self.run_sweep("two-gpus")
+            if doc:
+                self.check(doc["meta"]["same_device"] is False and doc["meta"]["p2p"]["known"] in (True, False),
+                           "two-gpus: distinct GPUs recorded")
+        else:
+            self.check(False, "two GPUs visible for the two-GPU sweep", f"only {gpus} GPU(s)")
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    gpus = gpu_count()
+    if gpus == 0:
+        print("SKIPPED: no CUDA GPU visible. GPU tests run on a GPU node: scripts/gpu-check.sh")
+        return 77
+    checks = Checks(sys.argv[1], sys.argv[2:])
+    checks.all(gpus)
+    print(f"{checks.passed} passed, {checks.failed} failed")
+    return 0 if checks.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

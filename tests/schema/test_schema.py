@@ -1,0 +1,76 @@
+"""The results JSON Schema: documents written by the real writer pass; malformed ones fail."""
+import copy
+import glob
+import json
+import os
+import pathlib
+
+import jsonschema
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
+VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
+EXAMPLES = pathlib.Path(os.environ.get("P2PBENCH_EXAMPLE_RESULTS", "/nonexistent"))
+
+
+def errors(doc):
+    return list(VALIDATOR.iter_errors(doc))
+
+
+def example(name="example-complete.json"):
+    path = EXAMPLES / name
+    if not path.exists():
+        pytest.fail(f"{path} missing: run through ctest (the write_example_results fixture makes it)")
+    return json.loads(path.read_text())
+
+
+def test_schema_itself_is_valid():
+    jsonschema.Draft7Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize("name", ["example-complete.json", "example-incomplete.json"])
+def test_written_documents_validate(name):
+    assert errors(example(name)) == []
+
+
+def test_committed_results_validate():
+    for path in glob.glob(str(REPO / "results" / "*" / "*.json")):
+        doc = json.loads(pathlib.Path(path).read_text())
+        if doc.get("schema_version") != 1 or "meta" not in doc:
+            continue  # other tools' files (e.g. Google Benchmark JSON)
+        assert errors(doc) == [], path
+
+
+def mutate(path, value, delete=False):
+    doc = copy.deepcopy(example())
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    if delete:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize(
+    "path,value,delete",
+    [
+        (("schema_version",), 2, False),
+        (("results", 0, "bandwidth_gbps", "median"), "390.1", False),  # a number written as a string
+        (("results", 0, "bytes"), -1, False),
+        (("results", 0, "bytes"), "1073741824", False),
+        (("results", 0, "status"), "great", False),
+        (("results", 0, "method"), "dma", False),
+        (("results", 0, "verified"), None, True),
+        (("results", 0, "bandwidth_gbps"), None, False),  # ok rows need figures
+        (("results", 1, "overlap"), None, True),  # bidir rows need their overlap
+        (("results", 6, "error"), None, True),  # failed rows say why
+        (("meta", "gpus", 0, "uuid"), None, True),
+        (("meta", "timestamp_utc"), "yesterday", False),
+        (("incomplete",), None, True),
+    ],
+)
+def test_malformed_documents_are_rejected(path, value, delete):
+    assert errors(mutate(path, value, delete)), f"accepted a document with {path} = {value!r} (delete={delete})"

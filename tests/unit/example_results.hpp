@@ -1,0 +1,92 @@
+// Result documents built through the real writer, for the writer's tests and for the
+// schema check (write_example_results feeds them to the JSON Schema validator).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "measure/case_outcome.hpp"
+#include "results/result_writer.hpp"
+#include "results/summary.hpp"
+
+namespace p2pbench::testing {
+
+inline CaseOutcome ok_outcome(double base_gbps, int samples = 10) {
+  CaseOutcome o;
+  o.iterations = 4;
+  o.verified = true;
+  for (int i = 0; i < samples; ++i) {
+    o.gbps.push_back(base_gbps * (1.0 + 0.001 * i));
+    o.time_us.push_back(1e3 / o.gbps.back());
+  }
+  return o;
+}
+
+inline CaseSpec spec(Method m, Direction d, Mode mode, uint64_t bytes, std::optional<int> blocks = std::nullopt) {
+  CaseSpec c;
+  c.method = m;
+  c.direction = d;
+  c.mode = mode;
+  c.bytes = bytes;
+  if (mode == Mode::kBidir) c.src_rank = c.dst_rank = -1;
+  if (m == Method::kLdst) {
+    c.blocks = blocks.value_or(8);
+    c.threads = 512;
+    c.unroll = 4;
+  }
+  if (m == Method::kTma) {
+    c.blocks = blocks.value_or(8);
+    c.smem_bytes = 131072;
+    c.stages = 4;
+  }
+  return c;
+}
+
+inline nlohmann::json example_meta() {
+  nlohmann::json gpu = {{"rank", 0}, {"device_index", 0}, {"name", "Example GPU"}, {"uuid", "GPU-0"},
+                        {"pci_bus_id", "0000:00:06.0"}, {"sm_count", 132}, {"compute_capability", "9.0"}};
+  nlohmann::json gpu1 = gpu;
+  gpu1["rank"] = 1;
+  gpu1["uuid"] = "GPU-1";
+  return {{"tool", {{"name", "p2pbench"}, {"version", "0.1.0"}, {"git_sha", "abc"}}},
+          {"timestamp_utc", utc_timestamp()},
+          {"command_line", {"p2pbench", "--config", "x.json"}},
+          {"label", "example"},
+          {"config", nlohmann::json::object()},
+          {"units", {{"bandwidth", "GB/s, 1 GB = 1e9 bytes"}, {"time", "microseconds"}, {"size", "bytes"}}},
+          {"hosts", {"node"}},
+          {"ranks", {{{"rank", 0}, {"host", "node"}, {"cpu_binding", {{"policy", "none"}}}},
+                     {{"rank", 1}, {"host", "node"}, {"cpu_binding", {{"policy", "none"}}}}}},
+          {"gpus", {gpu, gpu1}},
+          {"cuda_driver_version", 13000},
+          {"cuda_runtime_version", 13000},
+          {"p2p", {{"known", false}, {"reason", "example"}}},
+          {"same_device", false},
+          {"verify", true}};
+}
+
+// A document with ok uni and bidir rows, a failed row, a skipped row and a summary.
+inline nlohmann::json example_document() {
+  std::vector<nlohmann::json> rows;
+  rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)));
+  CaseOutcome bidir = ok_outcome(780);
+  bidir.directions = {{0, 1, ok_outcome(390).gbps, ok_outcome(390).time_us}, {1, 0, ok_outcome(391).gbps, ok_outcome(391).time_us}};
+  bidir.overlap.assign(10, 0.99);
+  bidir.gate_skew_us.assign(10, 0.4);
+  rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kBidir, 1 << 30), bidir));
+  for (int blocks : {1, 4, 8, 32}) {
+    CaseOutcome o = ok_outcome(std::min(372.0, 46.0 * blocks));
+    o.sms_used = blocks;
+    rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, blocks), o));
+  }
+  CaseOutcome failed;
+  failed.status = CaseStatus::kFailed;
+  failed.error = "verification failed on rank 1 (sample 0, slot 0): 3 of 4096 bytes differ; first bad offset 17";
+  rows.push_back(result_row(spec(Method::kTma, Direction::kPull, Mode::kUni, 4096), failed));
+  CaseOutcome skipped;
+  skipped.status = CaseStatus::kSkipped;
+  skipped.error = "TMA bulk copies need compute capability 9.0+ (this GPU is 8.0)";
+  rows.push_back(result_row(spec(Method::kTma, Direction::kPush, Mode::kUni, 4096), skipped));
+  return result_document(example_meta(), rows, summarize_rows(rows), false, "");
+}
+
+}  // namespace p2pbench::testing

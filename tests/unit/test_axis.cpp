@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+
+#include "common/errors.hpp"
+#include "config/axis.hpp"
+
+namespace p2pbench {
+namespace {
+
+using nlohmann::json;
+
+TEST(ParseSize, AcceptsBytesAndBinarySuffixes) {
+  EXPECT_EQ(parse_size_text("4096", "sizes"), 4096u);
+  EXPECT_EQ(parse_size_text("64K", "sizes"), 65536u);
+  EXPECT_EQ(parse_size_text("64KiB", "sizes"), 65536u);
+  EXPECT_EQ(parse_size_text("3M", "sizes"), 3u << 20);
+  EXPECT_EQ(parse_size_text("1GiB", "sizes"), 1ull << 30);
+  EXPECT_EQ(parse_size(json(17), "sizes"), 17u);
+}
+
+TEST(ParseSize, RejectsNonSizesNamingTheKey) {
+  for (const json& bad : {json(0), json(-5), json(1.5), json("1.5M"), json("12MB"), json("abc"), json(""), json(true)}) {
+    try {
+      parse_size(bad, "sizes[3]");
+      FAIL() << "accepted " << bad.dump();
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "sizes[3]");
+      EXPECT_NE(std::string(e.what()).find("sizes[3]"), std::string::npos);
+    }
+  }
+}
+
+TEST(FormatSize, UsesBinaryUnits) {
+  EXPECT_EQ(format_size(512), "512 B");
+  EXPECT_EQ(format_size(1 << 20), "1 MiB");
+  EXPECT_EQ(format_size((1 << 20) + (1 << 19)), "1.50 MiB");
+  EXPECT_EQ(format_size(1ull << 30), "1 GiB");
+}
+
+TEST(ParseAxis, ListRangeAndFactor) {
+  EXPECT_EQ(parse_axis(json::array({1, 2, 8}), "blocks", false), (std::vector<uint64_t>{1, 2, 8}));
+  EXPECT_EQ(parse_axis(json{{"min", 1}, {"max", 132}}, "blocks", false),
+            (std::vector<uint64_t>{1, 2, 4, 8, 16, 32, 64, 128}));
+  EXPECT_EQ(parse_axis(json{{"min", "4K"}, {"max", "1M"}, {"factor", 4}}, "sizes", true),
+            (std::vector<uint64_t>{4096, 16384, 65536, 262144, 1048576}));
+  EXPECT_EQ(parse_axis(json(8), "blocks", false), (std::vector<uint64_t>{8}));
+}
+
+TEST(ParseAxis, RejectsBadRanges) {
+  EXPECT_THROW(parse_axis(json::array(), "blocks", false), InputError);
+  EXPECT_THROW(parse_axis(json{{"min", 8}, {"max", 2}}, "blocks", false), InputError);
+  EXPECT_THROW(parse_axis(json{{"min", 1}}, "blocks", false), InputError);
+  EXPECT_THROW(parse_axis(json{{"min", 1}, {"max", 4}, {"factor", 1}}, "blocks", false), InputError);
+  EXPECT_THROW(parse_axis(json{{"min", 1}, {"max", 4}, {"step", 2}}, "blocks", false), InputError);
+  EXPECT_THROW(parse_axis(json::array({1, -2}), "blocks", false), InputError);
+}
+
+TEST(AxisFlag, ListAndRangeSyntax) {
+  EXPECT_EQ(axis_flag_to_json("1,2,4", "--blocks"), json::array({1, 2, 4}));
+  EXPECT_EQ(axis_flag_to_json("1..132", "--blocks"), (json{{"min", 1}, {"max", 132}}));
+  EXPECT_EQ(axis_flag_to_json("4K..1G:4", "--sizes"), (json{{"min", "4K"}, {"max", "1G"}, {"factor", 4}}));
+  EXPECT_THROW(axis_flag_to_json("", "--blocks"), InputError);
+}
+
+}  // namespace
+}  // namespace p2pbench

@@ -1,0 +1,133 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "common/errors.hpp"
+#include "config/config.hpp"
+#include "sweep/sweep.hpp"
+
+namespace p2pbench {
+namespace {
+
+using nlohmann::json;
+
+json minimal() { return json{{"sizes", json::array({4096})}}; }
+
+TEST(Config, DefaultsAndOverrides) {
+  Config c = parse_config(minimal());
+  EXPECT_EQ(c.samples, 10);
+  EXPECT_DOUBLE_EQ(c.min_sample_time_ms, 1.0);
+  EXPECT_TRUE(c.verify);
+  EXPECT_EQ(c.methods, std::vector<Method>{Method::kCe});
+  json doc = minimal();
+  doc["methods"] = {"ce", "ldst", "tma"};
+  doc["ldst"] = {{"blocks", {{"min", 1}, {"max", 16}}}, {"unroll", {1, 8}}};
+  doc["tma"] = {{"smem_bytes", {"64KiB", 131072}}};
+  c = parse_config(doc);
+  EXPECT_EQ(c.methods.size(), 3u);
+  EXPECT_EQ(c.ldst.blocks, (std::vector<uint64_t>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(c.ldst.unroll, (std::vector<uint64_t>{1, 8}));
+  EXPECT_EQ(c.tma.smem_bytes, (std::vector<uint64_t>{65536, 131072}));
+}
+
+TEST(Config, EffectiveConfigRoundTrips) {
+  json doc = minimal();
+  doc["methods"] = {"ldst", "tma"};
+  doc["label"] = "x";
+  const Config a = parse_config(doc);
+  const Config b = parse_config(a.to_json());
+  EXPECT_EQ(a.to_json(), b.to_json());
+}
+
+struct BadInput {
+  const char* name;
+  json doc;
+  const char* key;    // must appear in the message
+  const char* value;  // must appear in the message
+};
+
+class ConfigRejects : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(ConfigRejects, NamingKeyAndValue) {
+  const BadInput& p = GetParam();
+  try {
+    Config c = parse_config(p.doc);
+    validate_kernel_axes(c);
+    FAIL() << p.name << " was accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(p.key), std::string::npos) << msg;
+    EXPECT_NE(msg.find(p.value), std::string::npos) << msg;
+  }
+}
+
+json with(const char* key, json value) {
+  json d = minimal();
+  d[key] = std::move(value);
+  return d;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, ConfigRejects,
+    ::testing::Values(BadInput{"unknown key", with("sampels", 3), "sampels", "3"},
+                      BadInput{"samples wrong type", with("samples", "ten"), "samples", "\"ten\""},
+                      BadInput{"zero samples", with("samples", 0), "samples", "0"},
+                      BadInput{"fractional samples", with("samples", 2.5), "samples", "2.5"},
+                      BadInput{"zero size", with("sizes", json::array({0})), "sizes[0]", "0"},
+                      BadInput{"negative size", with("sizes", json::array({-4096})), "sizes[0]", "-4096"},
+                      BadInput{"non-integer size", with("sizes", json::array({1.5})), "sizes[0]", "1.5"},
+                      BadInput{"bad size text", with("sizes", json::array({"4 KB"})), "sizes[0]", "4 KB"},
+                      BadInput{"missing sizes", json{{"samples", 3}}, "sizes", "missing"},
+                      BadInput{"empty sizes", with("sizes", json::array()), "sizes", "[]"},
+                      BadInput{"empty methods", with("methods", json::array()), "methods", "[]"},
+                      BadInput{"unknown method", with("methods", json::array({"ce", "dma"})), "methods[1]", "dma"},
+                      BadInput{"unknown direction", with("directions", json::array({"sideways"})), "directions[0]", "sideways"},
+                      BadInput{"unknown mode", with("modes", json::array({"tri"})), "modes[0]", "tri"},
+                      BadInput{"min sample time 0", with("min_sample_time_ms", 0), "min_sample_time_ms", "0"},
+                      BadInput{"verify not bool", with("verify", "yes"), "verify", "yes"},
+                      BadInput{"threads 1025", with("ldst", json{{"threads", {1025}}}), "ldst.threads[0]", "1025"},
+                      BadInput{"unroll 3", with("ldst", json{{"unroll", {3}}}), "ldst.unroll[0]", "3"},
+                      BadInput{"unknown ldst key", with("ldst", json{{"warps", {3}}}), "ldst.warps", "3"},
+                      BadInput{"range max below min", with("sizes", json{{"min", "1M"}, {"max", "4K"}}), "sizes", "min"},
+                      BadInput{"config not object", json::array({1}), "config", "1"}),
+    [](const auto& info) {
+      std::string n = info.param.name;
+      for (char& ch : n)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
+
+TEST(Config, FlagOriginIsNamed) {
+  KeyOrigins origins{{"samples", "--samples"}};
+  try {
+    parse_config(with("samples", 0), origins);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--samples"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, ReadJsonFileErrors) {
+  EXPECT_THROW(read_json_file("/nonexistent/p2pbench.json", "--config"), InputError);
+  const std::string path = ::testing::TempDir() + "/bad.json";
+  std::ofstream(path) << "{\"sizes\": [1,}";
+  try {
+    read_json_file(path, "--config");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid JSON"), std::string::npos);
+  }
+}
+
+TEST(Config, ShippedConfigsAreValid) {
+  for (const char* name : {"default.json", "ce-large.json", "ldst-threads.json", "tma-smem.json", "sm-scaling.json"}) {
+    const std::string path = std::string(P2PBENCH_SOURCE_DIR) + "/configs/" + name;
+    SCOPED_TRACE(path);
+    const Config c = parse_config(read_json_file(path, "--config"));
+    validate_kernel_axes(c);
+    EXPECT_FALSE(expand_cases(c).empty());
+  }
+}
+
+}  // namespace
+}  // namespace p2pbench

@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "example_results.hpp"
+
+namespace p2pbench {
+namespace {
+
+using nlohmann::json;
+using namespace p2pbench::testing;
+
+TEST(ResultRow, UniRowHasEveryFieldAsNumbers) {
+  CaseOutcome o = ok_outcome(100);
+  o.sms_used = 8;
+  const json row = result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 20), o);
+  for (const char* key : {"method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll",
+                          "smem_bytes", "stages", "sms_used", "gbps_per_sm", "iterations", "samples", "bandwidth_gbps",
+                          "time_us", "samples_gbps", "verified", "status"})
+    EXPECT_TRUE(row.contains(key)) << key;
+  EXPECT_TRUE(row["bytes"].is_number_unsigned());
+  EXPECT_TRUE(row["bandwidth_gbps"]["median"].is_number_float());
+  EXPECT_EQ(row["samples"], 10);
+  EXPECT_TRUE(row["smem_bytes"].is_null());
+  EXPECT_EQ(row["status"], "ok");
+  EXPECT_NEAR(row["gbps_per_sm"].get<double>(), row["bandwidth_gbps"]["median"].get<double>() / 8, 1e-9);
+  EXPECT_FALSE(row.contains("overlap"));
+}
+
+TEST(ResultRow, BidirRowCarriesOverlapAndDirections) {
+  const json doc = example_document();
+  const json& row = doc["results"][1];
+  EXPECT_EQ(row["mode"], "bidir");
+  EXPECT_TRUE(row["src_rank"].is_null());
+  EXPECT_DOUBLE_EQ(row["overlap"].get<double>(), 0.99);
+  ASSERT_EQ(row["directions"].size(), 2u);
+  EXPECT_EQ(row["directions"][1]["src_rank"], 1);
+}
+
+TEST(ResultRow, FailedAndSkippedRowsHaveNoFigures) {
+  const json doc = example_document();
+  const json& failed = doc["results"][6];
+  EXPECT_EQ(failed["status"], "failed");
+  EXPECT_TRUE(failed["bandwidth_gbps"].is_null());
+  EXPECT_FALSE(failed["verified"].get<bool>());
+  EXPECT_NE(failed["error"].get<std::string>().find("first bad offset 17"), std::string::npos);
+  EXPECT_EQ(doc["results"][7]["status"], "skipped");
+}
+
+TEST(Summary, BestAndKnee) {
+  const json summary = example_document()["summary"];
+  const json* ldst = nullptr;
+  for (const json& e : summary)
+    if (e["method"] == "ldst") ldst = &e;
+  ASSERT_NE(ldst, nullptr);
+  EXPECT_EQ((*ldst)["best"]["blocks"], 32);
+  // 8 blocks give 368 (>= 90% of ~375): the knee; 4 blocks give 184.
+  EXPECT_EQ((*ldst)["knee"]["sms_used"], 8);
+  const json* ce = nullptr;
+  for (const json& e : summary)
+    if (e["method"] == "ce" && e["mode"] == "uni") ce = &e;
+  ASSERT_NE(ce, nullptr);
+  EXPECT_TRUE((*ce)["knee"].is_null());
+}
+
+TEST(WriteAtomically, ReplacesOnlyWhenComplete) {
+  const std::string path = ::testing::TempDir() + "/results.json";
+  std::ofstream(path) << "old";
+  write_json_atomically(path, json{{"a", 1}});
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(json::parse(text.str())["a"], 1);
+  EXPECT_THROW(write_json_atomically("/nonexistent-dir/results.json", json{{"a", 1}}), RuntimeFailure);
+}
+
+TEST(Document, MarksIncompleteRuns) {
+  const json doc = result_document(example_meta(), {}, json(), true, "stopped after a fatal error");
+  EXPECT_TRUE(doc["incomplete"].get<bool>());
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["incomplete_reason"], "stopped after a fatal error");
+}
+
+}  // namespace
+}  // namespace p2pbench

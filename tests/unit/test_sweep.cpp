@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "config/config.hpp"
+#include "sweep/sweep.hpp"
+
+namespace p2pbench {
+namespace {
+
+using nlohmann::json;
+
+TEST(Sweep, UniCasesComeInBothOrientationsBidirOnce) {
+  const Config c = parse_config(json{{"sizes", {4096, 8192}}, {"methods", {"ce"}}, {"directions", {"push"}}});
+  const auto cases = expand_cases(c);
+  ASSERT_EQ(cases.size(), 2u * 2 + 2u);  // uni: 2 sizes x 2 orientations; bidir: 2 sizes
+  EXPECT_EQ(cases[0].src_rank, 0);
+  EXPECT_EQ(cases[1].src_rank, 1);
+  EXPECT_EQ(cases[1].dst_rank, 0);
+  EXPECT_EQ(cases[4].mode, Mode::kBidir);
+  EXPECT_EQ(cases[4].src_rank, -1);
+}
+
+TEST(Sweep, AxesApplyPerMethod) {
+  json doc = {{"sizes", {1 << 20}},
+              {"methods", {"ce", "ldst", "tma"}},
+              {"directions", {"push"}},
+              {"modes", {"uni"}},
+              {"ldst", {{"blocks", {1, 2}}, {"threads", {256, 512}}, {"unroll", {4}}}},
+              {"tma", {{"blocks", {8}}, {"smem_bytes", {65536}}, {"stages", {2, 4, 8}}}}};
+  const auto cases = expand_cases(parse_config(doc));
+  size_t ce = 0, ldst = 0, tma = 0;
+  for (const auto& c : cases) {
+    if (c.method == Method::kCe) {
+      ++ce;
+      EXPECT_FALSE(c.blocks || c.threads || c.unroll || c.smem_bytes || c.stages);
+    } else if (c.method == Method::kLdst) {
+      ++ldst;
+      EXPECT_TRUE(c.blocks && c.threads && c.unroll);
+      EXPECT_FALSE(c.smem_bytes || c.stages);
+    } else {
+      ++tma;
+      EXPECT_TRUE(c.blocks && c.smem_bytes && c.stages);
+      EXPECT_FALSE(c.threads || c.unroll);
+    }
+  }
+  EXPECT_EQ(ce, 2u);
+  EXPECT_EQ(ldst, 2u * 2 * 2);
+  EXPECT_EQ(tma, 3u * 2);
+  std::set<std::string> names;
+  for (const auto& c : cases) names.insert(c.name());
+  EXPECT_EQ(names.size(), cases.size()) << "case names must be unique";
+}
+
+TEST(Sweep, StaticSkipForChunksThatAreNotSixteenByteMultiples) {
+  CaseSpec c;
+  c.method = Method::kTma;
+  c.blocks = 8;
+  c.smem_bytes = 65536;
+  c.stages = 3;  // 21845.33 bytes per stage
+  EXPECT_TRUE(static_skip_reason(c).has_value());
+  c.stages = 4;
+  EXPECT_FALSE(static_skip_reason(c).has_value());
+  c.smem_bytes = 65536 + 8;  // 16386 per stage: not a multiple of 16
+  EXPECT_TRUE(static_skip_reason(c).has_value());
+}
+
+TEST(Sweep, NameIsReadable) {
+  CaseSpec c;
+  c.method = Method::kTma;
+  c.bytes = 1 << 30;
+  c.blocks = 8;
+  c.smem_bytes = 131072;
+  c.stages = 4;
+  EXPECT_EQ(c.name(), "tma/push/uni/0->1/bytes:1073741824/blocks:8/smem:131072/stages:4");
+}
+
+TEST(Sweep, EstimateGrowsWithSamples) {
+  json doc = {{"sizes", {1 << 20, 1 << 30}}, {"samples", 10}};
+  Config c = parse_config(doc);
+  const auto e10 = estimate(c, expand_cases(c));
+  doc["samples"] = 20;
+  c = parse_config(doc);
+  const auto e20 = estimate(c, expand_cases(c));
+  EXPECT_GT(e20.seconds, e10.seconds);
+  EXPECT_GT(e20.bytes_moved, e10.bytes_moved);
+  EXPECT_EQ(e10.cases, 12u);  // 2 sizes x 2 directions x (2 uni orientations + 1 bidir)
+}
+
+}  // namespace
+}  // namespace p2pbench
