@@ -185,16 +185,17 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
     return rc;
 
   std::optional<PeerBuffers> buffers;
-  ClockOffset clock;
+  ClockOffset clock_start, clock_end;
+  const uint64_t sweep_start_ns = host_clock_ns();
   if (int rc = setup.run("mapping the peer's buffers", [&] {
         buffers.emplace(comm, capacity);
-        clock = calibrate_gpu_clock();
+        clock_start = calibrate_gpu_clock();
         gpu.observed_sm_clock_mhz = measure_sm_clock_mhz();
       }))
     return rc;
 
   // The sweep.
-  PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers, clock);
+  PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers);
   ProgressLine progress(cases.size(), options.progress);
   std::vector<json> rows, group_rows;
   std::string group, incomplete_reason;
@@ -226,9 +227,19 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
     print_group_table(stdout, group, group_rows);
   }
 
+  // The timers again: their offset at the end shows how far they drifted during the sweep.
+  const double sweep_seconds = double(host_clock_ns() - sweep_start_ns) * 1e-9;
+  if (incomplete_reason.empty()) {
+    try {
+      clock_end = calibrate_gpu_clock();
+    } catch (const std::exception&) {
+    }
+  }
+
   // Meta: every rank's view, gathered to rank 0.
   json rank_meta = {{"rank", me}, {"host", comm.host()}, {"pid", int(getpid())}, {"device_index", device},
-                    {"cpu_binding", cpu_binding}, {"gpu", gpu.to_json(me)}, {"clock", clock.to_json()}};
+                    {"cpu_binding", cpu_binding}, {"gpu", gpu.to_json(me)},
+                    {"clock_start", clock_start.to_json()}, {"clock_end", clock_end.to_json()}};
   std::vector<json> ranks;
   for (const auto& blob : comm.allgather(rank_meta.dump(), "gathering rank descriptions")) ranks.push_back(json::parse(blob));
 
@@ -246,7 +257,10 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       rank_list.push_back({{"rank", r["rank"]}, {"host", r["host"]}, {"pid", r["pid"]}, {"device_index", r["device_index"]},
                            {"cpu_binding", r["cpu_binding"]}});
     }
-    const double offset0 = ranks[0]["clock"]["gpu_minus_host_ns"], offset1 = ranks[1]["clock"]["gpu_minus_host_ns"];
+    auto offset = [&](int r, const char* when) { return ranks[size_t(r)][when]["gpu_minus_host_ns"].get<double>(); };
+    const double gpu_offset_start = offset(1, "clock_start") - offset(0, "clock_start");
+    const bool end_calibrated = ranks[0]["clock_end"]["rounds"] > 0 && ranks[1]["clock_end"]["rounds"] > 0;
+    const double gpu_offset_end = end_calibrated ? offset(1, "clock_end") - offset(0, "clock_end") : 0.0;
     json meta = {
         {"tool", {{"name", "p2pbench"}, {"version", P2PBENCH_VERSION}, {"git_sha", P2PBENCH_GIT_SHA}}},
         {"timestamp_utc", utc_timestamp()},
@@ -264,8 +278,16 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
         {"verify", config.verify},
         {"timer_calibration",
          {{"method", "host CLOCK_REALTIME store polled by a GPU kernel; minimum of (gpu - host) over rounds"},
-          {"ranks", {ranks[0]["clock"], ranks[1]["clock"]}},
-          {"gpu1_minus_gpu0_ns", offset1 - offset0}}},
+          {"use", "bidir windows start at the gate release on each GPU and are measured on that GPU's own timer; "
+                  "the offsets below are a check, not an input"},
+          {"at_start", {ranks[0]["clock_start"], ranks[1]["clock_start"]}},
+          {"at_end", {ranks[0]["clock_end"], ranks[1]["clock_end"]}},
+          {"gpu1_minus_gpu0_ns_at_start", gpu_offset_start},
+          {"gpu1_minus_gpu0_ns_at_end", end_calibrated ? json(gpu_offset_end) : json()},
+          {"sweep_seconds", sweep_seconds},
+          {"relative_drift_ppm", end_calibrated && sweep_seconds > 0
+                                     ? json((gpu_offset_end - gpu_offset_start) / (sweep_seconds * 1e3))
+                                     : json()}}},
     };
     const json summary = summarize_rows(rows);
     if (!summary.empty()) {

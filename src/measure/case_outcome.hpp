@@ -29,7 +29,6 @@ struct CaseOutcome {
   std::vector<double> time_us;     // per sample: one transfer (bidir: the union / iterations)
   std::vector<DirectionSamples> directions;  // bidir only
   std::vector<double> overlap;               // bidir only: intersection / union, per sample
-  std::vector<double> gate_skew_us;          // bidir only: |release0 - release1| on the host time line
 };
 
 }  // namespace p2pbench

@@ -45,13 +45,12 @@ BufferLayout BufferLayout::for_case(uint64_t bytes, uint64_t pool_bytes) {
 }
 
 PairRunner::PairRunner(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
-                       PeerBuffers& buffers, const ClockOffset& clock)
+                       PeerBuffers& buffers)
     : comm_(comm),
       options_(options),
       device_(device),
       gate_(gate),
       buffers_(buffers),
-      clock_(clock),
       stream_(make_stream("transfers")),
       start_(make_event("the start of a sample")),
       stop_(make_event("the end of a sample")),
@@ -143,6 +142,36 @@ void PairRunner::wait_for(cudaEvent_t event, double deadline_s, const std::strin
                            " s waiting for " + what);
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
+}
+
+void PairRunner::record_sample(const CaseSpec& c, const std::vector<json>& finished, CaseOutcome& out) {
+  std::vector<const json*> reports;  // one per driving rank, in rank order
+  for (const auto& r : finished)
+    if (r["data"].contains("elapsed_ms")) reports.push_back(&r["data"]);
+  const double bytes = double(c.bytes) * double(out.iterations);
+  if (c.mode == Mode::kUni) {
+    const double ms = (*reports.at(0))["elapsed_ms"].get<double>();
+    out.gbps.push_back(bytes / (ms * 1e-3) / 1e9);
+    out.time_us.push_back(ms * 1e3 / double(out.iterations));
+    return;
+  }
+  if (out.directions.empty())
+    for (const json* r : reports) out.directions.push_back({(*r)["src"].get<int>(), (*r)["dst"].get<int>(), {}, {}});
+  // Both windows start at the gate's release: one host store that both GPUs see within about
+  // a microsecond. Each GPU's own timer measures its window, so the timers' offset and drift
+  // (recorded in meta.timer_calibration) do not enter.
+  Window w[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const json& r = *reports.at(i);
+    const double ms = r["elapsed_ms"].get<double>();
+    out.directions[i].gbps.push_back(bytes / (ms * 1e-3) / 1e9);
+    out.directions[i].time_us.push_back(ms * 1e3 / double(out.iterations));
+    w[i] = {0.0, r["window_ns"].get<double>()};
+  }
+  const WindowPair pair = combine(w[0], w[1]);
+  out.gbps.push_back(2.0 * bytes / (pair.union_ns * 1e-9) / 1e9);
+  out.time_us.push_back(pair.union_ns * 1e-3 / double(out.iterations));
+  out.overlap.push_back(pair.overlap());
 }
 
 CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
@@ -237,33 +266,37 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     if (me == 0) gate_.release(ticket);  // always: a rank that did queue must never spin out
 
     auto finished = step("finishing a sample", [&](json& d) {
-      if (queued) {
-        const double expected_s = (1e-3 * options_.min_sample_time_ms * 100 + 10.0) * options_.timeout_scale;
-        wait_for(stop_.get(), gate_timeout_s + expected_s, "sample " + std::to_string(s) + " of " + c.name());
-        cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for the end stamp");  // one tiny kernel left
-        if (stamps->timed_out)
-          throw RuntimeFailure("rank " + std::to_string(me) + ": the start gate never opened within " +
-                               std::to_string(gate_timeout_s) + " s");
-        float ms = 0;
-        cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a sample's time");
-        d["elapsed_ms"] = ms;
-        d["start_ns"] = clock_.to_host_ns(stamps->release_ns);
-        d["end_ns"] = clock_.to_host_ns(stamps->end_ns);
-        d["src"] = drive->src_rank;
-        d["dst"] = drive->dst_rank;
-      }
-      if (options_.verify && owns_dst) {
-        for (uint64_t k = 0; k < slots_used; ++k) {
-          char* dst = static_cast<char*>(buffers_.local_dst()) + k * layout.stride;
-          if (auto bad = engine->verify(dst, c.bytes, seed, k * layout.stride, stream_.get()))
-            d["verify_error"] = "verification failed on rank " + std::to_string(me) + " (sample " + std::to_string(s) +
-                                ", slot " + std::to_string(k) + "): " + *bad;
-        }
-      }
+      if (!queued) return;
+      const double expected_s = (1e-3 * options_.min_sample_time_ms * 100 + 10.0) * options_.timeout_scale;
+      wait_for(stop_.get(), gate_timeout_s + expected_s, "sample " + std::to_string(s) + " of " + c.name());
+      cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for the end stamp");  // one tiny kernel left
+      if (stamps->timed_out)
+        throw RuntimeFailure("rank " + std::to_string(me) + ": the start gate never opened within " +
+                             std::to_string(gate_timeout_s) + " s");
+      float ms = 0;
+      cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a sample's time");
+      d["elapsed_ms"] = ms;
+      // The window from the gate's release to the end of the work, on this GPU's own timer.
+      d["window_ns"] = double(stamps->end_ns - stamps->release_ns);
+      d["src"] = drive->src_rank;
+      d["dst"] = drive->dst_rank;
     });
     if (failed(queue, out) || failed(finished, out)) break;
 
-    for (const auto& r : finished)
+    // Only now, with every driving rank finished, may the destination be read.
+    auto verified = step("verifying a sample", [&](json& d) {
+      if (!options_.verify || !owns_dst) return;
+      for (uint64_t k = 0; k < slots_used; ++k) {
+        char* dst = static_cast<char*>(buffers_.local_dst()) + k * layout.stride;
+        if (auto bad = engine->verify(dst, c.bytes, seed, k * layout.stride, stream_.get())) {
+          d["verify_error"] = "verification failed on rank " + std::to_string(me) + " (sample " + std::to_string(s) +
+                              ", slot " + std::to_string(k) + "): " + *bad;
+          return;
+        }
+      }
+    });
+    if (failed(verified, out)) break;
+    for (const auto& r : verified)
       if (r["data"].contains("verify_error")) {
         out.status = CaseStatus::kFailed;
         out.error = r["data"]["verify_error"].get<std::string>();
@@ -272,32 +305,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
       all_verified = false;
       break;
     }
-    // Aggregate the sample: each driving rank reports its own direction.
-    std::vector<const json*> reports;
-    for (const auto& r : finished)
-      if (r["data"].contains("elapsed_ms")) reports.push_back(&r["data"]);
-    const double bytes = double(c.bytes) * double(out.iterations);
-    if (c.mode == Mode::kUni) {
-      const double ms = (*reports.at(0))["elapsed_ms"].get<double>();
-      out.gbps.push_back(bytes / (ms * 1e-3) / 1e9);
-      out.time_us.push_back(ms * 1e3 / double(out.iterations));
-    } else {
-      if (out.directions.empty())
-        for (const json* r : reports) out.directions.push_back({(*r)["src"].get<int>(), (*r)["dst"].get<int>(), {}, {}});
-      Window w[2];
-      for (size_t i = 0; i < 2; ++i) {
-        const json& r = *reports.at(i);
-        const double ms = r["elapsed_ms"].get<double>();
-        out.directions[i].gbps.push_back(bytes / (ms * 1e-3) / 1e9);
-        out.directions[i].time_us.push_back(ms * 1e3 / double(out.iterations));
-        w[i] = {r["start_ns"].get<double>(), r["end_ns"].get<double>()};
-      }
-      const WindowPair pair = combine(w[0], w[1]);
-      out.gbps.push_back(2.0 * bytes / (pair.union_ns * 1e-9) / 1e9);
-      out.time_us.push_back(pair.union_ns * 1e-3 / double(out.iterations));
-      out.overlap.push_back(pair.overlap());
-      out.gate_skew_us.push_back(std::abs(w[0].start_ns - w[1].start_ns) * 1e-3);
-    }
+    record_sample(c, finished, out);
   }
   out.verified = all_verified && out.status == CaseStatus::kOk;
   return out;

@@ -15,7 +15,6 @@
 #include "engines/transfer_engine.hpp"
 #include "kernels/gate_kernels.hpp"
 #include "measure/case_outcome.hpp"
-#include "measure/clock_sync.hpp"
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
 #include "sweep/case_spec.hpp"
@@ -44,7 +43,7 @@ struct BufferLayout {
 class PairRunner {
  public:
   PairRunner(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
-             PeerBuffers& buffers, const ClockOffset& clock);
+             PeerBuffers& buffers);
 
   CaseOutcome run(const CaseSpec& c, uint64_t case_index);
 
@@ -54,6 +53,8 @@ class PairRunner {
   std::vector<nlohmann::json> step(const char* what, const std::function<void(nlohmann::json&)>& local);
   static bool failed(const std::vector<nlohmann::json>& results, CaseOutcome& out);
 
+  // Turns the driving ranks' reports of one sample into the outcome's samples.
+  static void record_sample(const CaseSpec& c, const std::vector<nlohmann::json>& finished, CaseOutcome& out);
   Transfer transfer_for(const CaseSpec& c, const Orientation& o, uint64_t slot, const BufferLayout& layout) const;
   double time_single_transfer_ms(TransferEngine& engine, const Transfer& t);
   GraphExec capture(TransferEngine& engine, const CaseSpec& c, const Orientation& o, const BufferLayout& layout,
@@ -65,7 +66,6 @@ class PairRunner {
   int device_;
   SharedGate& gate_;
   PeerBuffers& buffers_;
-  ClockOffset clock_;
   Stream stream_;
   Event start_, stop_;
   MappedHostBuffer stamps_;

@@ -63,7 +63,6 @@ json result_row(const CaseSpec& c, const CaseOutcome& o) {
   if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * (uni ? 1 : 2));
   if (!uni) {
     row["overlap"] = quantile(o.overlap, 0.5);
-    row["gate_skew_us"] = quantile(o.gate_skew_us, 0.5);
     json dirs = json::array();
     for (const auto& d : o.directions)
       dirs.push_back({{"src_rank", d.src_rank},

@@ -71,7 +71,6 @@ inline nlohmann::json example_document() {
   CaseOutcome bidir = ok_outcome(780);
   bidir.directions = {{0, 1, ok_outcome(390).gbps, ok_outcome(390).time_us}, {1, 0, ok_outcome(391).gbps, ok_outcome(391).time_us}};
   bidir.overlap.assign(10, 0.99);
-  bidir.gate_skew_us.assign(10, 0.4);
   rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kBidir, 1 << 30), bidir));
   for (int blocks : {1, 4, 8, 32}) {
     CaseOutcome o = ok_outcome(std::min(372.0, 46.0 * blocks));

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# On a GPU node: build, run the GPU and MPI tests (failing if any GPU test is skipped), check
+# the TMA kernel's SASS, run compute-sanitizer over the kernels, and run sweeps. Everything
+# (logs, result JSON) goes under OUT_DIR; a short summary is printed last.
+#
+# Usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]      (default: configs/default.json)
+# Env:   P2PBENCH_LABEL (result label, default "gpu-node"), P2PBENCH_SKIP_TESTS=1,
+#        P2PBENCH_SKIP_SANITIZER=1, P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]}
+shift
+configs=("$@")
+((${#configs[@]})) || configs=(configs/default.json)
+label=${P2PBENCH_LABEL:-gpu-node}
+mkdir -p "$out/logs" "$out/results"
+export PATH="$PATH:/usr/local/cuda/bin"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+summary="$out/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+failed=0
+
+{
+  date -u
+  nvidia-smi -L
+  nvidia-smi topo -m
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+  mpirun --version | head -1
+} >"$out/logs/system.txt" 2>&1
+
+build=build-gpu
+if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build "$build" -j "$(nproc)"; } \
+    >"$out/logs/build.log" 2>&1; then
+  note "BUILD FAILED (see logs/build.log)"
+  tail -40 "$out/logs/build.log"
+  exit 1
+fi
+note "build: ok ($(grep -m1 CMAKE_CUDA_ARCHITECTURES: "$build/CMakeCache.txt" | cut -d= -f2))"
+
+if [ "${P2PBENCH_SKIP_TESTS:-0}" != 1 ]; then
+  ctest --test-dir "$build" -L "gpu|mpi" --output-on-failure -V >"$out/logs/ctest-gpu.log" 2>&1
+  rc=$?
+  skipped=$(grep -c "\*\*\*Skipped" "$out/logs/ctest-gpu.log" || true)
+  note "gpu+mpi tests: rc=$rc, skipped=$skipped ($(grep -E '^[0-9]+% tests passed' "$out/logs/ctest-gpu.log"))"
+  { [ $rc -ne 0 ] || [ "$skipped" -ne 0 ]; } && failed=1
+  grep -E "^(PASS|FAIL) |passed, .* failed" "$out/logs/ctest-gpu.log" >>"$summary"
+fi
+
+if [ -x scripts/check-sass.sh ]; then
+  scripts/check-sass.sh "$build" >"$out/logs/sass.txt" 2>&1 && note "sass: bulk-copy instructions present" \
+    || { note "sass: CHECK FAILED"; failed=1; }
+fi
+
+if [ "${P2PBENCH_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/kernels/test_copy_kernels" \
+      --gtest_filter='*_n17_*:*_n4097_src*:*_n1048579_src0_dst0:*_n1048579_src3_dst8:CopyKernelSms.*' >"$out/logs/sanitizer-$tool.log" 2>&1
+    note "compute-sanitizer $tool (copy kernels): rc=$? $(grep -m1 'ERROR SUMMARY' "$out/logs/sanitizer-$tool.log")"
+  done
+fi
+
+mpirun_cmd=(mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none)
+for config in "${configs[@]}"; do
+  name=$(basename "$config" .json)
+  "${mpirun_cmd[@]}" "$build/src/p2pbench" --config "$config" --label "$label" --progress \
+    --output "$out/results/$name.json" >"$out/logs/$name.log" 2>"$out/logs/$name.err"
+  rc=$?
+  note "sweep $name: rc=$rc"
+  [ $rc -ne 0 ] && { failed=1; tail -20 "$out/logs/$name.err"; }
+done
+if [ "${P2PBENCH_SAME_DEVICE_RUN:-0}" = 1 ]; then
+  "${mpirun_cmd[@]}" "$build/src/p2pbench" --config configs/default.json --allow-same-device --devices 0,0 \
+    --label "$label-same-device" --output "$out/results/default-same-device.json" \
+    >"$out/logs/default-same-device.log" 2>&1
+  note "sweep default-same-device: rc=$?"
+fi
+
+tar -C "$out" -czf "$out/gpu-check.tar.gz" logs results
+note "gpu-check: $([ $failed -eq 0 ] && echo PASSED || echo FAILED)"
+cat "$summary"
+exit $failed
