@@ -17,6 +17,7 @@
 #include "measure/case_outcome.hpp"
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
+#include "measure/transfer_timer.hpp"
 #include "sweep/case_spec.hpp"
 
 namespace p2pbench {
@@ -55,20 +56,14 @@ class PairRunner {
 
   // Turns the driving ranks' reports of one sample into the outcome's samples.
   static void record_sample(const CaseSpec& c, const std::vector<nlohmann::json>& finished, CaseOutcome& out);
-  Transfer transfer_for(const CaseSpec& c, const Orientation& o, uint64_t slot, const BufferLayout& layout) const;
-  double time_single_transfer_ms(TransferEngine& engine, const Transfer& t);
-  GraphExec capture(TransferEngine& engine, const CaseSpec& c, const Orientation& o, const BufferLayout& layout,
-                    uint64_t iterations);
-  void wait_for(cudaEvent_t event, double deadline_s, const std::string& what) const;
+  Transfer transfer_for(const CaseSpec& c, uint64_t slot, const BufferLayout& layout) const;
 
   const Communicator& comm_;
   RunnerOptions options_;
   int device_;
   SharedGate& gate_;
   PeerBuffers& buffers_;
-  Stream stream_;
-  Event start_, stop_;
-  MappedHostBuffer stamps_;
+  TransferTimer timer_;
   uint32_t ticket_ = 0;
 };
 

@@ -1,0 +1,112 @@
+#include "measure/transfer_timer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "common/errors.hpp"
+#include "stats/statistics.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kMaxIterations = 20000;  // transfers captured into one sample's graph
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what) {
+  const auto t0 = Clock::now();
+  while (true) {
+    const cudaError_t err = cudaEventQuery(event);
+    if (err == cudaSuccess) return;
+    if (err != cudaErrorNotReady) cuda_check(err, "waiting for " + what);
+    if (seconds_since(t0) > deadline_s)
+      throw RuntimeFailure("timed out after " + std::to_string(deadline_s) + " s waiting for " + what);
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+TransferTimer::TransferTimer(double timeout_scale)
+    : timeout_scale_(timeout_scale),
+      stream_(make_stream("transfers")),
+      start_(make_event("the start of a sample")),
+      stop_(make_event("the end of a sample")),
+      stamps_(sizeof(kernels::GateStamps), "gate time stamps") {}
+
+double TransferTimer::time_single_ms(const EnqueueTransfer& enqueue) {
+  std::vector<double> ms;
+  for (int i = 0; i < 3; ++i) {
+    cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a calibration start event");
+    enqueue(0, stream_.get());
+    cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a calibration stop event");
+    wait_for_event(stop_.get(), 60.0 * timeout_scale_, "a calibration transfer");
+    float elapsed = 0;
+    cuda_check(cudaEventElapsedTime(&elapsed, start_.get(), stop_.get()), "reading a calibration time");
+    ms.push_back(elapsed);
+  }
+  return std::max(1e-4, quantile(ms, 0.5));
+}
+
+uint64_t TransferTimer::iterations_for(double single_ms, double min_sample_ms) {
+  return uint64_t(std::clamp(std::ceil(min_sample_ms / single_ms), 1.0, double(kMaxIterations)));
+}
+
+void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
+  graph_ = GraphExec();
+  cuda_check(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal), "starting graph capture");
+  try {
+    for (uint64_t i = 0; i < iterations; ++i) enqueue(i, stream_.get());
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    cudaStreamEndCapture(stream_.get(), &broken);
+    if (broken) cudaGraphDestroy(broken);
+    throw;
+  }
+  cudaGraph_t raw = nullptr;
+  cuda_check(cudaStreamEndCapture(stream_.get(), &raw), "ending graph capture");
+  Graph graph(raw);
+  cudaGraphExec_t exec = nullptr;
+  cuda_check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating the sample graph");
+  graph_ = GraphExec(exec);
+  iterations_ = iterations;
+}
+
+void TransferTimer::warm_up(double ms) {
+  const auto t0 = Clock::now();
+  do {
+    cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
+    cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a warm-up event");
+    wait_for_event(stop_.get(), 60.0 * timeout_scale_, "warm-up");
+  } while (seconds_since(t0) * 1e3 < ms);
+}
+
+void TransferTimer::enqueue_gated(const uint32_t* gate, uint32_t ticket, double gate_timeout_s) {
+  auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
+  *stamps = {0, 0, 0, 0};
+  gate_timeout_s_ = gate_timeout_s;
+  auto* device_stamps = static_cast<kernels::GateStamps*>(stamps_.device());
+  kernels::enqueue_gate_wait(gate, ticket, uint64_t(gate_timeout_s * 1e9), device_stamps, stream_.get());
+  cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a sample's start event");
+  cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a sample");
+  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a sample's stop event");
+  kernels::enqueue_end_stamp(device_stamps, stream_.get());
+}
+
+TransferTimer::Sample TransferTimer::wait(double deadline_s, const std::string& what) {
+  wait_for_event(stop_.get(), deadline_s, what);
+  cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for the end stamp");  // one tiny kernel left
+  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
+  if (stamps->timed_out)
+    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
+  float ms = 0;
+  cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a sample's time");
+  return {ms, double(stamps->end_ns - stamps->release_ns)};
+}
+
+}  // namespace p2pbench

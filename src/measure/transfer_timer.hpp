@@ -1,0 +1,60 @@
+// The measurement loop of one stream: calibration, a CUDA graph of N transfers, warm-up, and
+// gated samples timed with CUDA events plus %globaltimer stamps. No MPI: the two-rank runner
+// and the single-process Google Benchmark front-end share it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "common/cuda_raii.hpp"
+#include "kernels/gate_kernels.hpp"
+
+namespace p2pbench {
+
+// Polls `event` until it completes; throws RuntimeFailure after `deadline_s` seconds.
+void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what);
+
+class TransferTimer {
+ public:
+  // Enqueues transfer number `index` of a sample on `stream` (the index picks a pool slot).
+  using EnqueueTransfer = std::function<void(uint64_t index, cudaStream_t stream)>;
+
+  struct Sample {
+    double elapsed_ms;  // CUDA events around the sample's transfers
+    double window_ns;   // this GPU's timer, from the gate's release to the end of the work
+  };
+
+  explicit TransferTimer(double timeout_scale = 1.0);
+
+  cudaStream_t stream() const { return stream_.get(); }
+
+  // Median of three ungated single transfers, in ms.
+  double time_single_ms(const EnqueueTransfer& enqueue);
+  // Transfers per sample so that a sample lasts at least `min_sample_ms` (capped).
+  static uint64_t iterations_for(double single_ms, double min_sample_ms);
+
+  // Captures `iterations` transfers into one graph: the work queued behind the gate is then a
+  // single launch, so the host never blocks in a full launch queue while the gate is closed.
+  void build(const EnqueueTransfer& enqueue, uint64_t iterations);
+  uint64_t iterations() const { return iterations_; }
+  // Replays the graph, ungated, until `ms` milliseconds have passed (at least once).
+  void warm_up(double ms);
+
+  // Queues one sample behind the gate word (device-visible): a spin kernel holds the stream
+  // until *gate >= ticket, or gives up after gate_timeout_s (reported by wait()).
+  void enqueue_gated(const uint32_t* gate, uint32_t ticket, double gate_timeout_s);
+  // Waits for the queued sample (deadline in seconds) and returns its figures.
+  Sample wait(double deadline_s, const std::string& what);
+
+ private:
+  double timeout_scale_;
+  Stream stream_;
+  Event start_, stop_;
+  MappedHostBuffer stamps_;
+  GraphExec graph_;
+  uint64_t iterations_ = 0;
+  double gate_timeout_s_ = 0;
+};
+
+}  // namespace p2pbench
