@@ -13,6 +13,7 @@
 #include "common/errors.hpp"
 #include "config/axis.hpp"
 #include "driver/console.hpp"
+#include "driver/link_health.hpp"
 #include "measure/clock_sync.hpp"
 #include "measure/cpu_binding.hpp"
 #include "measure/gpu_device.hpp"
@@ -194,6 +195,11 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       }))
     return rc;
 
+  // The link: topology, peak and health before the sweep (rank 0 asks NVML about both GPUs).
+  std::optional<LinkHealth> link;
+  if (me == 0) link.emplace(gpus);
+  const std::optional<double> peak = link ? link->peak_gbps_per_direction() : std::nullopt;
+
   // The sweep.
   PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers);
   ProgressLine progress(cases.size(), options.progress);
@@ -208,7 +214,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       group = group_key(c);
     }
     const CaseOutcome outcome = runner.run(c, i);
-    const json row = result_row(c, outcome);
+    const json row = result_row(c, outcome, peak);
     any_failed = any_failed || outcome.status == CaseStatus::kFailed;
     if (me == 0) {
       rows.push_back(row);
@@ -289,6 +295,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
                                      ? json((gpu_offset_end - gpu_offset_start) / (sweep_seconds * 1e3))
                                      : json()}}},
     };
+    link->finish(meta);
     const json summary = summarize_rows(rows);
     if (!summary.empty()) {
       std::printf("\nSummary (best configuration; knee = fewest SMs reaching 90%% of the best):\n");

@@ -29,7 +29,7 @@ const char* status_name(CaseStatus s) {
 
 }  // namespace
 
-json result_row(const CaseSpec& c, const CaseOutcome& o) {
+json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps) {
   const bool uni = c.mode == Mode::kUni;
   json row = {
       {"method", to_string(c.method)},
@@ -51,6 +51,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o) {
       {"bandwidth_gbps", json()},
       {"time_us", json()},
       {"samples_gbps", o.gbps},
+      {"pct_of_peak", json()},
       {"verified", o.verified},
       {"status", status_name(o.status)},
   };
@@ -60,6 +61,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o) {
   row["bandwidth_gbps"] = to_json(bw);
   row["time_us"] = to_json(summarize(o.time_us));
   // Per SM of the GPU(s) driving the transfer: bidir has two GPUs doing the work.
+  if (peak_gbps && *peak_gbps > 0) row["pct_of_peak"] = 100.0 * bw.median / (*peak_gbps * (uni ? 1 : 2));
   if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * (uni ? 1 : 2));
   if (!uni) {
     row["overlap"] = quantile(o.overlap, 0.5);

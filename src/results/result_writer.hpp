@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace p2pbench {
 
 constexpr int kSchemaVersion = 1;
 
-// One row: every independent variable as its own field, then the figures.
-nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o);
+// One row: every independent variable as its own field, then the figures. With the link's
+// theoretical peak per direction (GB/s), the row gains pct_of_peak (bidir: of twice the peak).
+nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps = std::nullopt);
 
 // The whole document. `summary` may be empty.
 nlohmann::json result_document(const nlohmann::json& meta, const std::vector<nlohmann::json>& rows,

@@ -85,3 +85,21 @@ TEST(Document, MarksIncompleteRuns) {
 
 }  // namespace
 }  // namespace p2pbench
+
+namespace p2pbench {
+namespace {
+
+TEST(ResultRow, PercentOfPeakUsesBothDirectionsForBidir) {
+  using namespace p2pbench::testing;
+  const nlohmann::json uni = result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(400), 500.0);
+  EXPECT_NEAR(uni["pct_of_peak"].get<double>(), 100.0 * uni["bandwidth_gbps"]["median"].get<double>() / 500.0, 1e-9);
+  CaseOutcome bidir = ok_outcome(800);
+  bidir.directions = {{0, 1, ok_outcome(400).gbps, ok_outcome(400).time_us}, {1, 0, ok_outcome(400).gbps, ok_outcome(400).time_us}};
+  bidir.overlap.assign(10, 1.0);
+  const nlohmann::json b = result_row(spec(Method::kCe, Direction::kPush, Mode::kBidir, 1 << 30), bidir, 500.0);
+  EXPECT_NEAR(b["pct_of_peak"].get<double>(), 100.0 * b["bandwidth_gbps"]["median"].get<double>() / 1000.0, 1e-9);
+  EXPECT_TRUE(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(400))["pct_of_peak"].is_null());
+}
+
+}  // namespace
+}  // namespace p2pbench
