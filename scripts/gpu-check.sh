@@ -56,7 +56,7 @@ if [ "${P2PBENCH_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/de
   for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/kernels/test_copy_kernels" \
       --gtest_filter='*_n17_*:*_n4097_src*:*_n1048579_src0_dst0:*_n1048579_src3_dst8:CopyKernelSms.*' >"$out/logs/sanitizer-$tool.log" 2>&1
-    note "compute-sanitizer $tool (copy kernels): rc=$? $(grep -m1 'ERROR SUMMARY' "$out/logs/sanitizer-$tool.log")"
+    note "compute-sanitizer $tool (copy kernels): rc=$? $(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$out/logs/sanitizer-$tool.log")"
   done
 fi
 
