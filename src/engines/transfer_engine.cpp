@@ -2,6 +2,7 @@
 
 #include "common/cuda_raii.hpp"
 #include "engines/ce_engine.hpp"
+#include "engines/host_link_engine.hpp"
 #include "engines/sm_engines.hpp"
 #include "kernels/pattern_kernels.hpp"
 
@@ -19,11 +20,20 @@ std::optional<std::string> TransferEngine::verify(const void* dst, size_t bytes,
          std::to_string(check->first_bad_offset);
 }
 
+Transfer TransferEngine::transfer(Direction direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
+  const bool push = direction == Direction::kPush;
+  const char* src = static_cast<const char*>(push ? e.local_src : e.peer_src);
+  char* dst = static_cast<char*>(push ? e.peer_dst : e.local_dst);
+  return {src + offset, dst + offset, bytes};
+}
+
 std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) {
   switch (c.method) {
     case Method::kCe: return std::make_unique<CopyEngine>();
     case Method::kLdst: return std::make_unique<LdstEngine>(kernels::LdstShape{*c.blocks, *c.threads, *c.unroll});
     case Method::kTma: return std::make_unique<TmaEngine>(kernels::TmaShape{*c.blocks, size_t(*c.smem_bytes), *c.stages});
+    case Method::kH2d: return std::make_unique<HostLinkEngine>(HostLinkEngine::kHostToDevice);
+    case Method::kD2h: return std::make_unique<HostLinkEngine>(HostLinkEngine::kDeviceToHost);
   }
   return nullptr;
 }

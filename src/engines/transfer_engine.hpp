@@ -14,9 +14,19 @@
 namespace p2pbench {
 
 struct Transfer {
-  const void* src;  // local buffer or peer mapping
-  void* dst;        // local buffer or peer mapping
+  const void* src;  // local buffer, peer mapping or mapped host memory
+  void* dst;
   size_t bytes;
+};
+
+// The memory one rank can reach for a case: its own buffers, the peer's (IPC mappings), and a
+// pinned, device-mapped host buffer (null unless the engine asked for it).
+struct Endpoints {
+  void* local_src = nullptr;
+  void* local_dst = nullptr;
+  void* peer_src = nullptr;
+  void* peer_dst = nullptr;
+  void* host = nullptr;  // device-visible address of the pinned host buffer
 };
 
 class TransferEngine {
@@ -27,6 +37,15 @@ class TransferEngine {
   virtual std::optional<std::string> unsupported_reason(int device) const = 0;
   // One-time set-up on the current device before the first launch.
   virtual void prepare(int device) = 0;
+  // Whether transfers touch the pinned host buffer (host-link methods).
+  virtual bool needs_host_buffer() const { return false; }
+  // Where the transfer at byte `offset` of the buffers reads and writes, for the rank that
+  // drives `direction`. Default: push reads local and writes the peer; pull the reverse.
+  virtual Transfer transfer(Direction direction, const Endpoints& e, uint64_t offset, size_t bytes) const;
+  // The regions the pattern is written to before a sample (by the orientation's source rank)
+  // and checked in after it (by the destination rank).
+  virtual void* source_region(const Endpoints& e) const { return e.local_src; }
+  virtual void* destination_region(const Endpoints& e) const { return e.local_dst; }
   // Enqueues one transfer. Must be capturable into a CUDA graph.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
   // SMs one transfer occupies, measured with a launch (0 for the copy engine; nullopt when

@@ -75,14 +75,13 @@ bool PairRunner::failed(const std::vector<json>& results, CaseOutcome& out) {
   return out.status == CaseStatus::kFailed;
 }
 
-Transfer PairRunner::transfer_for(const CaseSpec& c, uint64_t slot, const BufferLayout& layout) const {
-  const uint64_t offset = (slot % layout.slots) * layout.stride;
-  // Push: the source GPU writes the peer's destination. Pull: the destination GPU reads the
-  // peer's source. The driving rank sees its own buffers locally and the other's mapped.
-  const bool push = c.direction == Direction::kPush;
-  char* src = static_cast<char*>(push ? buffers_.local_src() : buffers_.peer_src());
-  char* dst = static_cast<char*>(push ? buffers_.peer_dst() : buffers_.local_dst());
-  return {src + offset, dst + offset, size_t(c.bytes)};
+Endpoints PairRunner::endpoints_for(const TransferEngine& engine) {
+  Endpoints e{buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(), buffers_.peer_dst(), nullptr};
+  if (engine.needs_host_buffer()) {
+    if (!host_buffer_) host_buffer_.emplace(buffers_.capacity(), "the host-link buffer");
+    e.host = host_buffer_->device();
+  }
+  return e;
 }
 
 void PairRunner::record_sample(const CaseSpec& c, const std::vector<json>& finished, CaseOutcome& out) {
@@ -147,13 +146,19 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
 
   // 2. Prepare, count SMs, and size a sample so it lasts at least min_sample_time.
   const cudaStream_t stream = timer_.stream();
-  const auto enqueue = [&](uint64_t index, cudaStream_t s) { engine->launch(transfer_for(c, index, layout), s); };
+  const Endpoints ends = endpoints_for(*engine);
+  const auto transfer = [&](uint64_t index) {
+    return engine->transfer(c.direction, ends, (index % layout.slots) * layout.stride, size_t(c.bytes));
+  };
+  const auto enqueue = [&](uint64_t index, cudaStream_t s) { engine->launch(transfer(index), s); };
+  char* const source = static_cast<char*>(engine->source_region(ends));
+  char* const destination = static_cast<char*>(engine->destination_region(ends));
   auto calibration = step("calibrating the case", [&](json& d) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
-    if (fills_src) kernels::fill_pattern(buffers_.local_src(), layout.footprint(), sample_seed(case_index, 0), 0, stream);
+    if (fills_src) kernels::fill_pattern(source, layout.footprint(), sample_seed(case_index, 0), 0, stream);
     if (!drive) return;
     engine->prepare(device_);
-    if (auto sms = engine->measure_sms_used(transfer_for(c, 0, layout), stream)) d["sms_used"] = *sms;
+    if (auto sms = engine->measure_sms_used(transfer(0), stream)) d["sms_used"] = *sms;
     d["iterations"] = TransferTimer::iterations_for(timer_.time_single_ms(enqueue), options_.min_sample_time_ms);
   });
   if (failed(calibration, out)) return out;
@@ -179,8 +184,8 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     const uint64_t seed = sample_seed(case_index, s + 1);
     auto prepared = step("preparing a sample", [&](json&) {
       if (!options_.verify) return;
-      if (fills_src) kernels::fill_pattern(buffers_.local_src(), layout.footprint(), seed, 0, stream);
-      if (owns_dst) kernels::fill_poison(buffers_.local_dst(), layout.footprint(), seed, 0, stream);
+      if (fills_src) kernels::fill_pattern(source, layout.footprint(), seed, 0, stream);
+      if (owns_dst) kernels::fill_poison(destination, layout.footprint(), seed, 0, stream);
       cuda_check(cudaStreamSynchronize(stream), "filling and poisoning the buffers");
     });
     if (failed(prepared, out)) break;
@@ -208,8 +213,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     auto verified = step("verifying a sample", [&](json& d) {
       if (!options_.verify || !owns_dst) return;
       for (uint64_t k = 0; k < slots_used; ++k) {
-        char* dst = static_cast<char*>(buffers_.local_dst()) + k * layout.stride;
-        if (auto bad = engine->verify(dst, c.bytes, seed, k * layout.stride, stream)) {
+        if (auto bad = engine->verify(destination + k * layout.stride, c.bytes, seed, k * layout.stride, stream)) {
           d["verify_error"] = "verification failed on rank " + std::to_string(me) + " (sample " + std::to_string(s) +
                               ", slot " + std::to_string(k) + "): " + *bad;
           return;

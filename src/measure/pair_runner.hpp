@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,8 @@ class PairRunner {
 
   // Turns the driving ranks' reports of one sample into the outcome's samples.
   static void record_sample(const CaseSpec& c, const std::vector<nlohmann::json>& finished, CaseOutcome& out);
-  Transfer transfer_for(const CaseSpec& c, uint64_t slot, const BufferLayout& layout) const;
+  // The memory this rank reaches for the engine's case (the host buffer is made on first use).
+  Endpoints endpoints_for(const TransferEngine& engine);
 
   const Communicator& comm_;
   RunnerOptions options_;
@@ -64,6 +66,7 @@ class PairRunner {
   SharedGate& gate_;
   PeerBuffers& buffers_;
   TransferTimer timer_;
+  std::optional<MappedHostBuffer> host_buffer_;
   uint32_t ticket_ = 0;
 };
 

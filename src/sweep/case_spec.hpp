@@ -8,7 +8,10 @@
 
 namespace p2pbench {
 
-enum class Method { kCe, kLdst, kTma };
+enum class Method { kCe, kLdst, kTma, kH2d, kD2h };
+
+// Host-link methods measure one GPU and pinned host memory: their cases run r -> r.
+inline bool is_host_link(Method m) { return m == Method::kH2d || m == Method::kD2h; }
 enum class Direction { kPush, kPull };
 enum class Mode { kUni, kBidir };
 

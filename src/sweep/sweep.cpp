@@ -19,6 +19,8 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
   std::vector<Shape> out;
   switch (m) {
     case Method::kCe:
+    case Method::kH2d:
+    case Method::kD2h:
       out.push_back({});
       break;
     case Method::kLdst:
@@ -41,7 +43,9 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
   std::vector<CaseSpec> cases;
   for (Method m : config.methods)
     for (Direction d : config.directions)
-      for (Mode mode : config.modes)
+      for (Mode mode : config.modes) {
+        // A host link has one way to run per GPU: recorded as push, uni, r -> r.
+        if (is_host_link(m) && (d != config.directions.front() || mode != config.modes.front())) continue;
         for (const Shape& shape : shapes_of(m, config))
           for (uint64_t bytes : config.sizes) {
             CaseSpec c;
@@ -54,7 +58,14 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
             c.unroll = shape.unroll;
             c.smem_bytes = shape.smem_bytes;
             c.stages = shape.stages;
-            if (mode == Mode::kBidir) {
+            if (is_host_link(m)) {
+              c.direction = Direction::kPush;
+              c.mode = Mode::kUni;
+              for (int r : {0, 1}) {
+                c.src_rank = c.dst_rank = r;
+                cases.push_back(c);
+              }
+            } else if (mode == Mode::kBidir) {
               c.src_rank = c.dst_rank = -1;
               cases.push_back(c);
             } else {
@@ -65,6 +76,7 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
               }
             }
           }
+      }
   return cases;
 }
 
@@ -97,7 +109,8 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
   SweepEstimate e;
   e.cases = cases.size();
   constexpr double kTransferFloorS = 3e-6;  // launch + completion of one small transfer
-  constexpr double kPerSampleOverheadS = 150e-6;  // gate, barriers, verification set-up
+  constexpr double kPerSampleOverheadS = 300e-6;  // gate, barriers, verification set-up
+  constexpr double kPerCaseOverheadS = 0.05;      // calibration, graph capture, SM count (seen on H200)
   for (const CaseSpec& c : cases) {
     if (static_skip_reason(c)) {
       ++e.skipped;
@@ -108,7 +121,8 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
     const double sample_s = std::max(config.min_sample_time_ms * 1e-3, transfer_s);
     const double iterations = std::ceil(sample_s / transfer_s);
     const double verify_s = config.verify ? 3.0 * double(c.bytes) / 1e12 : 0.0;
-    e.seconds += config.samples * (sample_s + verify_s + kPerSampleOverheadS) + config.warmup_time_ms * 1e-3;
+    e.seconds += config.samples * (sample_s + verify_s + kPerSampleOverheadS) + config.warmup_time_ms * 1e-3 +
+                 kPerCaseOverheadS;
     e.bytes_moved += directions * double(c.bytes) * iterations * (config.samples + 1);
   }
   return e;

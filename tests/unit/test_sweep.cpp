@@ -52,6 +52,19 @@ TEST(Sweep, AxesApplyPerMethod) {
   EXPECT_EQ(names.size(), cases.size()) << "case names must be unique";
 }
 
+TEST(Sweep, HostLinkCasesRunOncePerGpu) {
+  const Config c = parse_config(json{{"sizes", {4096}}, {"methods", {"h2d", "d2h"}}});  // push+pull, uni+bidir
+  const auto cases = expand_cases(c);
+  ASSERT_EQ(cases.size(), 4u);
+  for (const auto& k : cases) {
+    EXPECT_EQ(k.src_rank, k.dst_rank);
+    EXPECT_EQ(k.mode, Mode::kUni);
+    EXPECT_EQ(k.direction, Direction::kPush);
+  }
+  EXPECT_EQ(cases[0].name(), "h2d/push/uni/0->0/bytes:4096");
+  EXPECT_EQ(cases[3].name(), "d2h/push/uni/1->1/bytes:4096");
+}
+
 TEST(Sweep, StaticSkipForChunksThatAreNotSixteenByteMultiples) {
   CaseSpec c;
   c.method = Method::kTma;
