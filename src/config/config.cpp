@@ -72,7 +72,8 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
       {"label", "name of this run/system, recorded in the results (string)"},
       {"description", "free text about the config (ignored)"},
-      {"methods", "[\"ce\", \"ldst\", \"tma\"] between the GPUs; [\"h2d\", \"d2h\"] each GPU's host link"},
+      {"methods", "[\"ce\", \"ldst\", \"tma\"] between the GPUs; [\"h2d\", \"d2h\"] each GPU's host link; "
+                  "baselines [\"staged\" (through host memory), \"nccl\" (send/recv)]"},
       {"directions", "[\"push\", \"pull\"]: push = the source GPU writes, pull = the destination GPU reads"},
       {"modes", "[\"uni\", \"bidir\"]: one direction at a time, or both ranks at once"},
       {"sizes", "message sizes in bytes: a list, or {\"min\", \"max\", \"factor\"}; \"64KiB\" style allowed"},
@@ -113,7 +114,8 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
       throw InputError(name("label"), doc["label"].dump(), "must be a non-empty string");
     c.label = doc["label"].get<std::string>();
   }
-  if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method, "\"ce\", \"ldst\", \"tma\", \"h2d\", \"d2h\"");
+  if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method,
+                                                         "\"ce\", \"ldst\", \"tma\", \"h2d\", \"d2h\", \"staged\", \"nccl\"");
   if (doc.contains("directions"))
     c.directions = parse_enum_list<Direction>(doc, "directions", name, parse_direction, "\"push\", \"pull\"");
   if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, "\"uni\", \"bidir\"");

@@ -200,8 +200,11 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   if (me == 0) link.emplace(gpus);
   const std::optional<double> peak = link ? link->peak_gbps_per_direction() : std::nullopt;
 
-  // The sweep.
-  PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers);
+  // The sweep. Baseline methods get their session resources (NCCL communicator, staging area)
+  // only while their cases run.
+  std::unique_ptr<BaselineResources> baselines = make_baseline_resources(capacity, device);
+  PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers, baselines.get());
+  std::optional<Method> open_baseline;
   ProgressLine progress(cases.size(), options.progress);
   std::vector<json> rows, group_rows;
   std::string group, incomplete_reason;
@@ -212,6 +215,14 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       print_group_table(stdout, group, group_rows);
       group_rows.clear();
       group = group_key(c);
+    }
+    if (open_baseline && *open_baseline != c.method) {
+      baselines->end(*open_baseline, comm);
+      open_baseline.reset();
+    }
+    if (is_two_sided_baseline(c.method) && !open_baseline) {
+      baselines->begin(c.method, comm);  // an unavailable method's engines report why
+      open_baseline = c.method;
     }
     const CaseOutcome outcome = runner.run(c, i);
     const json row = result_row(c, outcome, peak);
@@ -228,6 +239,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       break;
     }
   }
+  if (open_baseline && incomplete_reason.empty()) baselines->end(*open_baseline, comm);
   if (me == 0) {
     progress.finish();
     print_group_table(stdout, group, group_rows);

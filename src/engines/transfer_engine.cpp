@@ -34,6 +34,8 @@ std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) {
     case Method::kTma: return std::make_unique<TmaEngine>(kernels::TmaShape{*c.blocks, size_t(*c.smem_bytes), *c.stages});
     case Method::kH2d: return std::make_unique<HostLinkEngine>(HostLinkEngine::kHostToDevice);
     case Method::kD2h: return std::make_unique<HostLinkEngine>(HostLinkEngine::kDeviceToHost);
+    case Method::kStaged:
+    case Method::kNccl: break;  // built by make_baseline_engine with the session's resources
   }
   return nullptr;
 }

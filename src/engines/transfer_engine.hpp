@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sweep/case_spec.hpp"
 
@@ -35,8 +36,12 @@ class TransferEngine {
 
   // Why the case cannot run on `device` (the row is then `skipped` with this reason).
   virtual std::optional<std::string> unsupported_reason(int device) const = 0;
-  // One-time set-up on the current device before the first launch.
-  virtual void prepare(int device) = 0;
+  // Two-sided methods enqueue work on both ends of an orientation (a sender and a receiver);
+  // one-sided methods on one (push: the source, pull: the destination).
+  virtual bool two_sided() const { return false; }
+  // One-time set-up on the current device before the first launch, for the orientations whose
+  // work this rank enqueues.
+  virtual void prepare(int device, int rank, const std::vector<Orientation>& mine) = 0;
   // Whether transfers touch the pinned host buffer (host-link methods).
   virtual bool needs_host_buffer() const { return false; }
   // Where the transfer at byte `offset` of the buffers reads and writes, for the rank that

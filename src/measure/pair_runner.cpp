@@ -39,13 +39,14 @@ BufferLayout BufferLayout::for_case(uint64_t bytes, uint64_t pool_bytes) {
 }
 
 PairRunner::PairRunner(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
-                       PeerBuffers& buffers)
+                       PeerBuffers& buffers, BaselineResources* baselines)
     : comm_(comm),
       options_(options),
       device_(device),
       gate_(gate),
       buffers_(buffers),
-      timer_(options.timeout_scale) {}
+      timer_(options.timeout_scale),
+      baselines_(baselines) {}
 
 std::vector<json> PairRunner::step(const char* what, const std::function<void(json&)>& local) {
   json mine = {{"error", ""}, {"fatal", false}, {"data", json::object()}};
@@ -89,10 +90,17 @@ void PairRunner::record_sample(const CaseSpec& c, const std::vector<json>& finis
   for (const auto& r : finished)
     if (r["data"].contains("elapsed_ms")) reports.push_back(&r["data"]);
   const double bytes = double(c.bytes) * double(out.iterations);
-  if (c.mode == Mode::kUni) {
+  if (c.mode == Mode::kUni && reports.size() == 1) {
     const double ms = (*reports.at(0))["elapsed_ms"].get<double>();
     out.gbps.push_back(bytes / (ms * 1e-3) / 1e9);
     out.time_us.push_back(ms * 1e3 / double(out.iterations));
+    return;
+  }
+  if (c.mode == Mode::kUni) {
+    // Two-sided: both ends started at the gate; the transfer ends when the later one does.
+    const double ns = std::max((*reports.at(0))["window_ns"].get<double>(), (*reports.at(1))["window_ns"].get<double>());
+    out.gbps.push_back(bytes / (ns * 1e-9) / 1e9);
+    out.time_us.push_back(ns * 1e-3 / double(out.iterations));
     return;
   }
   if (out.directions.empty())
@@ -119,16 +127,27 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   const int me = comm_.rank();
   const BufferLayout layout = BufferLayout::for_case(c.bytes, options_.buffer_pool_bytes);
   out.buffer_pool_bytes = layout.slots > 1 ? layout.footprint() : 0;
-  auto engine = make_engine(c);
+  std::unique_ptr<TransferEngine> engine = make_engine(c);
+  if (!engine && baselines_) engine = baselines_->make_engine(c);
+  if (!engine) {
+    out.status = CaseStatus::kSkipped;
+    out.error = std::string("method ") + to_string(c.method) + " is not available in this build";
+    return out;
+  }
 
-  // This rank's roles: the orientation it drives, and the buffers it fills or checks.
-  std::optional<Orientation> drive;
+  // This rank's roles: the orientations whose work it enqueues (one-sided methods: the source
+  // for push, the destination for pull; two-sided methods: both ends), and the buffers it
+  // fills or checks.
+  std::vector<Orientation> mine;
   bool fills_src = false, owns_dst = false;
   for (const Orientation& o : orientations_of(c)) {
-    if (CaseSpec::engine_rank(c.direction, o.src_rank, o.dst_rank) == me) drive = o;
+    const bool participates = engine->two_sided() ? (o.src_rank == me || o.dst_rank == me)
+                                                   : CaseSpec::engine_rank(c.direction, o.src_rank, o.dst_rank) == me;
+    if (participates) mine.push_back(o);
     fills_src = fills_src || o.src_rank == me;
     owns_dst = owns_dst || o.dst_rank == me;
   }
+  const bool drive = !mine.empty();
 
   // 1. Skip what cannot run, for a reason every rank agrees on.
   auto skips = step("agreeing on skips", [&](json& d) {
@@ -157,7 +176,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
     if (fills_src) kernels::fill_pattern(source, layout.footprint(), sample_seed(case_index, 0), 0, stream);
     if (!drive) return;
-    engine->prepare(device_);
+    engine->prepare(device_, me, mine);
     if (auto sms = engine->measure_sms_used(transfer(0), stream)) d["sms_used"] = *sms;
     d["iterations"] = TransferTimer::iterations_for(timer_.time_single_ms(enqueue), options_.min_sample_time_ms);
   });
@@ -204,8 +223,9 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
       const TransferTimer::Sample sample = timer_.wait(deadline_s, "sample " + std::to_string(s) + " of " + c.name());
       d["elapsed_ms"] = sample.elapsed_ms;
       d["window_ns"] = sample.window_ns;
-      d["src"] = drive->src_rank;
-      d["dst"] = drive->dst_rank;
+      // Bidir two-sided ranks both send and receive: label the window by what this rank sends.
+      d["src"] = mine.size() == 1 ? mine[0].src_rank : me;
+      d["dst"] = mine.size() == 1 ? mine[0].dst_rank : 1 - me;
     });
     if (failed(queue, out) || failed(finished, out)) break;
 

@@ -13,6 +13,7 @@
 #include "comm/communicator.hpp"
 #include "common/cuda_raii.hpp"
 #include "config/config.hpp"
+#include "engines/baseline_resources.hpp"
 #include "engines/transfer_engine.hpp"
 #include "kernels/gate_kernels.hpp"
 #include "measure/case_outcome.hpp"
@@ -44,8 +45,9 @@ struct BufferLayout {
 
 class PairRunner {
  public:
+  // `baselines` (may be null) builds the engines of baseline methods (staged, nccl).
   PairRunner(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
-             PeerBuffers& buffers);
+             PeerBuffers& buffers, BaselineResources* baselines = nullptr);
 
   CaseOutcome run(const CaseSpec& c, uint64_t case_index);
 
@@ -66,6 +68,7 @@ class PairRunner {
   SharedGate& gate_;
   PeerBuffers& buffers_;
   TransferTimer timer_;
+  BaselineResources* baselines_;
   std::optional<MappedHostBuffer> host_buffer_;
   uint32_t ticket_ = 0;
 };

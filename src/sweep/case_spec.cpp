@@ -9,7 +9,7 @@ std::optional<E> parse_enum(const std::string& s, const char* const (&names)[N])
     if (s == names[i]) return static_cast<E>(i);
   return std::nullopt;
 }
-constexpr const char* kMethodNames[] = {"ce", "ldst", "tma", "h2d", "d2h"};
+constexpr const char* kMethodNames[] = {"ce", "ldst", "tma", "h2d", "d2h", "staged", "nccl"};
 constexpr const char* kDirectionNames[] = {"push", "pull"};
 constexpr const char* kModeNames[] = {"uni", "bidir"};
 }  // namespace
@@ -30,7 +30,9 @@ MethodAxes axes_of(Method m) {
     case Method::kLdst: return {true, true, true, false, false};
     case Method::kTma: return {true, false, false, true, true};
     case Method::kH2d:
-    case Method::kD2h: return {};
+    case Method::kD2h:
+    case Method::kStaged:
+    case Method::kNccl: return {};
   }
   return {};
 }

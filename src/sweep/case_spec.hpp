@@ -8,10 +8,12 @@
 
 namespace p2pbench {
 
-enum class Method { kCe, kLdst, kTma, kH2d, kD2h };
+enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl };
 
 // Host-link methods measure one GPU and pinned host memory: their cases run r -> r.
 inline bool is_host_link(Method m) { return m == Method::kH2d || m == Method::kD2h; }
+// Baselines that involve both ends by nature (no push/pull distinction): recorded as push.
+inline bool is_two_sided_baseline(Method m) { return m == Method::kStaged || m == Method::kNccl; }
 enum class Direction { kPush, kPull };
 enum class Mode { kUni, kBidir };
 

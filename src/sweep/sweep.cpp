@@ -21,6 +21,8 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
     case Method::kCe:
     case Method::kH2d:
     case Method::kD2h:
+    case Method::kStaged:
+    case Method::kNccl:
       out.push_back({});
       break;
     case Method::kLdst:
@@ -46,6 +48,8 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
       for (Mode mode : config.modes) {
         // A host link has one way to run per GPU: recorded as push, uni, r -> r.
         if (is_host_link(m) && (d != config.directions.front() || mode != config.modes.front())) continue;
+        // Baselines move data one way whoever drives: one direction, recorded as push.
+        if (is_two_sided_baseline(m) && d != config.directions.front()) continue;
         for (const Shape& shape : shapes_of(m, config))
           for (uint64_t bytes : config.sizes) {
             CaseSpec c;
@@ -58,6 +62,7 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
             c.unroll = shape.unroll;
             c.smem_bytes = shape.smem_bytes;
             c.stages = shape.stages;
+            if (is_two_sided_baseline(m)) c.direction = Direction::kPush;
             if (is_host_link(m)) {
               c.direction = Direction::kPush;
               c.mode = Mode::kUni;

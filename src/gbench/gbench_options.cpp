@@ -1,0 +1,84 @@
+#include "gbench/gbench_options.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "common/errors.hpp"
+#include "sweep/sweep.hpp"
+
+namespace p2pbench::gbench {
+
+namespace {
+
+// Driver flags with no meaning here: results go through --benchmark_out, cases are listed by
+// --benchmark_list_tests, GPUs are chosen by --src/--dst, one process binds no CPUs, and Google
+// Benchmark decides how many samples a case takes (--benchmark_min_time).
+constexpr const char* kDriverOnly[] = {"--output", "--dry-run", "--topology", "--progress",
+                                       "--devices", "--no-cpu-binding", "--samples"};
+
+std::string footer() {
+  std::string f =
+      "\nExamples:\n"
+      "  p2pbench-gbench --config configs/default.json\n"
+      "  p2pbench-gbench --config configs/tma-smem.json --benchmark_filter='tma/push/bytes:1073741824/'\n"
+      "  p2pbench-gbench --methods ce,ldst --sizes 64M..1G --blocks 32 --src 2 --dst 3\n"
+      "  p2pbench-gbench --config configs/default.json --benchmark_list_tests   # names only, no GPU needed\n"
+      "  p2pbench-gbench --config configs/ce-large.json --benchmark_repetitions=5 \\\n"
+      "      --benchmark_format=json --benchmark_out=after.json\n"
+      "\nOne process drives both GPUs (peer access enabled both ways). Benchmark names:\n"
+      "  method/direction[/bidir]/bytes:N[/blocks:B/threads:T/unroll:U | /blocks:B/smem:S/stages:K]/manual_time\n"
+      "Uni cases move --src -> --dst; bidir cases move both ways at once. Push: the source GPU writes\n"
+      "the peer's memory; pull: the destination GPU reads it. One Google Benchmark iteration is one\n"
+      "gated sample of N transfers (counter iterations_per_sample), timed with CUDA events (bidir: the\n"
+      "union of both GPUs' windows) and verified byte for byte afterwards, outside the timed region.\n"
+      "Counters GB/s and GB/s_per_SM are decimal (1e9 B/s); Google Benchmark's own bytes_per_second\n"
+      "is printed 1024-based on the console. The config key `samples` is not used: Google Benchmark\n"
+      "runs samples until --benchmark_min_time of measured time has passed.\n"
+      "Axes (--sizes, --blocks, ...) take a list \"1,2,4\", a power-of-two range \"1..132\" or a range\n"
+      "with a factor \"4K..1G:4\". Sizes take K/KiB, M/MiB, G/GiB (binary multiples).\n"
+      "\nConfig file keys (flags override them):\n";
+  for (const auto& [key, help] : config_key_help())
+    f += "  " + key + std::string(20 - std::min<size_t>(19, key.size()), ' ') + help + "\n";
+  f += "\nExit status: 0 every case ran (or was skipped as unsupported on these GPUs); 1 a case failed\n"
+       "(verification, CUDA error) or the GPUs could not be set up (none visible, one only, no peer\n"
+       "access); 2 bad input (config, flags, --src/--dst).\n";
+  return f;
+}
+
+}  // namespace
+
+void add_gbench_options(CLI::App& app, GbenchOptions& o) {
+  add_cli_options(app, o.driver);
+  for (const char* name : kDriverOnly)
+    if (CLI::Option* opt = app.get_option_no_throw(name)) app.remove_option(opt);
+  app.description(
+      "p2pbench-gbench: GPU-to-GPU bandwidth on Google Benchmark, one process driving two GPUs,\n"
+      "with the transfer engines, start gate, timing and verification of the p2pbench MPI driver.");
+  app.footer(footer());
+  app.add_option("--src", o.src, "GPU that sends (uni cases): index, UUID or PCI bus id")->capture_default_str();
+  app.add_option("--dst", o.dst, "GPU that receives (uni cases): index, UUID or PCI bus id")->capture_default_str();
+}
+
+void print_gbench_help() {
+  GbenchOptions options;
+  CLI::App app("p2pbench-gbench", "p2pbench-gbench");
+  add_gbench_options(app, options);
+  std::cout << app.help() << "\nGoogle Benchmark flags (--benchmark_*=VALUE, '=' required):\n" << std::flush;
+  benchmark::PrintDefaultHelp();
+  std::fflush(stdout);
+}
+
+Config load_config(const GbenchOptions& o) {
+  nlohmann::json doc = o.driver.config_path.empty() ? nlohmann::json::object()
+                                                     : read_json_file(o.driver.config_path, "--config");
+  KeyOrigins origins;
+  apply_overrides(doc, o.driver, origins);
+  Config config = parse_config(doc, origins);
+  validate_kernel_axes(config);
+  return config;
+}
+
+}  // namespace p2pbench::gbench
