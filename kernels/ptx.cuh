@@ -192,3 +192,115 @@ __device__ __forceinline__ void bulk_wait_group() {
 #undef P2PBENCH_PTX_BULK
 
 }  // namespace p2pbench::ptx
+
+namespace p2pbench::ptx {
+
+// ---------------------------------------------------------------------------------------
+// Latency and remote-atomic kernels: strong loads/stores, pointer-chase loads, reductions
+// ---------------------------------------------------------------------------------------
+// Users: kernels/latency_kernels.cu and kernels/atomic_kernels.cu.
+
+// Relaxed system-scope loads and stores. Strong (morally strong with the peer's strong
+// accesses), so a poll is guaranteed to see the peer's store eventually, and never served
+// from L1 (SASS: LDG/STG .STRONG.SYS), so a polled line is re-read from L2 every time.
+// Vector forms: each u64 element is one single-copy-atomic access, so a {data, sequence}
+// word read with them is never half old, half new; the order among elements is unspecified.
+__device__ __forceinline__ uint64_t ld_relaxed_sys_u64(const void* p) {
+  uint64_t v;
+  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void ld_relaxed_sys_v2_u64(const void* p, uint64_t& a, uint64_t& b) {
+  asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+
+__device__ __forceinline__ void st_relaxed_sys_v2_u64(void* p, uint64_t a, uint64_t b) {
+  asm volatile("st.relaxed.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+
+__device__ __forceinline__ uint4 ld_relaxed_sys_v4_u32(const void* p) {
+  uint4 v;
+  asm volatile("ld.relaxed.sys.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+__device__ __forceinline__ uint32_t ld_relaxed_sys_u32(const void* p) {
+  uint32_t v;
+  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Plain (weak) global stores: a payload that a release (fence) later publishes.
+__device__ __forceinline__ void st_global_v4_u32(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
+
+__device__ __forceinline__ void st_global_u32(void* p, uint32_t v) {
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+// Plain (weak, L1-cacheable) 8-byte load: what nvbandwidth's pointer chase compiles to.
+// Volatile asm only so that the compiler keeps every load of the chase where it is.
+__device__ __forceinline__ uint64_t ld_weak_u64(const void* p) {
+  uint64_t v;
+  asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Reductions (fire-and-forget atomics: no value comes back, so a thread can keep many in
+// flight). Default semantics: .relaxed, .gpu scope: atomic with respect to every other
+// atomic of this GPU, which is all a one-writer benchmark needs, also on peer memory.
+// Written as inline PTX, not atomicAdd, so that the compiler can neither turn them into
+// atom (value returned) nor aggregate them across a warp.
+__device__ __forceinline__ void red_add_u32(void* p, uint32_t v) {
+  asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void red_add_f32(void* p, float v) {
+  asm volatile("red.global.add.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+}
+
+// Two packed halves per 32-bit operand, added lane-wise without flushing subnormals (sm_60+).
+__device__ __forceinline__ void red_add_f16x2(void* p, uint32_t packed) {
+  asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(packed) : "memory");
+}
+
+// Vector reductions and bf16x2 exist from sm_90 on. The project also builds sm_80 code,
+// where these wrappers trap; atomic_unsupported_reason refuses them below 9.0, so a trap
+// means a missing host check.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define P2PBENCH_PTX_SM90(...) asm volatile(__VA_ARGS__)
+#else
+#define P2PBENCH_PTX_SM90(...) __trap()
+#endif
+
+__device__ __forceinline__ void red_add_bf16x2(void* p, uint32_t packed) {
+  P2PBENCH_PTX_SM90("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(packed) : "memory");
+}
+
+// One 16-byte reduction (one instruction, one request): 4 floats, 8 halves, 8 bfloat16s.
+// p must be 16-byte aligned.
+__device__ __forceinline__ void red_add_v4_f32(void* p, float a, float b, float c, float d) {
+  P2PBENCH_PTX_SM90("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(a), "f"(b), "f"(c), "f"(d)
+                    : "memory");
+}
+
+__device__ __forceinline__ void red_add_v4_f16x2(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  P2PBENCH_PTX_SM90("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(a), "r"(b), "r"(c),
+                    "r"(d)
+                    : "memory");
+}
+
+__device__ __forceinline__ void red_add_v4_bf16x2(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  P2PBENCH_PTX_SM90("red.global.add.noftz.v4.bf16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(a), "r"(b), "r"(c),
+                    "r"(d)
+                    : "memory");
+}
+
+#undef P2PBENCH_PTX_SM90
+
+}  // namespace p2pbench::ptx

@@ -204,7 +204,8 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   // only while their cases run.
   std::unique_ptr<BaselineResources> baselines = make_baseline_resources(capacity, device);
   PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers, baselines.get());
-  std::optional<Method> open_baseline;
+  bool baseline_open = false;  // the baseline method of the previous case has begun
+  Method open_baseline = Method::kCe;
   ProgressLine progress(cases.size(), options.progress);
   std::vector<json> rows, group_rows;
   std::string group, incomplete_reason;
@@ -216,13 +217,14 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       group_rows.clear();
       group = group_key(c);
     }
-    if (open_baseline && *open_baseline != c.method) {
-      baselines->end(*open_baseline, comm);
-      open_baseline.reset();
+    if (baseline_open && open_baseline != c.method) {
+      baselines->end(open_baseline, comm);
+      baseline_open = false;
     }
-    if (is_two_sided_baseline(c.method) && !open_baseline) {
+    if (is_two_sided_baseline(c.method) && !baseline_open) {
       baselines->begin(c.method, comm);  // an unavailable method's engines report why
       open_baseline = c.method;
+      baseline_open = true;
     }
     const CaseOutcome outcome = runner.run(c, i);
     const json row = result_row(c, outcome, peak);
@@ -239,7 +241,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       break;
     }
   }
-  if (open_baseline && incomplete_reason.empty()) baselines->end(*open_baseline, comm);
+  if (baseline_open && incomplete_reason.empty()) baselines->end(open_baseline, comm);
   if (me == 0) {
     progress.finish();
     print_group_table(stdout, group, group_rows);
