@@ -41,40 +41,13 @@ BufferLayout BufferLayout::for_case(uint64_t bytes, uint64_t pool_bytes) {
 PairRunner::PairRunner(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
                        PeerBuffers& buffers, BaselineResources* baselines)
     : comm_(comm),
+      steps_(comm),
       options_(options),
       device_(device),
       gate_(gate),
       buffers_(buffers),
       timer_(options.timeout_scale),
       baselines_(baselines) {}
-
-std::vector<json> PairRunner::step(const char* what, const std::function<void(json&)>& local) {
-  json mine = {{"error", ""}, {"fatal", false}, {"data", json::object()}};
-  try {
-    local(mine["data"]);
-  } catch (const CudaError& e) {
-    mine["error"] = "rank " + std::to_string(comm_.rank()) + ": " + e.what();
-    mine["fatal"] = e.sticky();
-  } catch (const RuntimeFailure& e) {
-    mine["error"] = "rank " + std::to_string(comm_.rank()) + ": " + e.what();
-    mine["fatal"] = true;
-  } catch (const std::exception& e) {
-    mine["error"] = "rank " + std::to_string(comm_.rank()) + ": " + e.what();
-  }
-  std::vector<json> all;
-  for (const auto& blob : comm_.allgather(mine.dump(), what)) all.push_back(json::parse(blob));
-  return all;
-}
-
-bool PairRunner::failed(const std::vector<json>& results, CaseOutcome& out) {
-  for (const auto& r : results) {
-    if (r["error"].get<std::string>().empty()) continue;
-    out.status = CaseStatus::kFailed;
-    out.error += (out.error.empty() ? "" : "; ") + r["error"].get<std::string>();
-    out.fatal = out.fatal || r["fatal"].get<bool>();
-  }
-  return out.status == CaseStatus::kFailed;
-}
 
 Endpoints PairRunner::endpoints_for(const TransferEngine& engine) {
   Endpoints e{buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(), buffers_.peer_dst(), nullptr};
@@ -150,7 +123,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   const bool drive = !mine.empty();
 
   // 1. Skip what cannot run, for a reason every rank agrees on.
-  auto skips = step("agreeing on skips", [&](json& d) {
+  auto skips = steps_.run("agreeing on skips", [&](json& d) {
     std::optional<std::string> reason = static_skip_reason(c);
     if (!reason && drive) reason = engine->unsupported_reason(device_);
     if (reason) d["skip"] = *reason;
@@ -161,7 +134,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
       out.error = s["data"]["skip"].get<std::string>();
       return out;
     }
-  if (failed(skips, out)) return out;
+  if (LockStep::failed(skips, out)) return out;
 
   // 2. Prepare, count SMs, and size a sample so it lasts at least min_sample_time.
   const cudaStream_t stream = timer_.stream();
@@ -172,7 +145,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   const auto enqueue = [&](uint64_t index, cudaStream_t s) { engine->launch(transfer(index), s); };
   char* const source = static_cast<char*>(engine->source_region(ends));
   char* const destination = static_cast<char*>(engine->destination_region(ends));
-  auto calibration = step("calibrating the case", [&](json& d) {
+  auto calibration = steps_.run("calibrating the case", [&](json& d) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
     if (fills_src) kernels::fill_pattern(source, layout.footprint(), sample_seed(case_index, 0), 0, stream);
     if (!drive) return;
@@ -180,19 +153,19 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     if (auto sms = engine->measure_sms_used(transfer(0), stream)) d["sms_used"] = *sms;
     d["iterations"] = TransferTimer::iterations_for(timer_.time_single_ms(enqueue), options_.min_sample_time_ms);
   });
-  if (failed(calibration, out)) return out;
+  if (LockStep::failed(calibration, out)) return out;
   for (const auto& r : calibration) {
     out.iterations = std::max<uint64_t>(out.iterations, r["data"].value("iterations", uint64_t(0)));
     if (r["data"].contains("sms_used")) out.sms_used = std::max(out.sms_used.value_or(0), r["data"]["sms_used"].get<int>());
   }
 
   // 3. Capture the sample's work and warm up by time.
-  auto warmup = step("warming up", [&](json&) {
+  auto warmup = steps_.run("warming up", [&](json&) {
     if (!drive) return;
     timer_.build(enqueue, out.iterations);
     timer_.warm_up(options_.warmup_time_ms);
   });
-  if (failed(warmup, out)) return out;
+  if (LockStep::failed(warmup, out)) return out;
 
   // 4. Samples: fill and poison, queue behind the closed gate, open it, wait, verify.
   const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
@@ -201,24 +174,24 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   bool all_verified = options_.verify;
   for (int s = 0; s < options_.samples; ++s) {
     const uint64_t seed = sample_seed(case_index, s + 1);
-    auto prepared = step("preparing a sample", [&](json&) {
+    auto prepared = steps_.run("preparing a sample", [&](json&) {
       if (!options_.verify) return;
       if (fills_src) kernels::fill_pattern(source, layout.footprint(), seed, 0, stream);
       if (owns_dst) kernels::fill_poison(destination, layout.footprint(), seed, 0, stream);
       cuda_check(cudaStreamSynchronize(stream), "filling and poisoning the buffers");
     });
-    if (failed(prepared, out)) break;
+    if (LockStep::failed(prepared, out)) break;
 
     const uint32_t ticket = ++ticket_;
     bool queued = false;
-    auto queue = step("queueing a sample behind the gate", [&](json&) {
+    auto queue = steps_.run("queueing a sample behind the gate", [&](json&) {
       if (!drive) return;
       queued = true;
       timer_.enqueue_gated(gate_.device_word(), ticket, gate_timeout_s);
     });
     if (me == 0) gate_.release(ticket);  // always: a rank that did queue must never spin out
 
-    auto finished = step("finishing a sample", [&](json& d) {
+    auto finished = steps_.run("finishing a sample", [&](json& d) {
       if (!queued) return;
       const TransferTimer::Sample sample = timer_.wait(deadline_s, "sample " + std::to_string(s) + " of " + c.name());
       d["elapsed_ms"] = sample.elapsed_ms;
@@ -227,10 +200,10 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
       d["src"] = mine.size() == 1 ? mine[0].src_rank : me;
       d["dst"] = mine.size() == 1 ? mine[0].dst_rank : 1 - me;
     });
-    if (failed(queue, out) || failed(finished, out)) break;
+    if (LockStep::failed(queue, out) || LockStep::failed(finished, out)) break;
 
     // Only now, with every driving rank finished, may the destination be read.
-    auto verified = step("verifying a sample", [&](json& d) {
+    auto verified = steps_.run("verifying a sample", [&](json& d) {
       if (!options_.verify || !owns_dst) return;
       for (uint64_t k = 0; k < slots_used; ++k) {
         if (auto bad = engine->verify(destination + k * layout.stride, c.bytes, seed, k * layout.stride, stream)) {
@@ -240,7 +213,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
         }
       }
     });
-    if (failed(verified, out)) break;
+    if (LockStep::failed(verified, out)) break;
     for (const auto& r : verified)
       if (r["data"].contains("verify_error")) {
         out.status = CaseStatus::kFailed;

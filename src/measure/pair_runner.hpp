@@ -17,6 +17,7 @@
 #include "engines/transfer_engine.hpp"
 #include "kernels/gate_kernels.hpp"
 #include "measure/case_outcome.hpp"
+#include "measure/lock_step.hpp"
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
 #include "measure/transfer_timer.hpp"
@@ -52,10 +53,6 @@ class PairRunner {
   CaseOutcome run(const CaseSpec& c, uint64_t case_index);
 
  private:
-  // One collective step: runs `local` here (errors caught), then every rank learns every
-  // rank's result. Entries: {"error": "...", "fatal": bool, "data": {...}} indexed by rank.
-  std::vector<nlohmann::json> step(const char* what, const std::function<void(nlohmann::json&)>& local);
-  static bool failed(const std::vector<nlohmann::json>& results, CaseOutcome& out);
 
   // Turns the driving ranks' reports of one sample into the outcome's samples.
   static void record_sample(const CaseSpec& c, const std::vector<nlohmann::json>& finished, CaseOutcome& out);
@@ -63,6 +60,7 @@ class PairRunner {
   Endpoints endpoints_for(const TransferEngine& engine);
 
   const Communicator& comm_;
+  LockStep steps_;
   RunnerOptions options_;
   int device_;
   SharedGate& gate_;
