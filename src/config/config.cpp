@@ -1,5 +1,6 @@
 #include "config/config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -66,6 +67,55 @@ double parse_positive_number(const json& v, const std::string& key, bool allow_z
   return v.get<double>();
 }
 
+std::vector<std::string> parse_name_list(const json& v, const std::string& key, const std::vector<std::string>& allowed) {
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+  if (!v.is_array() || v.empty()) throw InputError(key, v.dump(), "expected a non-empty list of " + list);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string() || std::find(allowed.begin(), allowed.end(), v[i].get<std::string>()) == allowed.end())
+      throw InputError(key + "[" + std::to_string(i) + "]", v[i].dump(), "expected one of " + list);
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+uint64_t parse_count(const json& v, const std::string& key, uint64_t max) {
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || uint64_t(v.get<int64_t>()) > max)
+    throw InputError(key, v.dump(), "must be an integer from 1 to " + std::to_string(max));
+  return uint64_t(v.get<int64_t>());
+}
+
+// The "latency" and "atomic" sections.
+void parse_latency_and_atomic(const json& doc, const KeyNamer& name, Config& c) {
+  if (doc.contains("latency")) {
+    const json& s = doc["latency"];
+    if (!s.is_object()) throw InputError(name("latency"), s.dump(), "must be an object");
+    reject_unknown_keys(s, {"payload_bytes", "protocols", "round_trips", "read_loads", "ce_copies"}, "latency.", name);
+    if (s.contains("payload_bytes")) c.latency.payload_bytes = parse_axis(s["payload_bytes"], name("latency.payload_bytes"), true);
+    if (s.contains("protocols"))
+      c.latency.protocols = parse_name_list(s["protocols"], name("latency.protocols"), signal_protocol_names());
+    if (s.contains("round_trips")) c.latency.round_trips = parse_count(s["round_trips"], name("latency.round_trips"), 1000000);
+    if (s.contains("read_loads")) c.latency.read_loads = parse_count(s["read_loads"], name("latency.read_loads"), 10000000);
+    if (s.contains("ce_copies")) c.latency.ce_copies = parse_count(s["ce_copies"], name("latency.ce_copies"), 100000);
+    for (size_t i = 0; i < c.latency.payload_bytes.size(); ++i)
+      if (c.latency.payload_bytes[i] % 4 != 0 || c.latency.payload_bytes[i] > (64u << 10))
+        throw InputError(name("latency.payload_bytes") + "[" + std::to_string(i) + "]",
+                         std::to_string(c.latency.payload_bytes[i]), "payloads are multiples of 4 bytes up to 64 KiB");
+  }
+  if (doc.contains("atomic")) {
+    const json& s = doc["atomic"];
+    if (!s.is_object()) throw InputError(name("atomic"), s.dump(), "must be an object");
+    reject_unknown_keys(s, {"types", "patterns", "blocks", "threads", "ops_per_thread", "hot_addresses"}, "atomic.", name);
+    if (s.contains("types")) c.atomic.types = parse_name_list(s["types"], name("atomic.types"), atomic_type_names());
+    if (s.contains("patterns")) c.atomic.patterns = parse_name_list(s["patterns"], name("atomic.patterns"), atomic_pattern_names());
+    if (s.contains("blocks")) c.atomic.blocks = parse_axis(s["blocks"], name("atomic.blocks"), false);
+    if (s.contains("threads")) c.atomic.threads = parse_axis(s["threads"], name("atomic.threads"), false);
+    if (s.contains("ops_per_thread")) c.atomic.ops_per_thread = parse_count(s["ops_per_thread"], name("atomic.ops_per_thread"), 1u << 20);
+    if (s.contains("hot_addresses")) c.atomic.hot_addresses = parse_count(s["hot_addresses"], name("atomic.hot_addresses"), 1u << 20);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& config_key_help() {
@@ -73,7 +123,8 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"label", "name of this run/system, recorded in the results (string)"},
       {"description", "free text about the config (ignored)"},
       {"methods", "[\"ce\", \"ldst\", \"tma\"] between the GPUs; [\"h2d\", \"d2h\"] each GPU's host link; "
-                  "baselines [\"staged\" (through host memory), \"nccl\" (send/recv)]"},
+                  "baselines [\"staged\" (through host memory), \"nccl\" (send/recv)]; [\"latency_signal\", "
+                  "\"latency_read\", \"latency_ce\", \"atomic\"]"},
       {"directions", "[\"push\", \"pull\"]: push = the source GPU writes, pull = the destination GPU reads"},
       {"modes", "[\"uni\", \"bidir\"]: one direction at a time, or both ranks at once"},
       {"sizes", "message sizes in bytes: a list, or {\"min\", \"max\", \"factor\"}; \"64KiB\" style allowed"},
@@ -85,6 +136,8 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"gate_timeout_s", "a GPU waiting at the start gate gives up after this long (default 10)"},
       {"ldst", "{\"blocks\", \"threads\", \"unroll\"} axes of the LD/ST kernel"},
       {"tma", "{\"blocks\", \"smem_bytes\", \"stages\"} axes of the TMA kernel"},
+      {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"read_loads\", \"ce_copies\"} of the latency methods"},
+      {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
   };
   return keys;
 }
@@ -115,15 +168,22 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
     c.label = doc["label"].get<std::string>();
   }
   if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method,
-                                                         "\"ce\", \"ldst\", \"tma\", \"h2d\", \"d2h\", \"staged\", \"nccl\"");
+                                                         "\"ce\", \"ldst\", \"tma\", \"h2d\", \"d2h\", \"staged\", \"nccl\", "
+                                                         "\"latency_signal\", \"latency_read\", \"latency_ce\", \"atomic\"");
   if (doc.contains("directions"))
     c.directions = parse_enum_list<Direction>(doc, "directions", name, parse_direction, "\"push\", \"pull\"");
   if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, "\"uni\", \"bidir\"");
-  if (!doc.contains("sizes")) throw InputError(name("sizes"), "(missing)", "the config must list message sizes");
-  try {
-    c.sizes = parse_axis(doc["sizes"], "sizes", true);
-  } catch (const InputError& e) {
-    throw InputError(name(e.key()) + std::string(e.what()).substr(e.key().size()));
+  // Latency and atomic methods take their sizes from their own sections.
+  const bool needs_sizes = std::any_of(c.methods.begin(), c.methods.end(),
+                                       [](Method m) { return !is_latency(m) && m != Method::kAtomic; });
+  if (!doc.contains("sizes") && needs_sizes)
+    throw InputError(name("sizes"), "(missing)", "the config must list message sizes");
+  if (doc.contains("sizes")) {
+    try {
+      c.sizes = parse_axis(doc["sizes"], "sizes", true);
+    } catch (const InputError& e) {
+      throw InputError(name(e.key()) + std::string(e.what()).substr(e.key().size()));
+    }
   }
   if (doc.contains("samples")) {
     const json& v = doc["samples"];
@@ -163,6 +223,7 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
       }
     }
   };
+  parse_latency_and_atomic(doc, name, c);
   parse_kernel_axes("ldst", {{"blocks", &c.ldst.blocks}, {"threads", &c.ldst.threads}, {"unroll", &c.ldst.unroll}});
   parse_kernel_axes("tma", {{"blocks", &c.tma.blocks}, {"smem_bytes", &c.tma.smem_bytes}, {"stages", &c.tma.stages}});
   return c;
@@ -186,7 +247,20 @@ json Config::to_json() const {
               {"buffer_pool_bytes", buffer_pool_bytes},
               {"gate_timeout_s", gate_timeout_s},
               {"ldst", {{"blocks", ldst.blocks}, {"threads", ldst.threads}, {"unroll", ldst.unroll}}},
-              {"tma", {{"blocks", tma.blocks}, {"smem_bytes", tma.smem_bytes}, {"stages", tma.stages}}}};
+              {"tma", {{"blocks", tma.blocks}, {"smem_bytes", tma.smem_bytes}, {"stages", tma.stages}}},
+              {"latency",
+               {{"payload_bytes", latency.payload_bytes},
+                {"protocols", latency.protocols},
+                {"round_trips", latency.round_trips},
+                {"read_loads", latency.read_loads},
+                {"ce_copies", latency.ce_copies}}},
+              {"atomic",
+               {{"types", atomic.types},
+                {"patterns", atomic.patterns},
+                {"blocks", atomic.blocks},
+                {"threads", atomic.threads},
+                {"ops_per_thread", atomic.ops_per_thread},
+                {"hot_addresses", atomic.hot_addresses}}}};
 }
 
 }  // namespace p2pbench

@@ -24,6 +24,23 @@ struct TmaAxes {
   std::vector<uint64_t> stages{4};
 };
 
+struct LatencySettings {
+  std::vector<uint64_t> payload_bytes{4, 8, 64, 1024, 4096, 65536};  // latency_signal, latency_ce
+  std::vector<std::string> protocols{"flag_in_data", "payload_then_flag"};
+  uint64_t round_trips = 10000;  // per latency_signal sample
+  uint64_t read_loads = 20000;   // dependent loads per latency_read sample
+  uint64_t ce_copies = 200;      // copies per latency_ce sample
+};
+
+struct AtomicSettings {
+  std::vector<std::string> types{"u32", "f32", "f32x4", "f16x2", "bf16x2"};
+  std::vector<std::string> patterns{"distinct", "hot_spot"};
+  std::vector<uint64_t> blocks{132};
+  std::vector<uint64_t> threads{256};
+  uint64_t ops_per_thread = 16;
+  uint64_t hot_addresses = 32;
+};
+
 struct Config {
   std::string label = "p2pbench";
   std::vector<Method> methods{Method::kCe};
@@ -38,6 +55,8 @@ struct Config {
   double gate_timeout_s = 10.0;
   LdstAxes ldst;
   TmaAxes tma;
+  LatencySettings latency;
+  AtomicSettings atomic;
 
   // The effective configuration, every key spelled out (recorded in the results' meta).
   nlohmann::json to_json() const;

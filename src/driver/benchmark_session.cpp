@@ -17,6 +17,7 @@
 #include "measure/clock_sync.hpp"
 #include "measure/cpu_binding.hpp"
 #include "measure/gpu_device.hpp"
+#include "measure/latency_runner.hpp"
 #include "measure/pair_runner.hpp"
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
@@ -152,7 +153,8 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
     return rc;
 
   // Memory: each rank holds a source and a destination buffer of the largest footprint.
-  uint64_t capacity = 0;
+  // At least 4 MiB: the latency methods' inboxes and pointer chain live in these buffers.
+  uint64_t capacity = 4u << 20;
   for (const CaseSpec& c : cases) capacity = std::max(capacity, BufferLayout::for_case(c.bytes, config.buffer_pool_bytes).footprint());
   if (int rc = setup.run("checking device memory", [&] {
         size_t free_bytes = 0, total = 0;
@@ -203,7 +205,9 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   // The sweep. Baseline methods get their session resources (NCCL communicator, staging area)
   // only while their cases run.
   std::unique_ptr<BaselineResources> baselines = make_baseline_resources(capacity, device);
-  PairRunner runner(comm, RunnerOptions::from(config, options.timeout_scale), device, *gate, *buffers, baselines.get());
+  const RunnerOptions runner_options = RunnerOptions::from(config, options.timeout_scale);
+  PairRunner runner(comm, runner_options, device, *gate, *buffers, baselines.get());
+  LatencyRunner latency_runner(comm, runner_options, *gate, *buffers);
   bool baseline_open = false;  // the baseline method of the previous case has begun
   Method open_baseline = Method::kCe;
   ProgressLine progress(cases.size(), options.progress);
@@ -226,7 +230,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       open_baseline = c.method;
       baseline_open = true;
     }
-    const CaseOutcome outcome = runner.run(c, i);
+    const CaseOutcome outcome = is_latency(c.method) ? latency_runner.run(c, i) : runner.run(c, i);
     const json row = result_row(c, outcome, peak);
     any_failed = any_failed || outcome.status == CaseStatus::kFailed;
     if (me == 0) {
@@ -310,6 +314,9 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
                                      : json()}}},
     };
     link->finish(meta);
+    // The driver's own version string, where NVML answered (the CUDA number is in meta).
+    if (meta["health_before"].contains("driver_version"))
+      for (json& g : meta["gpus"]) g["driver_version"] = meta["health_before"]["driver_version"];
     const json summary = summarize_rows(rows);
     if (!summary.empty()) {
       std::printf("\nSummary (best configuration; knee = fewest SMs reaching 90%% of the best):\n");

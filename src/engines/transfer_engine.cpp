@@ -2,6 +2,7 @@
 
 #include "common/cuda_raii.hpp"
 #include "engines/ce_engine.hpp"
+#include "engines/atomic_engine.hpp"
 #include "engines/host_link_engine.hpp"
 #include "engines/sm_engines.hpp"
 #include "kernels/pattern_kernels.hpp"
@@ -20,6 +21,14 @@ std::optional<std::string> TransferEngine::verify(const void* dst, size_t bytes,
          std::to_string(check->first_bad_offset);
 }
 
+void TransferEngine::fill_source(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) {
+  kernels::fill_pattern(region, bytes, seed, 0, stream);
+}
+
+void TransferEngine::poison_destination(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) {
+  kernels::fill_poison(region, bytes, seed, 0, stream);
+}
+
 Transfer TransferEngine::transfer(Direction direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
   const bool push = direction == Direction::kPush;
   const char* src = static_cast<const char*>(push ? e.local_src : e.peer_src);
@@ -34,8 +43,8 @@ std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) {
     case Method::kTma: return std::make_unique<TmaEngine>(kernels::TmaShape{*c.blocks, size_t(*c.smem_bytes), *c.stages});
     case Method::kH2d: return std::make_unique<HostLinkEngine>(HostLinkEngine::kHostToDevice);
     case Method::kD2h: return std::make_unique<HostLinkEngine>(HostLinkEngine::kDeviceToHost);
-    case Method::kStaged:
-    case Method::kNccl: break;  // built by make_baseline_engine with the session's resources
+    case Method::kAtomic: return std::make_unique<AtomicEngine>(atomic_shape_of(c));
+    default: break;  // baselines come from BaselineResources; latency methods have their own runner
   }
   return nullptr;
 }

@@ -51,6 +51,16 @@ class TransferEngine {
   // and checked in after it (by the destination rank).
   virtual void* source_region(const Endpoints& e) const { return e.local_src; }
   virtual void* destination_region(const Endpoints& e) const { return e.local_dst; }
+  // Before each sample: the source rank writes the pattern of `seed`, the destination rank its
+  // poison. Methods that accumulate (atomics) reset their target instead.
+  virtual void fill_source(void* region, size_t bytes, uint64_t seed, cudaStream_t stream);
+  virtual void poison_destination(void* region, size_t bytes, uint64_t seed, cudaStream_t stream);
+  // Whether small messages may rotate through a buffer pool (false: always offset 0).
+  virtual bool rotates_buffers() const { return true; }
+  // The most transfers one sample may hold (accumulating methods stay exact only so long),
+  // and the count the runner chose, which their verification needs.
+  virtual uint64_t max_iterations() const { return ~uint64_t(0); }
+  virtual void set_iterations(uint64_t) {}
   // Enqueues one transfer. Must be capturable into a CUDA graph.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
   // SMs one transfer occupies, measured with a launch (0 for the copy engine; nullopt when

@@ -29,6 +29,8 @@ struct CaseOutcome {
   std::vector<double> time_us;     // per sample: one transfer (bidir: the union / iterations)
   std::vector<DirectionSamples> directions;  // bidir only
   std::vector<double> overlap;               // bidir only: intersection / union, per sample
+  std::vector<double> latency_us;            // latency methods: one figure per sample
+  std::vector<double> issue_interval_us;     // latency_ce: back-to-back issue interval per sample
 };
 
 }  // namespace p2pbench

@@ -28,6 +28,7 @@ RunnerOptions RunnerOptions::from(const Config& c, double timeout_scale) {
   o.buffer_pool_bytes = c.buffer_pool_bytes;
   o.gate_timeout_s = c.gate_timeout_s;
   o.timeout_scale = timeout_scale;
+  o.latency = c.latency;
   return o;
 }
 
@@ -98,8 +99,6 @@ void PairRunner::record_sample(const CaseSpec& c, const std::vector<json>& finis
 CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   CaseOutcome out;
   const int me = comm_.rank();
-  const BufferLayout layout = BufferLayout::for_case(c.bytes, options_.buffer_pool_bytes);
-  out.buffer_pool_bytes = layout.slots > 1 ? layout.footprint() : 0;
   std::unique_ptr<TransferEngine> engine = make_engine(c);
   if (!engine && baselines_) engine = baselines_->make_engine(c);
   if (!engine) {
@@ -107,6 +106,8 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     out.error = std::string("method ") + to_string(c.method) + " is not available in this build";
     return out;
   }
+  const BufferLayout layout = BufferLayout::for_case(c.bytes, engine->rotates_buffers() ? options_.buffer_pool_bytes : 0);
+  out.buffer_pool_bytes = layout.slots > 1 ? layout.footprint() : 0;
 
   // This rank's roles: the orientations whose work it enqueues (one-sided methods: the source
   // for push, the destination for pull; two-sided methods: both ends), and the buffers it
@@ -147,17 +148,20 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   char* const destination = static_cast<char*>(engine->destination_region(ends));
   auto calibration = steps_.run("calibrating the case", [&](json& d) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
-    if (fills_src) kernels::fill_pattern(source, layout.footprint(), sample_seed(case_index, 0), 0, stream);
+    if (fills_src) engine->fill_source(source, layout.footprint(), sample_seed(case_index, 0), stream);
     if (!drive) return;
     engine->prepare(device_, me, mine);
     if (auto sms = engine->measure_sms_used(transfer(0), stream)) d["sms_used"] = *sms;
-    d["iterations"] = TransferTimer::iterations_for(timer_.time_single_ms(enqueue), options_.min_sample_time_ms);
+    d["iterations"] = std::min(engine->max_iterations(),
+                               TransferTimer::iterations_for(timer_.time_single_ms(enqueue), options_.min_sample_time_ms));
   });
   if (LockStep::failed(calibration, out)) return out;
   for (const auto& r : calibration) {
     out.iterations = std::max<uint64_t>(out.iterations, r["data"].value("iterations", uint64_t(0)));
     if (r["data"].contains("sms_used")) out.sms_used = std::max(out.sms_used.value_or(0), r["data"]["sms_used"].get<int>());
   }
+
+  engine->set_iterations(out.iterations);
 
   // 3. Capture the sample's work and warm up by time.
   auto warmup = steps_.run("warming up", [&](json&) {
@@ -176,13 +180,13 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     const uint64_t seed = sample_seed(case_index, s + 1);
     auto prepared = steps_.run("preparing a sample", [&](json&) {
       if (!options_.verify) return;
-      if (fills_src) kernels::fill_pattern(source, layout.footprint(), seed, 0, stream);
-      if (owns_dst) kernels::fill_poison(destination, layout.footprint(), seed, 0, stream);
+      if (fills_src) engine->fill_source(source, layout.footprint(), seed, stream);
+      if (owns_dst) engine->poison_destination(destination, layout.footprint(), seed, stream);
       cuda_check(cudaStreamSynchronize(stream), "filling and poisoning the buffers");
     });
     if (LockStep::failed(prepared, out)) break;
 
-    const uint32_t ticket = ++ticket_;
+    const uint32_t ticket = gate_.next_ticket();
     bool queued = false;
     auto queue = steps_.run("queueing a sample behind the gate", [&](json&) {
       if (!drive) return;

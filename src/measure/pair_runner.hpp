@@ -18,31 +18,13 @@
 #include "kernels/gate_kernels.hpp"
 #include "measure/case_outcome.hpp"
 #include "measure/lock_step.hpp"
+#include "measure/runner_options.hpp"
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
 #include "measure/transfer_timer.hpp"
 #include "sweep/case_spec.hpp"
 
 namespace p2pbench {
-
-struct RunnerOptions {
-  int samples = 10;
-  double min_sample_time_ms = 1.0;
-  double warmup_time_ms = 10.0;
-  bool verify = true;
-  uint64_t buffer_pool_bytes = 0;
-  double gate_timeout_s = 10.0;
-  double timeout_scale = 1.0;  // stretches every timeout (e.g. under compute-sanitizer)
-  static RunnerOptions from(const Config& c, double timeout_scale);
-};
-
-// Where slot k of a case's buffers starts, when small messages rotate through a pool.
-struct BufferLayout {
-  uint64_t slots = 1;
-  uint64_t stride = 0;  // bytes between slot starts
-  uint64_t footprint() const { return slots * stride; }
-  static BufferLayout for_case(uint64_t bytes, uint64_t pool_bytes);
-};
 
 class PairRunner {
  public:
@@ -68,7 +50,6 @@ class PairRunner {
   TransferTimer timer_;
   BaselineResources* baselines_;
   std::optional<MappedHostBuffer> host_buffer_;
-  uint32_t ticket_ = 0;
 };
 
 }  // namespace p2pbench

@@ -36,6 +36,7 @@ SharedGate::SharedGate(SharedGate&& o) noexcept
       mapping_(std::exchange(o.mapping_, nullptr)),
       owner_(o.owner_),
       unlinked_(std::exchange(o.unlinked_, true)),
+      issued_(o.issued_),
       registration_(std::move(o.registration_)) {}
 
 SharedGate SharedGate::create() {

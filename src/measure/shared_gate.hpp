@@ -32,6 +32,9 @@ class SharedGate {
   void register_with_device();
   const uint32_t* device_word() const { return static_cast<const uint32_t*>(registration_.device()); }
 
+  // The ticket of the next sample: every rank calls this once per gated sample, in the same
+  // order, so the ranks agree on it without talking.
+  uint32_t next_ticket() { return ++issued_; }
   // Host side: releases every kernel waiting for a ticket <= `ticket`.
   void release(uint32_t ticket);
   // The ticket last released (host view).
@@ -43,6 +46,7 @@ class SharedGate {
   void* mapping_ = nullptr;
   bool owner_ = false;
   bool unlinked_ = false;
+  uint32_t issued_ = 0;
   HostRegistration registration_;
 };
 

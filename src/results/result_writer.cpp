@@ -17,6 +17,13 @@ using json = nlohmann::json;
 
 json optional_number(const std::optional<int>& v) { return v ? json(*v) : json(); }
 json optional_number(const std::optional<uint64_t>& v) { return v ? json(*v) : json(); }
+json optional_text(const std::optional<std::string>& v) { return v ? json(*v) : json(); }
+
+json latency_stats(const std::vector<double>& samples) {
+  json j = to_json(summarize(samples));
+  j["p95"] = quantile(samples, 0.95);
+  return j;
+}
 
 const char* status_name(CaseStatus s) {
   switch (s) {
@@ -43,6 +50,11 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
       {"unroll", optional_number(c.unroll)},
       {"smem_bytes", optional_number(c.smem_bytes)},
       {"stages", optional_number(c.stages)},
+      {"protocol", optional_text(c.protocol)},
+      {"atomic_type", optional_text(c.atomic_type)},
+      {"atomic_pattern", optional_text(c.atomic_pattern)},
+      {"ops_per_thread", optional_number(c.ops_per_thread)},
+      {"hot_addresses", optional_number(c.hot_addresses)},
       {"sms_used", optional_number(o.sms_used)},
       {"gbps_per_sm", json()},
       {"buffer_pool_bytes", o.buffer_pool_bytes},
@@ -56,11 +68,27 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
       {"status", status_name(o.status)},
   };
   if (!o.error.empty()) row["error"] = o.error;
+  if (is_latency(c.method)) {
+    row["samples"] = o.latency_us.size();
+    row["latency_us"] = json();
+    row["samples_us"] = o.latency_us;
+    if (o.status == CaseStatus::kOk && !o.latency_us.empty()) row["latency_us"] = latency_stats(o.latency_us);
+    if (o.status == CaseStatus::kOk && !o.issue_interval_us.empty()) {
+      row["issue_interval_us"] = latency_stats(o.issue_interval_us);
+      row["samples_issue_interval_us"] = o.issue_interval_us;
+    }
+    return row;
+  }
   if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const Summary bw = summarize(o.gbps);
   row["bandwidth_gbps"] = to_json(bw);
   row["time_us"] = to_json(summarize(o.time_us));
   // Per SM of the GPU(s) driving the transfer: bidir has two GPUs doing the work.
+  if (c.atomic_type) {
+    std::vector<double> ops;  // operations per second, per sample
+    for (double g : o.gbps) ops.push_back(g * 1e9 / double(atomic_type_bytes(*c.atomic_type)));
+    row["atomic_ops_per_s"] = to_json(summarize(ops));
+  }
   if (peak_gbps && *peak_gbps > 0) row["pct_of_peak"] = 100.0 * bw.median / (*peak_gbps * (uni ? 1 : 2));
   if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * (uni ? 1 : 2));
   if (!uni) {

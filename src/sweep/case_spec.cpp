@@ -9,7 +9,8 @@ std::optional<E> parse_enum(const std::string& s, const char* const (&names)[N])
     if (s == names[i]) return static_cast<E>(i);
   return std::nullopt;
 }
-constexpr const char* kMethodNames[] = {"ce", "ldst", "tma", "h2d", "d2h", "staged", "nccl"};
+constexpr const char* kMethodNames[] = {"ce",     "ldst",           "tma",          "h2d",        "d2h",   "staged",
+                                        "nccl", "latency_signal", "latency_read", "latency_ce", "atomic"};
 constexpr const char* kDirectionNames[] = {"push", "pull"};
 constexpr const char* kModeNames[] = {"uni", "bidir"};
 }  // namespace
@@ -31,8 +32,8 @@ MethodAxes axes_of(Method m) {
     case Method::kTma: return {true, false, false, true, true};
     case Method::kH2d:
     case Method::kD2h:
-    case Method::kStaged:
-    case Method::kNccl: return {};
+    case Method::kAtomic: return {true, true, false, false, false};
+    default: return {};
   }
   return {};
 }
@@ -46,12 +47,34 @@ std::string CaseSpec::name() const {
   if (unroll) n += "/unroll:" + std::to_string(*unroll);
   if (smem_bytes) n += "/smem:" + std::to_string(*smem_bytes);
   if (stages) n += "/stages:" + std::to_string(*stages);
+  if (protocol) n += "/protocol:" + *protocol;
+  if (atomic_type) n += "/type:" + *atomic_type;
+  if (atomic_pattern) n += "/pattern:" + *atomic_pattern;
   return n;
 }
 
 std::vector<Orientation> orientations_of(const CaseSpec& c) {
   if (c.mode == Mode::kBidir) return {{0, 1}, {1, 0}};
   return {{c.src_rank, c.dst_rank}};
+}
+
+const std::vector<std::string>& signal_protocol_names() {
+  static const std::vector<std::string> names = {"flag_in_data", "payload_then_flag"};
+  return names;
+}
+
+const std::vector<std::string>& atomic_type_names() {
+  static const std::vector<std::string> names = {"u32", "f32", "f32x4", "f16x2", "bf16x2", "f16x8", "bf16x8"};
+  return names;
+}
+
+const std::vector<std::string>& atomic_pattern_names() {
+  static const std::vector<std::string> names = {"distinct", "hot_spot"};
+  return names;
+}
+
+uint64_t atomic_type_bytes(const std::string& type) {
+  return (type == "f32x4" || type == "f16x8" || type == "bf16x8") ? 16 : 4;
 }
 
 }  // namespace p2pbench

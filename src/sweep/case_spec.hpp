@@ -8,7 +8,12 @@
 
 namespace p2pbench {
 
-enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl };
+enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic };
+
+// Methods whose figure is a latency (latency_us), not a bandwidth.
+inline bool is_latency(Method m) {
+  return m == Method::kLatencySignal || m == Method::kLatencyRead || m == Method::kLatencyCe;
+}
 
 // Host-link methods measure one GPU and pinned host memory: their cases run r -> r.
 inline bool is_host_link(Method m) { return m == Method::kH2d || m == Method::kD2h; }
@@ -48,6 +53,12 @@ struct CaseSpec {
   std::optional<int> unroll;
   std::optional<uint64_t> smem_bytes;
   std::optional<int> stages;
+  std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag";
+                                       // latency_read: "plain" (as nvbandwidth) | "relaxed_sys" (never L1)
+  std::optional<std::string> atomic_type;     // atomic: "u32", "f32", "f32x4", "f16x2", ...
+  std::optional<std::string> atomic_pattern;  // atomic: "distinct" | "hot_spot"
+  std::optional<uint64_t> ops_per_thread;     // atomic: operations per thread per launch
+  std::optional<uint64_t> hot_addresses;      // atomic hot_spot: addresses all threads share
 
   // "ldst/push/uni/0->1/bytes:1048576/blocks:8/threads:512/unroll:4" - stable, human-readable.
   std::string name() const;
@@ -61,5 +72,12 @@ struct Orientation {
   int dst_rank;
 };
 std::vector<Orientation> orientations_of(const CaseSpec& c);
+
+// Names the config accepts for the method-specific variants.
+const std::vector<std::string>& signal_protocol_names();
+const std::vector<std::string>& atomic_type_names();
+const std::vector<std::string>& atomic_pattern_names();
+// Bytes one atomic operation of the type adds into (4 or 16).
+uint64_t atomic_type_bytes(const std::string& type);
 
 }  // namespace p2pbench

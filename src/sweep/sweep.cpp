@@ -21,8 +21,7 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
     case Method::kCe:
     case Method::kH2d:
     case Method::kD2h:
-    case Method::kStaged:
-    case Method::kNccl:
+    default:
       out.push_back({});
       break;
     case Method::kLdst:
@@ -41,9 +40,75 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
 
 }  // namespace
 
+namespace {
+
+constexpr uint64_t kReadChainBytes = 2u << 20;  // latency_read: nvbandwidth's 2 MiB chain
+
+void push_orientations(CaseSpec c, std::vector<CaseSpec>& cases) {
+  for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
+    c.src_rank = src;
+    c.dst_rank = dst;
+    cases.push_back(c);
+  }
+}
+
+// Latency and atomic cases: one way at a time, both orientations; their own axes.
+void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& cases) {
+  CaseSpec c;
+  c.method = m;
+  c.mode = Mode::kUni;
+  c.direction = m == Method::kLatencyRead ? Direction::kPull : Direction::kPush;
+  switch (m) {
+    case Method::kLatencySignal:
+      for (uint64_t payload : config.latency.payload_bytes)
+        for (const std::string& protocol : config.latency.protocols) {
+          c.bytes = payload;
+          c.protocol = protocol;
+          push_orientations(c, cases);
+        }
+      break;
+    case Method::kLatencyRead:
+      c.bytes = kReadChainBytes;
+      for (const char* loads : {"plain", "relaxed_sys"}) {  // nvbandwidth's loads, and loads that skip L1
+        c.protocol = loads;
+        push_orientations(c, cases);
+      }
+      break;
+    case Method::kLatencyCe:
+      for (uint64_t payload : config.latency.payload_bytes) {
+        c.bytes = payload;
+        push_orientations(c, cases);
+      }
+      break;
+    case Method::kAtomic:
+      for (const std::string& type : config.atomic.types)
+        for (const std::string& pattern : config.atomic.patterns)
+          for (uint64_t blocks : config.atomic.blocks)
+            for (uint64_t threads : config.atomic.threads) {
+              c.atomic_type = type;
+              c.atomic_pattern = pattern;
+              c.ops_per_thread = config.atomic.ops_per_thread;
+              c.hot_addresses = pattern == "hot_spot" ? std::optional<uint64_t>(config.atomic.hot_addresses) : std::nullopt;
+              c.blocks = int(blocks);
+              c.threads = int(threads);
+              c.bytes = blocks * threads * config.atomic.ops_per_thread * atomic_type_bytes(type);  // per launch
+              push_orientations(c, cases);
+            }
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
 std::vector<CaseSpec> expand_cases(const Config& config) {
   std::vector<CaseSpec> cases;
-  for (Method m : config.methods)
+  for (Method m : config.methods) {
+    if (is_latency(m) || m == Method::kAtomic) {
+      expand_probe_method(m, config, cases);
+      continue;
+    }
     for (Direction d : config.directions)
       for (Mode mode : config.modes) {
         // A host link has one way to run per GPU: recorded as push, uni, r -> r.
@@ -54,34 +119,28 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
           for (uint64_t bytes : config.sizes) {
             CaseSpec c;
             c.method = m;
-            c.direction = d;
-            c.mode = mode;
+            c.direction = is_two_sided_baseline(m) || is_host_link(m) ? Direction::kPush : d;
+            c.mode = is_host_link(m) ? Mode::kUni : mode;
             c.bytes = bytes;
             c.blocks = shape.blocks;
             c.threads = shape.threads;
             c.unroll = shape.unroll;
             c.smem_bytes = shape.smem_bytes;
             c.stages = shape.stages;
-            if (is_two_sided_baseline(m)) c.direction = Direction::kPush;
             if (is_host_link(m)) {
-              c.direction = Direction::kPush;
-              c.mode = Mode::kUni;
               for (int r : {0, 1}) {
                 c.src_rank = c.dst_rank = r;
                 cases.push_back(c);
               }
-            } else if (mode == Mode::kBidir) {
+            } else if (c.mode == Mode::kBidir) {
               c.src_rank = c.dst_rank = -1;
               cases.push_back(c);
             } else {
-              for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
-                c.src_rank = src;
-                c.dst_rank = dst;
-                cases.push_back(c);
-              }
+              push_orientations(c, cases);
             }
           }
       }
+  }
   return cases;
 }
 

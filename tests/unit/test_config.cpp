@@ -121,7 +121,7 @@ TEST(Config, ReadJsonFileErrors) {
 
 TEST(Config, ShippedConfigsAreValid) {
   for (const char* name : {"default.json", "ce-large.json", "ldst-threads.json", "tma-smem.json", "sm-scaling.json",
-                           "bidir-sm.json", "host-link.json"}) {
+                           "bidir-sm.json", "host-link.json", "latency.json", "atomics.json", "baselines.json"}) {
     const std::string path = std::string(P2PBENCH_SOURCE_DIR) + "/configs/" + name;
     SCOPED_TRACE(path);
     const Config c = parse_config(read_json_file(path, "--config"));

@@ -1,0 +1,174 @@
+"""What identifies a case (its independent variables), what was measured about it (the metric),
+and how cases of several results files are matched.
+
+A case is identified by method, direction, mode, bytes, src_rank, dst_rank, blocks, threads,
+unroll, smem_bytes, stages, buffer_pool_bytes (missing means 0: no pool) and the payload
+variables of latency and atomic rows: protocol, atomic_type, atomic_pattern (null, or absent,
+elsewhere). Two rows with the same identity in one file are told apart by their order (the 2nd
+such row of A matches the 2nd of B).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import pandas as pd
+
+from p2pbench_report.units import format_size
+
+PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern")
+INDEPENDENT_VARIABLES = ("method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks", "threads",
+                         "unroll", "smem_bytes", "stages", "buffer_pool_bytes") + PAYLOAD_VARIABLES
+INTEGER_VARIABLES = ("bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll", "smem_bytes", "stages",
+                     "buffer_pool_bytes")
+METHOD_ORDER = ("ce", "ldst", "tma", "staged", "nccl", "h2d", "d2h", "latency_signal", "latency_read",
+                "latency_ce", "atomic")
+DIRECTION_ORDER = {"push": 0, "pull": 1}
+MODE_ORDER = {"uni": 0, "bidir": 1}
+KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"))
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What a row measured: its median column, raw samples column, unit and good direction."""
+
+    name: str
+    median_column: str
+    samples_column: str
+    unit: str
+    higher_is_better: bool
+
+
+BANDWIDTH = Metric("bandwidth", "bandwidth_gbps_median", "samples_gbps", "GB/s", True)
+LATENCY = Metric("latency", "latency_us_median", "samples_us", "µs", False)
+METRICS = {m.name: m for m in (BANDWIDTH, LATENCY)}
+
+
+def metric_name_of(row: dict) -> str | None:
+    """'bandwidth' when the row has bandwidth statistics, 'latency' when it has latency ones."""
+    if isinstance(row.get("bandwidth_gbps"), dict):
+        return BANDWIDTH.name
+    if isinstance(row.get("latency_us"), dict):
+        return LATENCY.name
+    if str(row.get("method", "")).startswith("latency_"):
+        return LATENCY.name
+    return BANDWIDTH.name if row.get("status") == "ok" or row.get("samples_gbps") else None
+
+
+def plain_value(value: Any) -> Any:
+    """A hashable, comparable value: pandas NA/NaN -> None, 4096.0 -> 4096."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def identity(row: pd.Series | dict) -> tuple:
+    """The case's independent variables as a tuple (without the occurrence counter)."""
+    values = [plain_value(row.get(name)) for name in INDEPENDENT_VARIABLES]
+    pool = INDEPENDENT_VARIABLES.index("buffer_pool_bytes")
+    values[pool] = values[pool] or 0
+    return tuple(values)
+
+
+def add_case_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """Adds `case_key` (identity + occurrence number) to a copy of one file's rows."""
+    seen: dict[tuple, int] = {}
+    keys = []
+    for _, row in frame.iterrows():
+        base = identity(row)
+        seen[base] = seen.get(base, 0) + 1
+        keys.append(base + (seen[base],))
+    out = frame.copy()
+    out["case_key"] = pd.Series(keys, index=frame.index, dtype=object)
+    return out
+
+
+def sort_key(key: tuple) -> tuple:
+    """Orders case keys: methods in a fixed order, then push/pull, uni/bidir, then numbers."""
+    method, direction, mode = key[:3]
+    rank = METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER)
+    rest = tuple((v is not None, v if v is not None else 0) if not isinstance(v, str) else (True, 0, v)
+                 for v in key[3:])
+    return (rank, str(method), DIRECTION_ORDER.get(direction, 9), MODE_ORDER.get(mode, 9)) + rest
+
+
+def describe_ranks(key_or_row: tuple | pd.Series) -> str:
+    src, dst = _variable(key_or_row, "src_rank"), _variable(key_or_row, "dst_rank")
+    if src is None and dst is None:
+        return "both"
+    return f"{'host' if src is None else src}→{'host' if dst is None else dst}"
+
+
+def describe_config(key_or_row: tuple | pd.Series) -> str:
+    """'b132 t1024 u4', 'b8 smem 128K s8', 'pool 4G', '' for a copy-engine case."""
+    parts = []
+    for name, prefix in KERNEL_AXES:
+        value = _variable(key_or_row, name)
+        if value is not None:
+            parts.append(prefix + (format_size(value) if name == "smem_bytes" else str(value)))
+    pool = _variable(key_or_row, "buffer_pool_bytes")
+    if pool:
+        parts.append(f"pool {format_size(pool)}")
+    parts += [str(value) for value in (_variable(key_or_row, name) for name in PAYLOAD_VARIABLES) if value]
+    if isinstance(key_or_row, tuple) and len(key_or_row) > len(INDEPENDENT_VARIABLES) and key_or_row[-1] > 1:
+        parts.append(f"#{key_or_row[-1]}")  # the n-th repetition of a case within one file
+    return " ".join(parts)
+
+
+def _variable(key_or_row: tuple | pd.Series, name: str) -> Any:
+    if isinstance(key_or_row, tuple):
+        return key_or_row[INDEPENDENT_VARIABLES.index(name)]
+    return plain_value(key_or_row.get(name))
+
+
+def describe_case(key: tuple) -> dict[str, str]:
+    """Columns that name a case in a table."""
+    return {
+        "method": key[0], "direction": key[1], "mode": key[2], "size": format_size(key[3]),
+        "ranks": describe_ranks(key), "config": describe_config(key),
+    }
+
+
+@dataclass
+class MatchedCase:
+    """One case across several files; rows[i] is file i's row (a Series) or None."""
+
+    key: tuple
+    rows: list[pd.Series | None]
+
+    def metric(self) -> Metric | None:
+        """The metric of the first file that measured the case."""
+        for row in self.rows:
+            if row is not None and isinstance(row.get("metric"), str):
+                return METRICS[row["metric"]]
+        return None
+
+
+def match_cases(frames: Iterable[pd.DataFrame]) -> list[MatchedCase]:
+    """Matches rows of several files (frames from the loader) on their case keys; sorted."""
+    indexed = []
+    for frame in frames:
+        keyed = add_case_keys(frame)
+        indexed.append({key: row for key, (_, row) in zip(keyed["case_key"], keyed.iterrows())})
+    all_keys = sorted({key for table in indexed for key in table}, key=sort_key)
+    return [MatchedCase(key, [table.get(key) for table in indexed]) for key in all_keys]
+
+
+def median_of(row: pd.Series | None, metric: Metric) -> float | None:
+    if row is None or row.get("status") != "ok":
+        return None
+    value = plain_value(row.get(metric.median_column))
+    return float(value) if value is not None else None
+
+
+def samples_of(row: pd.Series | None, metric: Metric) -> list[float]:
+    if row is None:
+        return []
+    values = row.get(metric.samples_column)
+    return [float(v) for v in values] if isinstance(values, (list, tuple)) else []

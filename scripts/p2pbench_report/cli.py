@@ -1,0 +1,301 @@
+"""Command line: `p2pbench-report SUBCOMMAND ...`. `main(argv)` returns the exit status.
+
+Exit status: 0 success; 1 `regress` found a SLOWER or BROKEN case (or MISSING with
+--require-all); 2 unusable input (a file missing, not JSON, not schema-valid) or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from p2pbench_report import __version__
+from p2pbench_report.errors import DependencyError, InputError
+from p2pbench_report.units import parse_fraction, parse_size
+
+PROGRAM = "p2pbench-report"
+
+OVERVIEW = """\
+Analyse p2pbench results files (JSON, schema/results.schema.json): figures, side-by-side
+comparisons, regression checks for CI, CSV export, and importers that bring nvbandwidth and
+nccl-tests figures into the same format. Every input is validated against the schema first.
+Bandwidth is in GB/s with 1 GB = 1e9 bytes; sizes are in bytes (K = 2^10, M = 2^20, G = 2^30).
+"""
+
+OVERVIEW_EPILOG = """\
+examples:
+  p2pbench-report plot results/h200-nv18/run.json -o figures/
+  p2pbench-report compare old.json new.json --html comparison.html
+  p2pbench-report regress baseline.json candidate.json --threshold 5%
+  p2pbench-report export run.json --csv run.csv
+  p2pbench-report import-nvbandwidth nvbandwidth.json -o nvbandwidth.p2pbench.json
+  p2pbench-report plot run.json nvbandwidth.p2pbench.json -o figures/   # p2pbench beside nvbandwidth
+
+exit status: 0 ok; 1 regress found a regression; 2 unusable input or bad usage.
+'p2pbench-report SUBCOMMAND --help' explains each subcommand.
+"""
+
+
+def _fraction(text: str) -> float:
+    try:
+        return parse_fraction(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    formats = tuple(f.strip().lower() for f in text.split(",") if f.strip())
+    unknown = [f for f in formats if f not in ("png", "svg", "pdf")]
+    if not formats or unknown:
+        raise argparse.ArgumentTypeError(f"{text!r}: choose from png, svg, pdf (comma-separated)")
+    return formats
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of GB/s")
+    return value
+
+
+# ---- subcommands -------------------------------------------------------------------------------
+
+def run_plot(args: argparse.Namespace) -> int:
+    from p2pbench_report.loader import load_many
+    from p2pbench_report.plot import build_figures, close_figures, write_figures
+
+    result_sets = load_many(args.results)
+    figures = build_figures(result_sets)
+    try:
+        write_figures(figures, args.output_dir, args.format)
+    finally:
+        close_figures(figures)
+    if not figures:
+        print("no figure: the files hold no ok bandwidth rows that a figure could show", file=sys.stderr)
+        return 0
+    print(f"wrote {len(figures)} figures ({', '.join(args.format)}) to {args.output_dir}:")
+    for plotted in figures:
+        print(f"  {plotted.name}: {'; '.join(plotted.series)}")
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from p2pbench_report.compare import compare, render_html, render_markdown
+    from p2pbench_report.loader import load_many
+
+    if len(args.results) < 2:
+        print(f"{PROGRAM} compare: error: give two or more results files to compare", file=sys.stderr)
+        return 2
+    comparison = compare(load_many(args.results), all_cases=args.all_cases)
+    sys.stdout.write(render_markdown(comparison))
+    if args.html:
+        Path(args.html).write_text(render_html(comparison), encoding="utf-8")
+        print(f"\nwrote {args.html}")
+    return 0
+
+
+def run_regress(args: argparse.Namespace) -> int:
+    from p2pbench_report.loader import load_results
+    from p2pbench_report.regress import Thresholds, regress, render_json, render_markdown
+
+    report = regress(load_results(args.baseline), load_results(args.candidate),
+                     Thresholds(bandwidth=args.threshold, latency=args.latency_threshold),
+                     require_all=args.require_all)
+    sys.stdout.write(render_json(report) if args.format == "json" else render_markdown(report, args.verbose))
+    return report.exit_code
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from p2pbench_report.export import write_csv
+    from p2pbench_report.loader import load_results
+
+    write_csv(load_results(args.results), args.csv)
+    if args.csv != "-":
+        print(f"wrote {args.csv}", file=sys.stderr)
+    return 0
+
+
+def _write_document(document: dict, output: str | None) -> None:
+    text = json.dumps(document, indent=2) + "\n"
+    if output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
+        skipped = document["meta"]["config"].get("skipped_testcases")
+        note = f"; skipped testcases without a p2pbench counterpart: {', '.join(skipped)}" if skipped else ""
+        print(f"wrote {output}: {len(document['results'])} rows{note}", file=sys.stderr)
+
+
+def run_import_nvbandwidth(args: argparse.Namespace) -> int:
+    from p2pbench_report.importers import import_nvbandwidth
+
+    document = import_nvbandwidth(args.input, label=args.label, buffer_bytes=args.bytes, link=args.link,
+                                  peak_gbps=args.peak_gbps)
+    _write_document(document, args.output)
+    return 0
+
+
+def run_import_nccl_tests(args: argparse.Namespace) -> int:
+    from p2pbench_report.importers import import_nccl_tests
+
+    document = import_nccl_tests(args.input, label=args.label, in_place=args.in_place, link=args.link,
+                                 peak_gbps=args.peak_gbps)
+    _write_document(document, args.output)
+    return 0
+
+
+# ---- parser ----------------------------------------------------------------------------------
+
+def _subcommand(subparsers, name: str, handler: Callable[[argparse.Namespace], int], summary: str,
+                description: str, epilog: str) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=summary, description=description, epilog=epilog,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _import_options(parser: argparse.ArgumentParser, default_label: str) -> None:
+    parser.add_argument("-o", "--output", metavar="OUT.json", help="where to write the results file (default: stdout)")
+    parser.add_argument("--label", default=default_label, help=f"meta.label of the imported run (default: {default_label})")
+    parser.add_argument("--link", help="link name for figure titles, recorded as meta.topology.topo_label (e.g. NV18)")
+    parser.add_argument("--peak-gbps", type=_positive_float, metavar="GBPS",
+                        help="the link's theoretical peak per direction, recorded as "
+                             "meta.topology.peak_gbps_per_direction (plots draw it)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROGRAM, description=OVERVIEW, epilog=OVERVIEW_EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
+
+    plot = _subcommand(
+        subparsers, "plot", run_plot, "figures (PNG and SVG) of one or several results files",
+        "Draws the figures the data supports, one file each per format:\n"
+        "  size_<direction>_<mode>      bandwidth vs message size per method (log-2 axis), with the\n"
+        "                               link's peak dashed when meta.topology.peak_gbps_per_direction is known\n"
+        "  sm_scaling_<direction>_<mode> bandwidth vs SMs used, knee = fewest SMs reaching 90% of the best\n"
+        "  heatmap_ldst_* / heatmap_tma_* blocks x threads (LD/ST), blocks x shared memory (TMA)\n"
+        "  uni_vs_bidir_<direction>     one direction vs both directions at once\n"
+        "Several files are overlaid, each series labelled by its system (meta.label).",
+        "examples:\n"
+        "  p2pbench-report plot run.json -o figures/\n"
+        "  p2pbench-report plot h200.json a100.json nvbandwidth.p2pbench.json -o figures/ --format png")
+    plot.add_argument("results", nargs="+", metavar="RESULTS.json", help="p2pbench results files")
+    plot.add_argument("-o", "--output-dir", required=True, metavar="DIR", help="folder for the figures (created)")
+    plot.add_argument("--format", type=_formats, default=("png", "svg"), metavar="png,svg",
+                      help="comma-separated image formats (default: png,svg)")
+
+    comparison = _subcommand(
+        subparsers, "compare", run_compare, "side-by-side table of several results files",
+        "Matches cases on their independent variables (method, direction, mode, bytes, src_rank,\n"
+        "dst_rank, blocks, threads, unroll, smem_bytes, stages, buffer_pool_bytes, and payload fields of\n"
+        "latency rows) and prints, as Markdown, a metadata diff (GPU, driver, CUDA, link, hosts) and\n"
+        "each file's median with the ratio to the first file. Cases measured in only one file are\n"
+        "left out unless --all-cases.",
+        "examples:\n"
+        "  p2pbench-report compare before.json after.json\n"
+        "  p2pbench-report compare run.json nvbandwidth.p2pbench.json --html report.html")
+    comparison.add_argument("results", nargs="+", metavar="RESULTS.json", help="two or more results files; the first is the reference")
+    comparison.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with the figures inlined")
+    comparison.add_argument("--all-cases", action="store_true", help="list cases measured in only one file too")
+
+    regression = _subcommand(
+        subparsers, "regress", run_regress, "regression check of a candidate run against a baseline (for CI)",
+        "Classifies every case of the baseline:\n"
+        "  SLOWER     median worse by more than the threshold AND a one-sided Mann-Whitney U test on\n"
+        "             the raw samples (alpha = 0.05) says the candidate is worse       -> exit 1\n"
+        "  BROKEN     ok in the baseline, failed or skipped in the candidate            -> exit 1\n"
+        "  MISSING    absent from the candidate                         -> exit 1 only with --require-all\n"
+        "  AMBIGUOUS  the median moved past the threshold but the test cannot confirm it (too few\n"
+        "             samples for p < alpha, e.g. 3 vs 3, or p >= alpha)\n"
+        "  FASTER     better by more than the threshold, confirmed (never fails)\n"
+        "  SAME       within the threshold;  UNMEASURED: not ok in the baseline;  NEW: candidate only\n"
+        "Bandwidth rows use --threshold (higher is better); latency rows (latency_us) use\n"
+        "--latency-threshold (lower is better). SLOWER and BROKEN cases are listed first.",
+        "examples:\n"
+        "  p2pbench-report regress baseline.json candidate.json\n"
+        "  p2pbench-report regress baseline.json candidate.json --threshold 3% --require-all\n"
+        "  p2pbench-report regress baseline.json candidate.json --format json > verdicts.json\n\n"
+        "exit status: 0 no regression; 1 SLOWER or BROKEN (or MISSING with --require-all); 2 unusable input.")
+    regression.add_argument("baseline", metavar="BASELINE.json")
+    regression.add_argument("candidate", metavar="CANDIDATE.json")
+    regression.add_argument("--threshold", type=_fraction, default=0.05, metavar="5%",
+                            help="bandwidth change that counts, as 5%% or 0.05 (default 5%%)")
+    regression.add_argument("--latency-threshold", type=_fraction, default=0.15, metavar="15%",
+                            help="latency change that counts (default 15%%)")
+    regression.add_argument("--require-all", action="store_true", help="fail when a baseline case is missing from the candidate")
+    regression.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                            help="markdown for people and CI logs (default), json for bots")
+    regression.add_argument("-v", "--verbose", action="store_true", help="list SAME cases too (markdown)")
+
+    export = _subcommand(
+        subparsers, "export", run_export, "CSV for spreadsheets: one row per case, one column per field",
+        "Statistics are flattened (bandwidth_gbps_median, time_us_stdev, latency_us_p95 ...), bidir\n"
+        "per-direction figures become directions_<i>_<field>, raw samples one ';'-joined column.",
+        "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head")
+    export.add_argument("results", metavar="RESULTS.json")
+    export.add_argument("--csv", required=True, metavar="FILE", help="CSV file to write ('-' for stdout)")
+
+    nvbandwidth = _subcommand(
+        subparsers, "import-nvbandwidth", run_import_nvbandwidth,
+        "turn nvbandwidth -j output into a p2pbench results file",
+        "Maps device-to-device testcases onto p2pbench rows, one sample each:\n"
+        "  device_to_device_memcpy_write_ce -> ce push uni     ..._memcpy_read_ce -> ce pull uni\n"
+        "  device_to_device_bidirectional_memcpy_{write,read}_ce -> ce push/pull bidir (total)\n"
+        "  ..._sm testcases -> ldst (nvbandwidth's SM copy kernel; blocks/threads unknown)\n"
+        "Other testcases are skipped (listed in meta.config.skipped_testcases). The source is recorded\n"
+        "as meta.label and meta.config.imported_from.",
+        "examples:\n"
+        "  nvbandwidth -j > nvb.json; p2pbench-report import-nvbandwidth nvb.json -o nvb.p2pbench.json\n"
+        "  p2pbench-report import-nvbandwidth nvb.json --bytes 256MiB --link NV18 --peak-gbps 478 -o out.json")
+    nvbandwidth.add_argument("input", metavar="FILE.json", help="nvbandwidth -j output")
+    nvbandwidth.add_argument("--bytes", type=_size, metavar="SIZE",
+                             help="buffer size nvbandwidth ran with (its -b), when the JSON lacks bufferSize "
+                                  "(default 512MiB, nvbandwidth's default)")
+    _import_options(nvbandwidth, "nvbandwidth")
+
+    nccl = _subcommand(
+        subparsers, "import-nccl-tests", run_import_nccl_tests,
+        "turn nccl-tests sendrecv_perf output (text table or -J JSON) into a p2pbench results file",
+        "Each message size becomes a row: method nccl, direction push, mode bidir (two ranks send to\n"
+        "each other at once). Per direction: algbw (= size / time); bandwidth_gbps: both directions\n"
+        "together (2 x algbw), as every p2pbench bidir row counts it. One sample per listing of a size.",
+        "examples:\n"
+        "  sendrecv_perf -b 8 -e 1G -f 4 -g 2 > sendrecv.txt\n"
+        "  p2pbench-report import-nccl-tests sendrecv.txt -o nccl.p2pbench.json\n"
+        "  p2pbench-report plot run.json nccl.p2pbench.json -o figures/")
+    nccl.add_argument("input", metavar="FILE", help="nccl-tests output: its text (stdout) or its -J JSON file")
+    nccl.add_argument("--in-place", action="store_true", help="use the in-place columns (default: out-of-place)")
+    _import_options(nccl, "nccl-tests")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_request:  # --help, --version, usage errors
+        return int(exit_request.code or 0)
+    try:
+        return args.handler(args)
+    except (InputError, DependencyError) as error:
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `... | head`: the reader left; not an error of ours
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+        return 0

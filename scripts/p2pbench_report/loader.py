@@ -1,0 +1,155 @@
+"""The one loader: read a results file, validate it against the schema, flatten its rows.
+
+`load_results(path)` returns a ResultSet whose `rows` DataFrame has one row per result row and
+one column per field: the independent variables (method ... buffer_pool_bytes, nullable
+integers), statistics flattened as `<field>_<stat>` (bandwidth_gbps_median, time_us_stdev,
+latency_us_p95, ...), raw samples as Python lists (samples_gbps, samples_us), bidir
+per-direction figures as `directions_<i>_<field>` (directions_0_bandwidth_gbps_median, ...), and
+any other field the driver adds under its own name. Added columns: `metric` ('bandwidth',
+'latency' or None) and `row_index` (position in `results`, for messages).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from p2pbench_report.cases import INTEGER_VARIABLES, PAYLOAD_VARIABLES, metric_name_of
+from p2pbench_report.errors import InputError
+from p2pbench_report.schema import schema_path, validate
+from p2pbench_report.system import SystemInfo, describe_system
+
+STATS_FIELDS = {
+    "bandwidth_gbps": ("min", "median", "mean", "max", "stdev"),
+    "time_us": ("min", "median", "mean", "max", "stdev"),
+    "latency_us": ("min", "median", "p95", "max", "mean", "stdev"),
+}
+SAMPLE_FIELDS = ("samples_gbps", "samples_us")
+INTEGER_FIELDS = INTEGER_VARIABLES + ("sms_used", "iterations", "samples")
+_VALIDATED_TEXTS: set[str] = set()  # schema path + digest of contents already found valid
+
+ALWAYS_PRESENT = ("method", "direction", "mode") + INTEGER_VARIABLES + PAYLOAD_VARIABLES + (
+    "sms_used", "iterations", "samples", "gbps_per_sm", "pct_of_peak", "overlap", "verified", "status", "error")
+
+
+@dataclass
+class ResultSet:
+    """One loaded results file."""
+
+    path: Path
+    document: dict
+    system: SystemInfo
+    rows: pd.DataFrame
+    name: str  # the series name in figures and tables: meta.label, made unique across files
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.document.get("incomplete"))
+
+
+def flatten_row(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{'bandwidth_gbps': {'median': 1}} -> {'bandwidth_gbps_median': 1}; lists of numbers stay
+    lists; lists of objects become <field>_<index>_<subfield>."""
+    flat: dict[str, Any] = {}
+    for key, value in row.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(flatten_row(value, prefix=f"{name}_"))
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for index, item in enumerate(value):
+                flat.update(flatten_row(item, prefix=f"{name}_{index}_"))
+        elif isinstance(value, list):
+            flat[name] = list(value)
+        elif value is None and key in STATS_FIELDS:
+            continue  # its <field>_<stat> columns stay empty
+        else:
+            flat[name] = value
+    return flat
+
+
+def _integer_only_fields(records: list[dict]) -> set[str]:
+    """Fields whose every value is an integer (e.g. directions_0_src_rank): kept integral
+    (nullable Int64) rather than turned into floats by the rows that lack them."""
+    integral: set[str] = set()
+    other: set[str] = set()
+    for record in records:
+        for key, value in record.items():
+            if value is None:
+                continue
+            (integral if isinstance(value, int) and not isinstance(value, bool) else other).add(key)
+    return integral - other
+
+
+def rows_frame(results: list[dict]) -> pd.DataFrame:
+    """The DataFrame of a document's `results` (see the module docstring)."""
+    records = []
+    for index, row in enumerate(results):
+        flat = flatten_row(row)
+        flat["metric"] = metric_name_of(row)
+        flat["row_index"] = index
+        for field in SAMPLE_FIELDS:
+            flat.setdefault(field, [])
+        records.append(flat)
+    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    expected = list(ALWAYS_PRESENT) + [f"{f}_{s}" for f, stats in STATS_FIELDS.items() for s in stats]
+    for column in expected + list(SAMPLE_FIELDS) + ["metric", "row_index"]:
+        if column not in frame.columns:
+            frame[column] = pd.Series([None] * len(frame), dtype=object)
+    for column in set(INTEGER_FIELDS) | _integer_only_fields(records):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
+    for field, stats in STATS_FIELDS.items():
+        for stat in stats:
+            frame[f"{field}_{stat}"] = pd.to_numeric(frame[f"{field}_{stat}"], errors="coerce").astype("float64")
+    for column in ("gbps_per_sm", "pct_of_peak", "overlap"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+    leading = [c for c in list(ALWAYS_PRESENT) + expected + list(SAMPLE_FIELDS) if c in frame.columns]
+    leading = list(dict.fromkeys(leading))
+    return frame[leading + [c for c in frame.columns if c not in leading]]
+
+
+def read_document(path: str | Path) -> dict:
+    """Parses and validates a results file; InputError (naming file and field) otherwise."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except OSError as error:
+        raise InputError(path, f"cannot read the file ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not a text file (expected p2pbench's JSON results)") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(path, f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+    digest = f"{schema_path()}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
+    if digest not in _VALIDATED_TEXTS:  # validation is the slow part of loading a large file
+        validate(document, path)
+        _VALIDATED_TEXTS.add(digest)
+    return document
+
+
+def load_results(path: str | Path) -> ResultSet:
+    document = read_document(path)
+    system = describe_system(document["meta"])
+    return ResultSet(Path(path), document, system, rows_frame(document["results"]), name=system.label)
+
+
+def load_many(paths: Iterable[str | Path]) -> list[ResultSet]:
+    """Loads several files; series names are their labels, with the file name added where two
+    files share a label."""
+    sets = [load_results(p) for p in paths]
+    labels = [s.system.label for s in sets]
+    for result_set in sets:
+        if labels.count(result_set.system.label) > 1:
+            result_set.name = f"{result_set.system.label} [{result_set.path.name}]"
+    names = [s.name for s in sets]
+    for index, result_set in enumerate(sets):  # the same file given twice
+        if names.count(result_set.name) > 1:
+            result_set.name = f"{result_set.name} #{index + 1}"
+    return sets

@@ -1,0 +1,218 @@
+#include "measure/latency_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "kernels/gate_kernels.hpp"
+#include "kernels/latency_kernels.hpp"
+#include "kernels/pattern_kernels.hpp"
+#include "measure/transfer_timer.hpp"
+#include "stats/statistics.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+constexpr size_t kChaseStride = 128;  // bytes between chained elements (nvbandwidth's)
+constexpr size_t kResultBytes = 256;  // room for any of the kernels' result structs
+
+}  // namespace
+
+LatencyRunner::LatencyRunner(const Communicator& comm, const RunnerOptions& options, SharedGate& gate,
+                             PeerBuffers& buffers)
+    : comm_(comm),
+      steps_(comm),
+      options_(options),
+      gate_(gate),
+      buffers_(buffers),
+      stream_(make_stream("latency probes")),
+      start_(make_event("latency start")),
+      stop_(make_event("latency stop")),
+      result_(kResultBytes, "latency results"),
+      stamps_(sizeof(kernels::GateStamps), "latency gate stamps") {}
+
+void LatencyRunner::sync(const std::string& what) const {
+  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording an event after " + what);
+  wait_for_event(stop_.get(), (options_.gate_timeout_s + 30.0) * options_.timeout_scale, what);
+}
+
+CaseOutcome LatencyRunner::run(const CaseSpec& c, uint64_t case_index) {
+  CaseOutcome out;
+  switch (c.method) {
+    case Method::kLatencySignal: run_signal(c, case_index, out); break;
+    case Method::kLatencyRead: run_read(c, out); break;
+    case Method::kLatencyCe: run_copy(c, case_index, out); break;
+    default: out.status = CaseStatus::kSkipped; out.error = "not a latency method"; break;
+  }
+  out.verified = out.status == CaseStatus::kOk && !out.latency_us.empty();
+  return out;
+}
+
+void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutcome& out) {
+  const int me = comm_.rank();
+  const bool flag_in_data = c.protocol.value_or("flag_in_data") == "flag_in_data";
+  const size_t inbox_bytes = kernels::ping_pong_inbox_bytes(c.bytes, flag_in_data);
+  const uint32_t round_trips = uint32_t(options_.latency.round_trips);
+  const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
+  kernels::PingPongArgs args;
+  args.my_inbox = buffers_.local_dst();  // polled here, written by the peer
+  args.peer_inbox = buffers_.peer_dst();
+  args.payload_bytes = c.bytes;
+  args.round_trips = round_trips;
+  args.initiator = me == c.src_rank;
+  args.flag_in_data = flag_in_data;
+  args.seed = case_index * 7919 + 17;
+  args.timeout_ns = uint64_t(gate_timeout_s * 1e9);
+  args.result = static_cast<kernels::PingPongResult*>(result_.device());
+  out.iterations = round_trips;
+
+  auto prepared = steps_.run("preparing a ping-pong", [&](json& d) {
+    if (auto why = kernels::ping_pong_unsupported_reason(args)) d["skip"] = *why;
+    kernels::ping_pong_reset_inbox(buffers_.local_dst(), inbox_bytes, stream_.get());
+    kernels::ping_pong_prepare(c.bytes, flag_in_data);
+    sync("resetting the inbox");
+  });
+  for (const auto& r : prepared)
+    if (r["data"].contains("skip")) {
+      out.status = CaseStatus::kSkipped;
+      out.error = r["data"]["skip"];
+      return;
+    }
+  if (LockStep::failed(prepared, out)) return;
+
+  // Launch 0 warms up (module load, TLB); each later launch is one sample. Both sides start
+  // at the gate, with the same epoch, so their sequence numbers never collide.
+  for (int s = 0; s <= options_.samples; ++s) {
+    args.epoch = uint32_t(s);
+    const uint32_t ticket = gate_.next_ticket();
+    auto* result = static_cast<kernels::PingPongResult*>(result_.host());
+    auto queued = steps_.run("queueing a ping-pong", [&](json&) {
+      *result = {};
+      kernels::enqueue_gate_wait(gate_.device_word(), ticket, uint64_t(gate_timeout_s * 1e9),
+                                 static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
+      kernels::enqueue_ping_pong(args, stream_.get());
+    });
+    if (me == 0) gate_.release(ticket);
+    auto finished = steps_.run("finishing a ping-pong", [&](json& d) {
+      sync("a ping-pong of " + c.name());
+      if (result->timed_out)
+        throw std::runtime_error("the ping-pong between rank " + std::to_string(c.src_rank) + " and rank " +
+                                 std::to_string(c.dst_rank) + " timed out after " + std::to_string(result->round_trips_done) +
+                                 " of " + std::to_string(round_trips) + " round trips");
+      if (result->bad_payloads)
+        d["bad"] = std::to_string(result->bad_payloads) + " payloads arrived wrong on rank " + std::to_string(me) +
+                   " (first in round " + std::to_string(result->first_bad_round) + ")";
+      d["elapsed_ns"] = double(result->elapsed_ns);
+      d["round_trips"] = double(result->round_trips_done);
+    });
+    if (LockStep::failed(queued, out) || LockStep::failed(finished, out)) return;
+    for (const auto& r : finished)
+      if (r["data"].contains("bad")) {
+        out.status = CaseStatus::kFailed;
+        out.error = "verification failed: " + r["data"]["bad"].get<std::string>();
+        return;
+      }
+    if (s == 0) continue;
+    const json& initiator = finished[size_t(c.src_rank)]["data"];
+    out.latency_us.push_back(initiator["elapsed_ns"].get<double>() / initiator["round_trips"].get<double>() / 2.0 * 1e-3);
+  }
+}
+
+void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
+  const int me = comm_.rank();
+  const uint64_t loads = options_.latency.read_loads;
+  auto* result = static_cast<kernels::ChaseResult*>(result_.host());
+  out.iterations = loads;
+  // The memory's owner (src) builds the chain; the reader (dst) chases it through the mapping.
+  auto built = steps_.run("building the pointer chain", [&](json&) {
+    if (auto why = kernels::chase_unsupported_reason(c.bytes, kChaseStride)) throw InputError(*why);
+    if (me == c.src_rank) kernels::build_chase_chain(buffers_.local_src(), c.bytes, kChaseStride, stream_.get());
+    sync("building the pointer chain");
+  });
+  if (LockStep::failed(built, out)) return;
+  for (int s = 0; s <= options_.samples; ++s) {  // launch 0 warms up (TLB misses)
+    auto chased = steps_.run("chasing pointers", [&](json& d) {
+      if (me != c.dst_rank) return;
+      *result = {};
+      kernels::enqueue_pointer_chase(buffers_.peer_src(), c.bytes, kChaseStride, loads,
+                                     static_cast<kernels::ChaseResult*>(result_.device()), stream_.get(),
+                                     c.protocol == "plain" ? kernels::ChaseLoad::kWeak : kernels::ChaseLoad::kStrong);
+      sync("a pointer chase");
+      if (result->final_offset != kernels::expected_chase_end(c.bytes, kChaseStride, loads))
+        d["bad"] = "the chase ended at offset " + std::to_string(result->final_offset) + ", expected " +
+                   std::to_string(kernels::expected_chase_end(c.bytes, kChaseStride, loads));
+      d["ns_per_load"] = double(result->elapsed_ns) / double(result->loads);
+    });
+    if (LockStep::failed(chased, out)) return;
+    const json& reader = chased[size_t(c.dst_rank)]["data"];
+    if (reader.contains("bad")) {
+      out.status = CaseStatus::kFailed;
+      out.error = "verification failed: " + reader["bad"].get<std::string>();
+      return;
+    }
+    if (s > 0) out.latency_us.push_back(reader["ns_per_load"].get<double>() * 1e-3);
+  }
+}
+
+void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome& out) {
+  const int me = comm_.rank();
+  const uint64_t copies = options_.latency.ce_copies;
+  out.iterations = copies;
+  for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up
+    const uint64_t seed = case_index * 1000003 + uint64_t(s);
+    auto prepared = steps_.run("preparing copies", [&](json&) {
+      if (me == c.src_rank) kernels::fill_pattern(buffers_.local_src(), c.bytes, seed, 0, stream_.get());
+      if (me == c.dst_rank) kernels::fill_poison(buffers_.local_dst(), c.bytes, seed, 0, stream_.get());
+      sync("filling and poisoning");
+    });
+    if (LockStep::failed(prepared, out)) return;
+    auto copied = steps_.run("timing small copies", [&](json& d) {
+      if (me != c.src_rank) return;
+      // Issue -> completion, one copy at a time, on the host clock.
+      std::vector<double> end_to_end;
+      for (uint64_t k = 0; k < copies; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        cuda_check(cudaMemcpyAsync(buffers_.peer_dst(), buffers_.local_src(), c.bytes, cudaMemcpyDefault, stream_.get()),
+                   "enqueuing a small copy to the peer");
+        cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for a small copy");
+        end_to_end.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      }
+      // Back-to-back: the same copies queued without waiting, timed by events.
+      cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording the issue-interval start");
+      for (uint64_t k = 0; k < copies; ++k)
+        cuda_check(cudaMemcpyAsync(buffers_.peer_dst(), buffers_.local_src(), c.bytes, cudaMemcpyDefault, stream_.get()),
+                   "enqueuing back-to-back copies");
+      sync("back-to-back copies");
+      float ms = 0;
+      cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading the issue-interval time");
+      d["end_to_end_us"] = quantile(end_to_end, 0.5);
+      d["interval_us"] = double(ms) * 1e3 / double(copies);
+    });
+    if (LockStep::failed(copied, out)) return;
+    auto verified = steps_.run("verifying small copies", [&](json& d) {
+      if (me != c.dst_rank) return;
+      MappedHostBuffer check(sizeof(kernels::PatternCheck), "a verification result");
+      auto* r = static_cast<kernels::PatternCheck*>(check.host());
+      *r = {0, ~0ull};
+      kernels::check_pattern(buffers_.local_dst(), c.bytes, seed, 0, static_cast<kernels::PatternCheck*>(check.device()),
+                             stream_.get());
+      sync("verifying small copies");
+      if (r->mismatches)
+        d["bad"] = std::to_string(r->mismatches) + " bytes differ; first bad offset " + std::to_string(r->first_bad_offset);
+    });
+    if (LockStep::failed(verified, out)) return;
+    if (verified[size_t(c.dst_rank)]["data"].contains("bad")) {
+      out.status = CaseStatus::kFailed;
+      out.error = "verification failed on rank " + std::to_string(c.dst_rank) + ": " +
+                  verified[size_t(c.dst_rank)]["data"]["bad"].get<std::string>();
+      return;
+    }
+    if (s == 0) continue;
+    const json& src = copied[size_t(c.src_rank)]["data"];
+    out.latency_us.push_back(src["end_to_end_us"].get<double>());
+    out.issue_interval_us.push_back(src["interval_us"].get<double>());
+  }
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,42 @@
+// Latency methods, run on both ranks in lock-step:
+//  latency_signal  ping-pong between the GPUs (one-way = half the round trip), gated start;
+//  latency_read    a pointer chase through the peer's memory (ns per dependent load);
+//  latency_ce      a small cudaMemcpyAsync to the peer: issue -> completion, and the interval
+//                  between back-to-back copies.
+// Each sample is one figure (microseconds); every payload or chain end is checked.
+#pragma once
+
+#include "comm/communicator.hpp"
+#include "common/cuda_raii.hpp"
+#include "measure/case_outcome.hpp"
+#include "measure/lock_step.hpp"
+#include "measure/peer_buffers.hpp"
+#include "measure/runner_options.hpp"
+#include "measure/shared_gate.hpp"
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+class LatencyRunner {
+ public:
+  LatencyRunner(const Communicator& comm, const RunnerOptions& options, SharedGate& gate, PeerBuffers& buffers);
+  CaseOutcome run(const CaseSpec& c, uint64_t case_index);
+
+ private:
+  void run_signal(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
+  void run_read(const CaseSpec& c, CaseOutcome& out);
+  void run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
+  void sync(const std::string& what) const;
+
+  const Communicator& comm_;
+  LockStep steps_;
+  RunnerOptions options_;
+  SharedGate& gate_;
+  PeerBuffers& buffers_;
+  Stream stream_;
+  Event start_, stop_;
+  MappedHostBuffer result_;  // the kernels' result structs, read by the host
+  MappedHostBuffer stamps_;  // the gate kernel's stamps
+};
+
+}  // namespace p2pbench

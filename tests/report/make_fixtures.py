@@ -1,0 +1,265 @@
+"""Synthetic p2pbench results resembling a 2 × H200 NVLink (NV18) run, and derived copies.
+
+    python tests/report/make_fixtures.py -o /tmp/fixtures     # writes synthetic-h200-nv18.json
+
+The synthetic run follows the driver's sweep (src/sweep/sweep.cpp): every uni case in both
+orientations (0->1, 1->0), bidir cases without ranks but with `overlap` and `directions`.
+  * a size sweep 4 KiB .. 1 GiB (factor 2) for ce, ldst (132 blocks x 1024 threads, unroll 4)
+    and tma (132 blocks, 96 KiB smem, 6 stages);
+  * at 1 GiB, an ldst grid blocks x threads and a tma grid blocks x smem_bytes x stages (the
+    smem/stage splits that are not 16-byte multiples are `skipped`, as the driver does);
+  * SM-scaling rows (blocks 1..132) for ldst and tma at 1 GiB;
+  * a few latency rows (latency_signal, latency_ce).
+Ten samples per case with ~0.5% noise; ce reaches ~390 GB/s per direction at large sizes,
+figures modelled on shared/reference/h200-nv18-baseline.md.
+
+The derived-copy helpers (scaled, perturbed, with_status, without) work on any results document,
+so the tests can apply them to a real file from results/h200-nv18/ as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Callable, Iterable
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"         # copies of real nvbandwidth / nccl-tests output
+REAL_RESULTS = REPO / "results" / "h200-nv18"           # real p2pbench runs, once committed
+sys.path.insert(0, str(REPO / "scripts"))
+
+from p2pbench_report.documents import (bandwidth_row, direction_figures, gpu_entry, latency_row,  # noqa: E402
+                                       new_document, new_meta, summarize, summarize_latency,
+                                       transfer_time_us)
+
+KiB, MiB, GiB = 2**10, 2**20, 2**30
+SIZES = [4 * KiB * 2**i for i in range(19)]  # 4 KiB .. 1 GiB
+PEAK_GBPS = 478.1  # 18 links x 26.562 GB/s
+SAMPLES = 10
+NOISE = 0.005
+
+# Per method: asymptotic GB/s per direction (push, pull), per-transfer latency (us), bidir
+# efficiency (total / 2 x uni), GB/s one SM moves.
+MODEL = {
+    "ce": {"peak": {"push": 391.0, "pull": 389.0}, "latency_us": 1.7, "bidir": 0.99, "per_sm": None},
+    "ldst": {"peak": {"push": 370.0, "pull": 375.0}, "latency_us": 0.8, "bidir": 0.96, "per_sm": 46.0},
+    "tma": {"peak": {"push": 371.0, "pull": 376.0}, "latency_us": 1.0, "bidir": 0.97, "per_sm": 47.0},
+}
+LDST_DEFAULT = {"blocks": 132, "threads": 1024, "unroll": 4}
+TMA_DEFAULT = {"blocks": 132, "smem_bytes": 96 * KiB, "stages": 6}
+LDST_GRID = {"blocks": [8, 16, 32, 132], "threads": [256, 512, 1024], "unroll": [4]}
+TMA_GRID = {"blocks": [4, 8, 16, 132], "smem_bytes": [32 * KiB, 64 * KiB, 96 * KiB], "stages": [4, 6, 8]}
+SM_COUNTS = [1, 2, 4, 8, 16, 32, 64, 132]
+
+
+def _noisy(rng: random.Random, value: float, n: int = SAMPLES, noise: float = NOISE) -> list[float]:
+    return [round(value * (1.0 + rng.gauss(0.0, noise)), 4) for _ in range(n)]
+
+
+def _model_gbps(method: str, direction: str, size: int, shape: dict) -> float:
+    """Per-direction GB/s: a latency + size/bandwidth model, capped by what the SMs can move."""
+    model = MODEL[method]
+    peak = model["peak"][direction]
+    if model["per_sm"] is not None:
+        threads_factor = {256: 0.62, 512: 0.85}.get(shape.get("threads"), 1.0)
+        stage_factor = {4: 0.93, 6: 1.0, 8: 1.0}.get(shape.get("stages"), 1.0)
+        smem_factor = {32 * KiB: 0.9}.get(shape.get("smem_bytes"), 1.0)
+        peak = min(peak, model["per_sm"] * shape["blocks"] * threads_factor * stage_factor * smem_factor)
+    time_us = model["latency_us"] + size / (peak * 1e3)
+    return size / (time_us * 1e3)
+
+
+def _tma_skip_reason(shape: dict) -> str | None:
+    if "stages" not in shape:
+        return None
+    chunk, rest = divmod(shape["smem_bytes"], shape["stages"])
+    if rest or chunk % 16:
+        return (f"smem_bytes {shape['smem_bytes']} / stages {shape['stages']} is not a whole multiple of "
+                f"16 bytes per stage (bulk copies move 16-byte multiples)")
+    return None
+
+
+def _rows_for(rng: random.Random, method: str, shape: dict, size: int) -> list[dict]:
+    rows = []
+    sms = shape.get("blocks") if MODEL[method]["per_sm"] is not None else None
+    sms = min(sms, 132) if sms else None
+    for direction in ("push", "pull"):
+        gbps = _model_gbps(method, direction, size, shape)
+        iterations = max(1, int(2e-3 / max(size / (gbps * 1e9), 1e-9)))
+        skip = _tma_skip_reason(shape) if method == "tma" else None
+        common = dict(sms_used=sms, iterations=iterations, verified=True, **shape)
+        if skip:
+            for src, dst in ((0, 1), (1, 0)):
+                rows.append(bandwidth_row(method, direction, "uni", size, [], src_rank=src, dst_rank=dst,
+                                          status="skipped", error=skip, **common))
+            rows.append(bandwidth_row(method, direction, "bidir", size, [], status="skipped", error=skip, **common))
+            continue
+        for src, dst in ((0, 1), (1, 0)):
+            rows.append(bandwidth_row(method, direction, "uni", size, _noisy(rng, gbps), src_rank=src,
+                                      dst_rank=dst, **common))
+        per_direction = gbps * MODEL[method]["bidir"]
+        directions = [direction_figures(0, 1, size, _noisy(rng, per_direction)),
+                      direction_figures(1, 0, size, _noisy(rng, per_direction))]
+        totals = [a + b for a, b in zip(directions[0]["samples_gbps"], directions[1]["samples_gbps"])]
+        overlap = min(0.999, 0.5 + size / (size + 64 * KiB) / 2)
+        rows.append(bandwidth_row(method, direction, "bidir", size, [round(t, 4) for t in totals],
+                                  directions=directions, overlap=round(overlap, 4), **common))
+    return rows
+
+
+def _shapes(grid: dict) -> list[dict]:
+    shapes = [{}]
+    for axis, values in grid.items():
+        shapes = [dict(s, **{axis: v}) for s in shapes for v in values]
+    return shapes
+
+
+def synthetic_results(seed: int = 20261122, label: str = "h200-nv18") -> dict:
+    """A schema-valid results document of a synthetic 2 × H200 NV18 run."""
+    rng = random.Random(seed)
+    plan: list[tuple[str, dict, int]] = []
+    for size in SIZES:
+        plan += [("ce", {}, size), ("ldst", dict(LDST_DEFAULT), size), ("tma", dict(TMA_DEFAULT), size)]
+    plan += [("ldst", shape, GiB) for shape in _shapes(LDST_GRID)]
+    plan += [("tma", shape, GiB) for shape in _shapes(TMA_GRID)]
+    plan += [("ldst", dict(LDST_DEFAULT, blocks=b), GiB) for b in SM_COUNTS]
+    plan += [("tma", dict(TMA_DEFAULT, blocks=b), GiB) for b in SM_COUNTS]
+    rows, seen = [], set()
+    for method, shape, size in plan:
+        key = (method, tuple(sorted(shape.items())), size)
+        if key not in seen:
+            seen.add(key)
+            rows += _rows_for(rng, method, shape, size)
+    rows.append(latency_row("latency_signal", 8, _noisy(rng, 1.24, noise=0.01), iterations=20000))
+    rows.append(latency_row("latency_ce", 4, _noisy(rng, 1.70, noise=0.01), iterations=1000))
+    rows.append(latency_row("latency_ce", 4096, _noisy(rng, 1.72, noise=0.01), iterations=1000))
+
+    gpus = [gpu_entry(rank, "NVIDIA H200", pci_bus_id=f"0000:00:0{6 + rank}.0", uuid=f"GPU-synthetic-{rank}",
+                      sm_count=132, compute_capability="9.0", driver_version="580.159.04",
+                      device_index=rank, memory_bytes=143771 * MiB, l2_bytes=60 * MiB)
+            for rank in (0, 1)]
+    meta = new_meta(label, config={"label": label, "samples": SAMPLES, "synthetic": True}, gpus=gpus,
+                    hosts=["h200-node"], command_line=["p2pbench", "--config", "configs/h200.json"],
+                    cuda_driver_version=13000, cuda_runtime_version=13000, verify=True,
+                    topology={"available": True, "link_type": "nvlink", "topo_label": "NV18",
+                              "nvlink": {"active_links": 18, "per_link_gbps": 26.562, "version": "4.0",
+                                         "via_nvswitch": True},
+                              "peak_gbps_per_direction": PEAK_GBPS, "peak_source": "nvlink_version_table"},
+                    p2p={"known": True, "access_supported": True, "native_atomics_supported": True,
+                         "performance_rank": 0, "source": "cudaDeviceGetP2PAttribute"},
+                    timestamp_utc="2026-11-22T12:00:00Z")
+    meta["tool"] = {"name": "p2pbench", "version": "0.1.0", "git_sha": "synthetic"}
+    return new_document(meta, rows)
+
+
+# ---- derived copies -------------------------------------------------------------------------
+
+RowPredicate = Callable[[int, dict], bool]
+
+
+def refresh_statistics(row: dict) -> None:
+    """Recomputes a row's statistics from its (changed) raw samples."""
+    if row.get("samples_gbps") and row.get("status") == "ok":
+        row["bandwidth_gbps"] = summarize(row["samples_gbps"])
+        moved = row["bytes"] * (1 if row["mode"] == "uni" else 2)
+        row["time_us"] = summarize(transfer_time_us(moved, g) for g in row["samples_gbps"])
+        if row.get("sms_used"):
+            row["gbps_per_sm"] = row["bandwidth_gbps"]["median"] / (row["sms_used"] * (1 if row["mode"] == "uni" else 2))
+    for figures in row.get("directions") or []:
+        figures["bandwidth_gbps"] = summarize(figures["samples_gbps"])
+        figures["time_us"] = summarize(transfer_time_us(row["bytes"], g) for g in figures["samples_gbps"])
+    if row.get("samples_us") and row.get("status") == "ok":
+        row["latency_us"] = summarize_latency(row["samples_us"])
+
+
+def _map_rows(document: dict, predicate: RowPredicate, change: Callable[[dict], None]) -> dict:
+    out = copy.deepcopy(document)
+    for index, row in enumerate(out["results"]):
+        if predicate(index, row):
+            change(row)
+            refresh_statistics(row)
+    return out
+
+
+def scaled(document: dict, indices: Iterable[int], factor: float) -> dict:
+    """Bandwidth samples x factor (latency samples / factor): factor 0.9 is a 10% drop."""
+    chosen = set(indices)
+
+    def change(row: dict) -> None:
+        row["samples_gbps"] = [v * factor for v in row.get("samples_gbps", [])]
+        for figures in row.get("directions") or []:
+            figures["samples_gbps"] = [v * factor for v in figures["samples_gbps"]]
+        if row.get("samples_us"):
+            row["samples_us"] = [v / factor for v in row["samples_us"]]
+
+    return _map_rows(document, lambda i, r: i in chosen, change)
+
+
+def perturbed(document: dict, relative: float = 0.01, seed: int = 7) -> dict:
+    """Every raw sample x U(1 - relative, 1 + relative), independently."""
+    rng = random.Random(seed)
+
+    def jitter(values: list[float]) -> list[float]:
+        return [v * (1.0 + rng.uniform(-relative, relative)) for v in values]
+
+    def change(row: dict) -> None:
+        row["samples_gbps"] = jitter(row.get("samples_gbps", []))
+        for figures in row.get("directions") or []:
+            figures["samples_gbps"] = jitter(figures["samples_gbps"])
+        if row.get("samples_us"):
+            row["samples_us"] = jitter(row["samples_us"])
+
+    return _map_rows(document, lambda i, r: r.get("status") == "ok", change)
+
+
+def with_status(document: dict, indices: Iterable[int], status: str = "failed",
+                error: str = "synthetic failure: verification mismatch") -> dict:
+    """Rows turned `failed`/`skipped`, without figures, as the driver writes them."""
+    chosen = set(indices)
+
+    def change(row: dict) -> None:
+        row.update(status=status, error=error, bandwidth_gbps=None, time_us=None, samples_gbps=[], samples=0,
+                   gbps_per_sm=None, verified=False)
+        for key in ("overlap", "directions", "latency_us", "samples_us", "gate_skew_us"):
+            row.pop(key, None)
+
+    return _map_rows(document, lambda i, r: i in chosen, change)
+
+
+def without(document: dict, indices: Iterable[int]) -> dict:
+    chosen = set(indices)
+    out = copy.deepcopy(document)
+    out["results"] = [row for i, row in enumerate(out["results"]) if i not in chosen]
+    return out
+
+
+def stable_bandwidth_rows(document: dict, max_spread: float = 0.04, min_samples: int = 5) -> list[int]:
+    """Indices of ok bandwidth rows whose samples lie within `max_spread` of their median and
+    that have enough samples for a one-sided Mann-Whitney U test to reach p < 0.05: a 10% drop
+    of such a case is unmistakable."""
+    chosen = []
+    for index, row in enumerate(document["results"]):
+        samples = row.get("samples_gbps") or []
+        stats = row.get("bandwidth_gbps")
+        if row.get("status") != "ok" or not isinstance(stats, dict) or len(samples) < min_samples:
+            continue
+        if stats["median"] > 0 and (max(samples) - min(samples)) / stats["median"] <= max_spread:
+            chosen.append(index)
+    return chosen
+
+
+def write_fixtures(directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "synthetic-h200-nv18.json"
+    path.write_text(json.dumps(synthetic_results(), indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-o", "--output-dir", type=Path, default=Path("."), help="folder to write into")
+    print(write_fixtures(parser.parse_args().output_dir))

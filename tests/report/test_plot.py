@@ -1,0 +1,125 @@
+"""plot: files written, the figures the data supports, series labels, peak line, knee."""
+
+from __future__ import annotations
+
+import copy
+
+import matplotlib
+import pandas as pd
+import pytest
+from p2pbench_report.loader import load_many
+from p2pbench_report.plot import build_figures, close_figures, knee
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def synthetic_figures(synthetic_path):
+    figures = build_figures(load_many([synthetic_path]))
+    yield {f.name: f for f in figures}
+    close_figures(figures)
+
+
+def test_plot_writes_non_empty_pngs(cli, baseline_path, baseline_document, tmp_path):
+    code, out, err = cli("plot", baseline_path, "-o", tmp_path / "figures", "--format", "png")
+    assert code == 0, err
+    pngs = sorted((tmp_path / "figures").glob("*.png"))
+    assert pngs
+    sizes: dict[tuple, set] = {}
+    for row in baseline_document["results"]:
+        if row["status"] == "ok" and isinstance(row.get("bandwidth_gbps"), dict):
+            sizes.setdefault((row["method"], row["direction"], row["mode"]), set()).add(row["bytes"])
+    swept = {f"size_{d}_{m}" for (_, d, m), s in sizes.items() if len(s) > 1}
+    assert swept == {p.stem for p in pngs if p.stem.startswith("size_")}  # a size figure where sizes vary
+    for png in pngs:
+        data = png.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 10_000
+        assert png.stem in out  # each figure is reported with its series
+    assert matplotlib.get_backend().lower() == "agg"
+
+
+def test_plot_default_formats_are_png_and_svg(cli, write_json, synthetic_document, tmp_path):
+    document = copy.deepcopy(synthetic_document)
+    document["results"] = [r for r in document["results"] if r["method"] == "ce"]
+    code, _, err = cli("plot", write_json("ce.json", document), "-o", tmp_path / "figures")
+    assert code == 0, err
+    stems = {p.stem for p in (tmp_path / "figures").glob("*.png")}
+    assert stems and stems == {p.stem for p in (tmp_path / "figures").glob("*.svg")}
+    assert (tmp_path / "figures" / "size_push_uni.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+
+
+def test_synthetic_run_gets_every_kind_of_figure(synthetic_figures):
+    names = set(synthetic_figures)
+    for direction in ("push", "pull"):
+        for mode in ("uni", "bidir"):
+            assert f"size_{direction}_{mode}" in names
+            assert f"sm_scaling_{direction}_{mode}" in names
+            assert f"heatmap_ldst_{direction}_{mode}_h200-nv18" in names
+            assert f"heatmap_tma_{direction}_{mode}_h200-nv18" in names
+        assert f"uni_vs_bidir_{direction}" in names
+
+
+def test_size_figure_series_axes_and_peak(synthetic_figures):
+    plotted = synthetic_figures["size_push_uni"]
+    assert {s.split(" · ")[1].split()[0] for s in plotted.series} == {"ce", "ldst", "tma"}
+    assert any("0→1" in s for s in plotted.series) and any("1→0" in s for s in plotted.series)
+    ax = plotted.figure.axes[0]
+    assert ax.get_xscale() == "log"
+    assert "GB/s" in ax.get_ylabel() and "1e9" in ax.get_ylabel()
+    tick_labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert {"4K", "1M", "1G"} <= set(tick_labels)
+    peak_lines = [line for line in ax.get_lines() if line.get_linestyle() == "--" and "peak" in line.get_label()]
+    assert peak_lines and peak_lines[0].get_ydata()[0] == pytest.approx(478.1)
+    title = plotted.figure.get_suptitle()
+    assert all(word in title for word in ("h200-nv18", "NVIDIA H200", "NV18 (NVLink 4.0)", "580.159.04"))
+    bidir_peak = [l for l in synthetic_figures["size_push_bidir"].figure.axes[0].get_lines() if "peak" in l.get_label()]
+    assert bidir_peak[0].get_ydata()[0] == pytest.approx(2 * 478.1)
+
+
+def test_no_peak_line_without_topology(write_json, synthetic_document):
+    document = copy.deepcopy(synthetic_document)
+    document["meta"].pop("topology")
+    document["results"] = [r for r in document["results"] if r["method"] == "ce"]
+    figures = build_figures(load_many([write_json("nopeak.json", document)]))
+    try:
+        ax = next(f for f in figures if f.name == "size_push_uni").figure.axes[0]
+        assert not [line for line in ax.get_lines() if "peak" in line.get_label()]
+    finally:
+        close_figures(figures)
+
+
+def test_no_heatmap_or_scaling_with_a_single_block_count(write_json, synthetic_document):
+    document = copy.deepcopy(synthetic_document)
+    document["results"] = [r for r in document["results"] if r.get("blocks") in (None, 132)]
+    figures = build_figures(load_many([write_json("oneblock.json", document)]))
+    try:
+        names = {f.name for f in figures}
+        assert not any(n.startswith(("heatmap_", "sm_scaling_")) for n in names)
+        assert "size_push_uni" in names
+    finally:
+        close_figures(figures)
+
+
+def test_several_files_overlay_labelled_by_system(write_json, synthetic_document):
+    one = copy.deepcopy(synthetic_document)
+    one["results"] = [r for r in one["results"] if r["method"] in ("ce", "ldst")]
+    other = copy.deepcopy(one)
+    other["meta"]["label"] = "h200-other-node"
+    figures = build_figures(load_many([write_json("a.json", one), write_json("b.json", other)]))
+    try:
+        size = next(f for f in figures if f.name == "size_push_bidir")
+        systems = {s.split(" · ")[0] for s in size.series}
+        assert systems == {"h200-nv18", "h200-other-node"}
+        assert sum(1 for f in figures if f.kind == "heatmap_ldst") == 8  # per system, not overlaid
+        scaling = next(f for f in figures if f.name == "sm_scaling_push_uni")
+        assert {s.split(" · ")[0] for s in scaling.series} == {"h200-nv18", "h200-other-node"}
+    finally:
+        close_figures(figures)
+
+
+def test_knee_is_the_fewest_sms_reaching_ninety_percent(synthetic_figures):
+    points = pd.DataFrame({"sms": [1, 2, 4, 8, 16, 132], "median": [46, 92, 184, 340, 372, 375]})
+    assert int(knee(points)["sms"]) == 8
+    ax = synthetic_figures["sm_scaling_push_uni"].figure.axes[0]
+    annotations = [t.get_text() for t in ax.texts]
+    assert any(text.startswith("knee 8 SMs") for text in annotations)
