@@ -322,8 +322,13 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       std::printf("\nSummary (best configuration; knee = fewest SMs reaching 90%% of the best):\n");
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
+    const json comparison = compare_methods(rows);
+    if (!comparison.empty()) {
+      std::printf("\nBest one-way P2P method per size band (GB/s, 1 GB = 1e9 B; speedup over the baselines):\n");
+      for (const auto& line : comparison_lines(comparison)) std::printf("  %s\n", line.c_str());
+    }
     try {
-      write_json_atomically(options.output_path, result_document(meta, rows, summary, !incomplete_reason.empty(), incomplete_reason));
+      write_json_atomically(options.output_path, result_document(meta, rows, summary, !incomplete_reason.empty(), incomplete_reason, comparison));
       std::printf("\nresults: %s (%zu cases%s)\n", options.output_path.c_str(), rows.size(),
                   incomplete_reason.empty() ? "" : ", INCOMPLETE");
     } catch (const std::exception& e) {

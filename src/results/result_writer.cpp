@@ -106,10 +106,11 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
 }
 
 json result_document(const json& meta, const std::vector<json>& rows, const json& summary, bool incomplete,
-                     const std::string& incomplete_reason) {
+                     const std::string& incomplete_reason, const json& comparison) {
   json doc = {{"schema_version", kSchemaVersion}, {"incomplete", incomplete}, {"meta", meta}, {"results", rows}};
   if (incomplete) doc["incomplete_reason"] = incomplete_reason;
   if (!summary.is_null() && !summary.empty()) doc["summary"] = summary;
+  if (!comparison.is_null() && !comparison.empty()) doc["comparison"] = comparison;
   return doc;
 }
 

@@ -18,9 +18,10 @@ constexpr int kSchemaVersion = 1;
 // theoretical peak per direction (GB/s), the row gains pct_of_peak (bidir: of twice the peak).
 nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps = std::nullopt);
 
-// The whole document. `summary` may be empty.
+// The whole document. `summary` and `comparison` may be empty.
 nlohmann::json result_document(const nlohmann::json& meta, const std::vector<nlohmann::json>& rows,
-                               const nlohmann::json& summary, bool incomplete, const std::string& incomplete_reason);
+                               const nlohmann::json& summary, bool incomplete, const std::string& incomplete_reason,
+                               const nlohmann::json& comparison = nlohmann::json());
 
 // Writes to a temporary file beside `path`, then renames it over `path`: a reader never sees
 // half a file, and an existing file stays untouched until the new one is complete.

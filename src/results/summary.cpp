@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace p2pbench {
@@ -76,6 +77,79 @@ std::vector<std::string> summary_lines(const json& summary) {
     if (!e["knee"].is_null()) {
       std::snprintf(buf, sizeof buf, "; knee %d SMs at %.1f GB/s (>= 90%% of best)", e["knee"]["sms_used"].get<int>(),
                     e["knee"]["bandwidth_gbps"].get<double>());
+      line += buf;
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+namespace {
+
+struct Band {
+  uint64_t lo, hi;
+  const char* name;
+};
+constexpr Band kBands[] = {{0, 64u << 10, "< 64 KiB"},
+                           {64u << 10, 4u << 20, "64 KiB - 4 MiB"},
+                           {4u << 20, 64u << 20, "4 - 64 MiB"},
+                           {64u << 20, ~uint64_t(0), ">= 64 MiB"}};
+
+bool is_p2p_bandwidth(const json& r) {
+  const std::string m = r["method"];
+  return (m == "ce" || m == "ldst" || m == "tma") && r["mode"] == "uni" && r["status"] == "ok";
+}
+
+// The baseline's median at the same size and orientation, if measured.
+std::optional<double> baseline_at(const std::vector<json>& rows, const char* method, const json& row) {
+  for (const json& b : rows)
+    if (b["method"] == method && b["mode"] == "uni" && b["status"] == "ok" && b["bytes"] == row["bytes"] &&
+        b["src_rank"] == row["src_rank"] && b["dst_rank"] == row["dst_rank"])
+      return b["bandwidth_gbps"]["median"].get<double>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+json compare_methods(const std::vector<json>& rows) {
+  json out = json::array();
+  for (const char* direction : {"push", "pull"})
+    for (const Band& band : kBands) {
+      const json* best = nullptr;
+      for (const json& r : rows) {
+        const uint64_t bytes = r["bytes"];
+        if (!is_p2p_bandwidth(r) || r["direction"] != direction || bytes < band.lo || bytes >= band.hi) continue;
+        if (!best || median_of(r) > median_of(*best)) best = &r;
+      }
+      if (!best) continue;
+      json entry = {{"direction", direction}, {"band", band.name}, {"method", (*best)["method"]},
+                    {"bytes", (*best)["bytes"]}, {"bandwidth_gbps", median_of(*best)},
+                    {"pct_of_peak", best->value("pct_of_peak", json())}};
+      for (const char* baseline : {"staged", "nccl"}) {
+        const auto base = baseline_at(rows, baseline, *best);
+        entry[std::string("speedup_over_") + baseline] = base && *base > 0 ? json(median_of(*best) / *base) : json();
+      }
+      out.push_back(entry);
+    }
+  return out;
+}
+
+std::vector<std::string> comparison_lines(const json& comparison) {
+  std::vector<std::string> lines;
+  for (const json& e : comparison) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-4s %-15s best %-4s at %llu B: %7.1f GB/s", e["direction"].get<std::string>().c_str(),
+                  e["band"].get<std::string>().c_str(), e["method"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(e["bytes"].get<uint64_t>()), e["bandwidth_gbps"].get<double>());
+    std::string line = buf;
+    if (!e["pct_of_peak"].is_null()) {
+      std::snprintf(buf, sizeof buf, " (%.1f%% of peak)", e["pct_of_peak"].get<double>());
+      line += buf;
+    }
+    for (const char* baseline : {"staged", "nccl"}) {
+      const json& x = e[std::string("speedup_over_") + baseline];
+      if (x.is_null()) continue;
+      std::snprintf(buf, sizeof buf, ", %.2fx %s", x.get<double>(), baseline);
       line += buf;
     }
     lines.push_back(line);

@@ -14,6 +14,11 @@ constexpr double kKneeFraction = 0.9;
 // Built from result rows (the JSON of result_row). Only `ok` rows count.
 nlohmann::json summarize_rows(const std::vector<nlohmann::json>& rows);
 
+// The end-of-run comparison: per direction and size band, the best P2P method (one way), its
+// share of the link's peak, and its speedup over the staged and NCCL baselines at that size.
+nlohmann::json compare_methods(const std::vector<nlohmann::json>& rows);
+std::vector<std::string> comparison_lines(const nlohmann::json& comparison);
+
 // Console lines for the summary ("ldst push uni: best 371.2 GB/s at ..., knee 8 SMs (336.1 GB/s)").
 std::vector<std::string> summary_lines(const nlohmann::json& summary);
 

@@ -103,3 +103,27 @@ TEST(ResultRow, PercentOfPeakUsesBothDirectionsForBidir) {
 
 }  // namespace
 }  // namespace p2pbench
+
+namespace p2pbench {
+namespace {
+
+TEST(Comparison, BestMethodPerBandWithSpeedups) {
+  using namespace p2pbench::testing;
+  std::vector<nlohmann::json> rows;
+  rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390), 478.0));
+  rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(370), 478.0));
+  rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 20), ok_outcome(300), 478.0));
+  rows.push_back(result_row(spec(Method::kStaged, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(39)));
+  const nlohmann::json comparison = compare_methods(rows);
+  ASSERT_EQ(comparison.size(), 2u);  // push: 64 KiB - 4 MiB and >= 64 MiB
+  EXPECT_EQ(comparison[0]["band"], "64 KiB - 4 MiB");
+  EXPECT_EQ(comparison[0]["method"], "ldst");
+  EXPECT_TRUE(comparison[0]["speedup_over_staged"].is_null());
+  EXPECT_EQ(comparison[1]["method"], "ce");
+  EXPECT_NEAR(comparison[1]["speedup_over_staged"].get<double>(), 10.0, 0.01);
+  EXPECT_NEAR(comparison[1]["pct_of_peak"].get<double>(), 100.0 * comparison[1]["bandwidth_gbps"].get<double>() / 478.0, 1e-9);
+  EXPECT_EQ(comparison_lines(comparison).size(), 2u);
+}
+
+}  // namespace
+}  // namespace p2pbench
