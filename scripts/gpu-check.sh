@@ -60,6 +60,9 @@ if [ "${P2PBENCH_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/de
   done
 fi
 
+"$build/src/p2pbench" --topology >"$out/logs/topology.txt" 2>&1
+note "topology: rc=$? $(grep -m1 -iE 'NV[0-9]+|PIX|PXB|PHB|SYS' "$out/logs/topology.txt" | head -c 120)"
+
 mpirun_cmd=(mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none)
 for config in "${configs[@]}"; do
   name=$(basename "$config" .json)
