@@ -5,6 +5,7 @@
 #
 # Usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]      (default: configs/default.json)
 # Env:   P2PBENCH_LABEL (result label, default "gpu-node"), P2PBENCH_SKIP_TESTS=1,
+#        P2PBENCH_GBENCH_CONFIG=configs/X.json (also run p2pbench-gbench on it),
 #        P2PBENCH_SKIP_SANITIZER=1, P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +78,16 @@ if [ "${P2PBENCH_SAME_DEVICE_RUN:-0}" = 1 ]; then
     --label "$label-same-device" --output "$out/results/default-same-device.json" \
     >"$out/logs/default-same-device.log" 2>&1
   note "sweep default-same-device: rc=$?"
+fi
+
+# The Google Benchmark front-end on the cross-check cases (compare with the driver's run of the
+# same config, when it was among the configs above).
+gbench="$build/src/gbench/p2pbench-gbench"
+if [ -x "$gbench" ] && [ -n "${P2PBENCH_GBENCH_CONFIG:-}" ]; then
+  "$gbench" --config "$P2PBENCH_GBENCH_CONFIG" --benchmark_repetitions=3 --benchmark_format=json \
+    --benchmark_out="$out/results/gbench-$(basename "$P2PBENCH_GBENCH_CONFIG" .json).json" \
+    >"$out/logs/gbench.log" 2>&1
+  note "gbench $(basename "$P2PBENCH_GBENCH_CONFIG"): rc=$?"
 fi
 
 tar -C "$out" -czf "$out/gpu-check.tar.gz" logs results

@@ -178,7 +178,7 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
                                        [](Method m) { return !is_latency(m) && m != Method::kAtomic; });
   if (!doc.contains("sizes") && needs_sizes)
     throw InputError(name("sizes"), "(missing)", "the config must list message sizes");
-  if (doc.contains("sizes")) {
+  if (doc.contains("sizes") && !(doc["sizes"].is_null() && !needs_sizes)) {
     try {
       c.sizes = parse_axis(doc["sizes"], "sizes", true);
     } catch (const InputError& e) {
@@ -239,7 +239,7 @@ json Config::to_json() const {
               {"methods", names(methods)},
               {"directions", names(directions)},
               {"modes", names(modes)},
-              {"sizes", sizes},
+              {"sizes", sizes.empty() ? json() : json(sizes)},
               {"samples", samples},
               {"min_sample_time_ms", min_sample_time_ms},
               {"warmup_time_ms", warmup_time_ms},

@@ -32,8 +32,9 @@ std::string footer() {
       "  method/direction[/bidir]/bytes:N[/blocks:B/threads:T/unroll:U | /blocks:B/smem:S/stages:K]/manual_time\n"
       "Uni cases move --src -> --dst; bidir cases move both ways at once. Push: the source GPU writes\n"
       "the peer's memory; pull: the destination GPU reads it. One Google Benchmark iteration is one\n"
-      "gated sample of N transfers (counter iterations_per_sample), timed with CUDA events (bidir: the\n"
-      "union of both GPUs' windows) and verified byte for byte afterwards, outside the timed region.\n"
+      "transfer (bidir: one each way at once); iterations run in gated samples of N transfers (counter\n"
+      "iterations_per_sample), each timed as a whole with CUDA events (bidir: the union of both GPUs'\n"
+      "windows) and verified byte for byte afterwards, outside the timed region. Time is per transfer.\n"
       "Counters GB/s and GB/s_per_SM are decimal (1e9 B/s); Google Benchmark's own bytes_per_second\n"
       "is printed 1024-based on the console. The config key `samples` is not used: Google Benchmark\n"
       "runs samples until --benchmark_min_time of measured time has passed.\n"
@@ -58,6 +59,10 @@ void add_gbench_options(CLI::App& app, GbenchOptions& o) {
       "p2pbench-gbench: GPU-to-GPU bandwidth on Google Benchmark, one process driving two GPUs,\n"
       "with the transfer engines, start gate, timing and verification of the p2pbench MPI driver.");
   app.footer(footer());
+  if (CLI::Option* opt = app.get_option_no_throw("--allow-same-device"))
+    opt->description("let --src and --dst name one GPU (functional testing; not a P2P figure)");
+  if (CLI::Option* opt = app.get_option_no_throw("--label"))
+    opt->description("name of this system/run in the custom context (overrides 'label')");
   app.add_option("--src", o.src, "GPU that sends (uni cases): index, UUID or PCI bus id")->capture_default_str();
   app.add_option("--dst", o.dst, "GPU that receives (uni cases): index, UUID or PCI bus id")->capture_default_str();
 }

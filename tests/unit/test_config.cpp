@@ -30,6 +30,15 @@ TEST(Config, DefaultsAndOverrides) {
   EXPECT_EQ(c.tma.smem_bytes, (std::vector<uint64_t>{65536, 131072}));
 }
 
+TEST(Config, LatencyOnlyConfigNeedsNoSizesAndRoundTrips) {
+  // Rank 0 broadcasts its effective config; the other rank parses it again.
+  const Config a = parse_config(json{{"methods", {"latency_signal", "atomic"}}});
+  EXPECT_TRUE(a.sizes.empty());
+  const Config b = parse_config(a.to_json());
+  EXPECT_EQ(a.to_json(), b.to_json());
+  EXPECT_THROW(parse_config(json{{"methods", {"ce", "latency_read"}}}), InputError);  // ce needs sizes
+}
+
 TEST(Config, EffectiveConfigRoundTrips) {
   json doc = minimal();
   doc["methods"] = {"ldst", "tma"};
@@ -121,7 +130,8 @@ TEST(Config, ReadJsonFileErrors) {
 
 TEST(Config, ShippedConfigsAreValid) {
   for (const char* name : {"default.json", "ce-large.json", "ldst-threads.json", "tma-smem.json", "sm-scaling.json",
-                           "bidir-sm.json", "host-link.json", "latency.json", "atomics.json", "baselines.json"}) {
+                           "bidir-sm.json", "host-link.json", "latency.json", "atomics.json", "baselines.json",
+                           "gbench-check.json"}) {
     const std::string path = std::string(P2PBENCH_SOURCE_DIR) + "/configs/" + name;
     SCOPED_TRACE(path);
     const Config c = parse_config(read_json_file(path, "--config"));
