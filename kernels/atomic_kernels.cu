@@ -11,6 +11,7 @@
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
+#include "kernels/device_caps.hpp"
 #include "kernels/atomic_kernels.hpp"
 #include "kernels/ptx.cuh"
 
@@ -252,17 +253,8 @@ const char* atomic_pattern_name(AtomicPattern pattern) {
 
 std::optional<std::string> atomic_unsupported_reason(const AtomicShape& shape, int device) {
   if (auto why = shape_reason(shape)) return why;
-  if (needs_sm90(shape.type)) {
-    int major = 0;
-    int minor = 0;
-    cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-               "querying the compute capability");
-    cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
-               "querying the compute capability");
-    if (major < 9)
-      return std::string(atomic_type_name(shape.type)) + " reductions need compute capability 9.0+ (this GPU is " +
-             std::to_string(major) + "." + std::to_string(minor) + ")";
-  }
+  if (needs_sm90(shape.type))
+    if (auto why = requires_hopper(device, std::string(atomic_type_name(shape.type)) + " reductions")) return why;
   return std::nullopt;
 }
 

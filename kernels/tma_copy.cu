@@ -7,6 +7,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "kernels/device_caps.hpp"
 #include "kernels/copy_device.cuh"
 #include "kernels/copy_kernels.hpp"
 #include "kernels/ptx.cuh"
@@ -153,15 +154,7 @@ std::optional<std::string> tma_unsupported_reason(const TmaShape& shape, int dev
   if (chunk < kBulkAlign || chunk % kBulkAlign != 0)
     return "the stage size smem / stages = " + std::to_string(chunk) +
            " bytes must be a positive multiple of 16 (bulk copies move 16-byte units)";
-  int major = 0;
-  int minor = 0;
-  cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-             "querying the compute capability");
-  cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
-             "querying the compute capability");
-  if (major < 9)
-    return "TMA bulk copies need compute capability 9.0+ (this GPU is " + std::to_string(major) + "." +
-           std::to_string(minor) + ")";
+  if (auto why = requires_hopper(device, "TMA bulk copies")) return why;
   int optin = 0;
   cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
              "querying the opt-in shared memory per block");

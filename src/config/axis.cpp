@@ -18,18 +18,18 @@ uint64_t multiplier_for(const std::string& suffix) {
   return 0;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text, char separator) {
   std::vector<std::string> out;
   size_t start = 0;
   while (true) {
-    const size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
+    const size_t pos = text.find(separator, start);
+    out.push_back(text.substr(start, pos - start));
     if (pos == std::string::npos) return out;
     start = pos + 1;
   }
 }
-
-}  // namespace
 
 uint64_t parse_size_text(const std::string& text, const std::string& key) {
   size_t i = 0;
@@ -139,7 +139,7 @@ nlohmann::json axis_flag_to_json(const std::string& text, const std::string& fla
     return range;
   }
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& part : split(text, ',')) list.push_back(value_json(part));
+  for (const auto& part : split_list(text)) list.push_back(value_json(part));
   return list;
 }
 

@@ -14,6 +14,9 @@ namespace p2pbench {
 uint64_t parse_size_text(const std::string& text, const std::string& key);
 uint64_t parse_size(const nlohmann::json& value, const std::string& key);
 
+// "a,b,c" -> {"a", "b", "c"} (an empty string gives one empty item).
+std::vector<std::string> split_list(const std::string& text, char separator = ',');
+
 // "1.5 GiB"-style text for console output.
 std::string format_size(uint64_t bytes);
 

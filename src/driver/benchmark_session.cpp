@@ -11,6 +11,7 @@
 #include "comm/communicator.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
+#include "common/version.hpp"
 #include "config/axis.hpp"
 #include "driver/console.hpp"
 #include "driver/link_health.hpp"
@@ -25,12 +26,6 @@
 #include "results/summary.hpp"
 #include "sweep/sweep.hpp"
 
-#ifndef P2PBENCH_VERSION
-#define P2PBENCH_VERSION "0.0.0"
-#endif
-#ifndef P2PBENCH_GIT_SHA
-#define P2PBENCH_GIT_SHA "unknown"
-#endif
 
 namespace p2pbench {
 
@@ -71,18 +66,6 @@ class SetupSteps {
  private:
   const Communicator& comm_;
 };
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size() && !s.empty()) {
-    const size_t comma = s.find(',', start);
-    out.push_back(s.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 // P2P attributes of the pair, from a process that sees both GPUs, else marked unknown.
 json p2p_attributes(int device, const std::string& peer_bus_id, bool same_device) {
@@ -126,8 +109,8 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   GpuInfo gpu;
   json cpu_binding;
   if (int rc = setup.run("selecting the GPU", [&] {
-        const auto specs = split_commas(options.devices);
-        device = select_device(specs.empty() ? "" : specs[size_t(me) % specs.size()], comm.local_rank());
+        const auto specs = split_list(options.devices);
+        device = select_device(specs[size_t(me) % specs.size()], comm.local_rank());
         cuda_check(cudaSetDevice(device), "selecting GPU " + std::to_string(device));
         gpu = describe_device(device);
         cpu_binding = bind_near_gpu(gpu.pci_bus_id, !options.no_cpu_binding);
@@ -286,7 +269,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
     const bool end_calibrated = ranks[0]["clock_end"]["rounds"] > 0 && ranks[1]["clock_end"]["rounds"] > 0;
     const double gpu_offset_end = end_calibrated ? offset(1, "clock_end") - offset(0, "clock_end") : 0.0;
     json meta = {
-        {"tool", {{"name", "p2pbench"}, {"version", P2PBENCH_VERSION}, {"git_sha", P2PBENCH_GIT_SHA}}},
+        {"tool", {{"name", "p2pbench"}, {"version", tool_version()}, {"git_sha", tool_git_sha()}}},
         {"timestamp_utc", utc_timestamp()},
         {"command_line", argv_list},
         {"label", config.label},

@@ -9,17 +9,7 @@ namespace {
 
 using json = nlohmann::json;
 
-json list_flag(const std::string& text) {
-  json list = json::array();
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    list.push_back(text.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return list;
-}
+json list_flag(const std::string& text) { return json(split_list(text)); }
 
 json number_flag(const std::string& text, const std::string& flag, bool integer) {
   try {

@@ -4,15 +4,10 @@
 #include <variant>
 
 #include "common/cuda_check.hpp"
+#include "common/version.hpp"
 #include "topology/nvml_library.hpp"
 #include "topology/topology.hpp"
 
-#ifndef P2PBENCH_VERSION
-#define P2PBENCH_VERSION "0.0.0"
-#endif
-#ifndef P2PBENCH_GIT_SHA
-#define P2PBENCH_GIT_SHA "unknown"
-#endif
 
 namespace p2pbench::gbench {
 
@@ -75,7 +70,7 @@ std::string p2p_text(const TwoGpuSession& s) {
 
 std::vector<std::pair<std::string, std::string>> describe_run(const TwoGpuSession& s, const Config& config) {
   std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back("p2pbench", std::string(P2PBENCH_VERSION) + " (git " + P2PBENCH_GIT_SHA + "), config '" +
+  out.emplace_back("p2pbench", std::string(tool_version()) + " (git " + tool_git_sha() + "), config '" +
                                    config.label + "'");
   out.emplace_back("src_gpu", gpu_text(s.gpu(0).info));
   out.emplace_back("dst_gpu", gpu_text(s.gpu(1).info));
