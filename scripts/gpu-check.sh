@@ -80,14 +80,22 @@ if [ "${P2PBENCH_SAME_DEVICE_RUN:-0}" = 1 ]; then
   note "sweep default-same-device: rc=$?"
 fi
 
-# The Google Benchmark front-end on the cross-check cases (compare with the driver's run of the
-# same config, when it was among the configs above).
+# The Google Benchmark front-end on the cross-check cases, compared with the driver's run of
+# the same config (when it was among the configs above).
 gbench="$build/src/gbench/p2pbench-gbench"
 if [ -x "$gbench" ] && [ -n "${P2PBENCH_GBENCH_CONFIG:-}" ]; then
-  "$gbench" --config "$P2PBENCH_GBENCH_CONFIG" --benchmark_repetitions=3 --benchmark_format=json \
-    --benchmark_out="$out/results/gbench-$(basename "$P2PBENCH_GBENCH_CONFIG" .json).json" \
-    >"$out/logs/gbench.log" 2>&1
-  note "gbench $(basename "$P2PBENCH_GBENCH_CONFIG"): rc=$?"
+  name=$(basename "$P2PBENCH_GBENCH_CONFIG" .json)
+  mkdir -p "$out/results/gbench"
+  "$gbench" --config "$P2PBENCH_GBENCH_CONFIG" --benchmark_repetitions=5 --benchmark_format=json \
+    --benchmark_out="$out/results/gbench/$name.json" >"$out/logs/gbench.log" 2>&1
+  note "gbench $name: rc=$?"
+  if [ -f "$out/results/$name.json" ]; then
+    python3 scripts/gbench-crosscheck.py "$out/results/$name.json" "$out/results/gbench/$name.json" \
+      >"$out/logs/gbench-crosscheck.txt" 2>&1
+    rc=$?
+    note "gbench vs driver: rc=$rc ($(tail -1 "$out/logs/gbench-crosscheck.txt"))"
+    [ $rc -ne 0 ] && failed=1
+  fi
 fi
 
 tar -C "$out" -czf "$out/gpu-check.tar.gz" logs results

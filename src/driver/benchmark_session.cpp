@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -15,6 +16,7 @@
 #include "config/axis.hpp"
 #include "driver/console.hpp"
 #include "driver/link_health.hpp"
+#include "engines/nccl_engine.hpp"
 #include "measure/clock_sync.hpp"
 #include "measure/cpu_binding.hpp"
 #include "measure/gpu_device.hpp"
@@ -127,13 +129,30 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
           throw InputError("--devices", gpus[0]["uuid"].get<std::string>(),
                            "both ranks are on the same GPU; give each rank its own GPU (--devices, CUDA_VISIBLE_DEVICES) "
                            "or pass --allow-same-device for functional testing");
-        if (me != 0) return;
-        p2p = p2p_attributes(device, gpus[1]["pci_bus_id"], same_device);
-        if (p2p["known"] == true && p2p["access_supported"] == false)
-          throw InputError("--devices", gpus[0]["pci_bus_id"].get<std::string>() + "," + gpus[1]["pci_bus_id"].get<std::string>(),
-                           "peer access between these GPUs is not possible (cudaDevP2PAttrAccessSupported = 0)");
+        if (me == 0) p2p = p2p_attributes(device, gpus[1]["pci_bus_id"], same_device);
       }))
     return rc;
+  std::string p2p_text = p2p.dump();
+  comm.broadcast(p2p_text, 0, "sharing the P2P attributes");
+  p2p = json::parse(p2p_text);
+
+  // Without peer access the P2P and latency methods are skipped while the host link and the
+  // baselines still run; a sweep of nothing but P2P methods is refused.
+  std::optional<std::string> no_peer;
+  if (options.no_p2p) no_peer = "peer access turned off (--no-p2p)";
+  else if (p2p["known"] == true && p2p["access_supported"] == false)
+    no_peer = "peer access between these GPUs is not possible (cudaDevP2PAttrAccessSupported = 0)";
+  if (int rc = setup.run("checking what can run without peer access", [&] {
+        if (!no_peer || !std::all_of(cases.begin(), cases.end(), [](const CaseSpec& c) { return needs_peer_mapping(c.method); }))
+          return;
+        throw InputError("methods", config.to_json()["methods"].dump(),
+                         *no_peer + ", and every method of this sweep needs it; the baselines (staged, nccl) and the "
+                                    "host link (h2d, d2h) run without it");
+      }))
+    return rc;
+  if (no_peer && me == 0) std::fprintf(stderr, "p2pbench: warning: %s: P2P and latency methods are skipped\n", no_peer->c_str());
+  // NCCL would still use P2P where the hardware has it: tell it not to, unless the user chose.
+  if (options.no_p2p) setenv("NCCL_P2P_DISABLE", "1", 0);
 
   // Memory: each rank holds a source and a destination buffer of the largest footprint.
   // At least 4 MiB: the latency methods' inboxes and pointer chain live in these buffers.
@@ -174,7 +193,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   ClockOffset clock_start, clock_end;
   const uint64_t sweep_start_ns = host_clock_ns();
   if (int rc = setup.run("mapping the peer's buffers", [&] {
-        buffers.emplace(comm, capacity);
+        buffers.emplace(comm, capacity, no_peer);
         clock_start = calibrate_gpu_clock();
         gpu.observed_sm_clock_mhz = measure_sm_clock_mhz();
       }))
@@ -281,6 +300,9 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
         {"cuda_driver_version", driver},
         {"cuda_runtime_version", runtime},
         {"p2p", p2p},
+        {"peer_access", buffers->no_peer_reason() ? json{{"available", false}, {"reason", *buffers->no_peer_reason()}}
+                                                  : json{{"available", true}}},
+        {"nccl_version", nccl_in_build() ? json(nccl_version()) : json()},
         {"same_device", same_device},
         {"verify", config.verify},
         {"timer_calibration",

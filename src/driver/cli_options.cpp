@@ -62,13 +62,18 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_option("--devices", o.devices, "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank)");
   app.add_flag("--allow-same-device", o.allow_same_device, "let both ranks use one GPU (functional testing; not a P2P figure)");
   app.add_flag("--no-cpu-binding", o.no_cpu_binding, "do not bind each rank to the CPUs near its GPU");
+  app.add_flag("--no-p2p", o.no_p2p,
+               "run as if the GPUs had no peer access: P2P and latency rows are skipped, the host link and the "
+               "baselines (staged, nccl with NCCL_P2P_DISABLE=1) run");
   app.add_option("--timeout-scale", o.timeout_scale, "multiply every timeout (e.g. 100 under compute-sanitizer)")->capture_default_str();
   auto* sweep = "Sweep (override config keys)";
   app.add_option("-b,--minbytes", o.min_bytes, "smallest message size (sizes become a range)")->group(sweep);
   app.add_option("-e,--maxbytes", o.max_bytes, "largest message size")->group(sweep);
   app.add_option("-f,--stepfactor", o.step_factor, "size multiplication factor of the range (default 2)")->group(sweep);
   app.add_option("--sizes", o.sizes, "message sizes: list or range (sizes)")->group(sweep);
-  app.add_option("--methods", o.methods, "comma-separated: ce,ldst,tma (methods)")->group(sweep);
+  app.add_option("--methods", o.methods,
+                 "comma-separated: ce,ldst,tma; h2d,d2h; staged,nccl; latency_signal,latency_read,latency_ce; atomic "
+                 "(methods)")->group(sweep);
   app.add_option("--directions", o.directions, "comma-separated: push,pull (directions)")->group(sweep);
   app.add_option("--modes", o.modes, "comma-separated: uni,bidir (modes)")->group(sweep);
   app.add_option("--samples", o.samples, "timed samples per case (samples)")->group(sweep);

@@ -18,6 +18,7 @@ struct CliOptions {
   std::string devices;  // per rank, comma-separated: index, UUID or PCI bus id
   bool allow_same_device = false;
   bool no_cpu_binding = false;
+  bool no_p2p = false;
   bool dry_run = false;
   bool topology = false;
   bool progress = false;

@@ -39,6 +39,11 @@ void LatencyRunner::sync(const std::string& what) const {
 
 CaseOutcome LatencyRunner::run(const CaseSpec& c, uint64_t case_index) {
   CaseOutcome out;
+  if (const auto& why = buffers_.no_peer_reason()) {  // the same on every rank
+    out.status = CaseStatus::kSkipped;
+    out.error = *why;
+    return out;
+  }
   switch (c.method) {
     case Method::kLatencySignal: run_signal(c, case_index, out); break;
     case Method::kLatencyRead: run_read(c, out); break;

@@ -126,6 +126,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   // 1. Skip what cannot run, for a reason every rank agrees on.
   auto skips = steps_.run("agreeing on skips", [&](json& d) {
     std::optional<std::string> reason = static_skip_reason(c);
+    if (!reason && needs_peer_mapping(c.method) && buffers_.no_peer_reason()) reason = *buffers_.no_peer_reason();
     if (!reason && drive) reason = engine->unsupported_reason(device_);
     if (reason) d["skip"] = *reason;
   });

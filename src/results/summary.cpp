@@ -44,10 +44,13 @@ json summarize_rows(const std::vector<json>& rows) {
                   {"mode", std::get<2>(key)},
                   {"best", configuration_of(*best)},
                   {"knee", json()}};
-    // The knee: fewest SMs whose median reaches 90% of the best, over every row of the group.
+    // The knee: fewest SMs whose median reaches 90% of the best, at the best's message size
+    // (a smaller message reaching 90% at some SM count says nothing about the large one).
     const json* knee = nullptr;
     for (const json* r : members) {
-      if (r->at("sms_used").is_null() || median_of(*r) < kKneeFraction * median_of(*best)) continue;
+      if (r->at("sms_used").is_null() || r->at("bytes") != best->at("bytes") ||
+          median_of(*r) < kKneeFraction * median_of(*best))
+        continue;
       if (!knee || r->at("sms_used").get<int>() < knee->at("sms_used").get<int>()) knee = r;
     }
     if (knee) {

@@ -19,6 +19,11 @@ inline bool is_latency(Method m) {
 inline bool is_host_link(Method m) { return m == Method::kH2d || m == Method::kD2h; }
 // Baselines that involve both ends by nature (no push/pull distinction): recorded as push.
 inline bool is_two_sided_baseline(Method m) { return m == Method::kStaged || m == Method::kNccl; }
+// Whether the method reads or writes the peer's memory through its IPC mapping (everything but
+// the host link and the baselines, which is what still runs where peer access is impossible).
+inline bool needs_peer_mapping(Method m) {
+  return !(m == Method::kH2d || m == Method::kD2h || is_two_sided_baseline(m));
+}
 enum class Direction { kPush, kPull };
 enum class Mode { kUni, kBidir };
 

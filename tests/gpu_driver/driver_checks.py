@@ -13,6 +13,7 @@ import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 TINY = str(HERE / "tiny.json")
+BASELINES = str(HERE / "baselines.json")  # host link, staged, nccl, latency and atomics, small
 
 
 def gpu_count():
@@ -64,6 +65,44 @@ class Checks:
                    json.dumps([(r["method"], r["blocks"], r["sms_used"]) for r in sm_rows][:6]))
         return doc
 
+    def baselines_and_latency(self):
+        out = self.tmp / "baselines.json"
+        r = self.mpirun("--config", BASELINES, "--output", str(out))
+        self.check(r.returncode == 0, "baselines: exit 0", r.stdout + r.stderr)
+        if not out.exists():
+            self.check(False, "baselines: result file written")
+            return
+        doc = json.loads(out.read_text())
+        rows = doc["results"]
+        bad = [r for r in rows if r["status"] != "ok" or not r["verified"]]
+        self.check(len(rows) == 58 and not bad, f"baselines: all {len(rows)} cases ok and verified",
+                   json.dumps(bad[:3], indent=1))
+        methods = {r["method"] for r in rows if r["status"] == "ok"}
+        self.check(methods == {"h2d", "d2h", "staged", "nccl", "latency_signal", "latency_read", "latency_ce", "atomic"},
+                   "baselines: every method ran", str(sorted(methods)))
+        lat = [r for r in rows if r["method"].startswith("latency") and r["status"] == "ok"]
+        self.check(lat and all(0 < r["latency_us"]["min"] <= r["latency_us"]["median"] <= r["latency_us"]["max"]
+                               for r in lat), "baselines: latency rows carry ordered latency_us figures")
+        self.check(isinstance(doc["meta"].get("nccl_version"), str) and doc["meta"]["peer_access"]["available"],
+                   "baselines: meta records the NCCL version and peer access", json.dumps(doc["meta"].get("peer_access")))
+
+        # Without peer access: P2P rows skipped with the reason, the baselines still run.
+        out = self.tmp / "no-p2p.json"
+        r = self.mpirun("--config", BASELINES, "--no-p2p", "--methods", "ce,staged,h2d,latency_read",
+                        "--sizes", "4097,20971523", "--output", str(out))
+        self.check(r.returncode == 0 and out.exists(), "no-p2p: exit 0", r.stdout + r.stderr)
+        if out.exists():
+            rows = json.loads(out.read_text())["results"]
+            skipped = [r for r in rows if r["method"] in ("ce", "latency_read")]
+            ran = [r for r in rows if r["method"] in ("staged", "h2d")]
+            self.check(skipped and all(r["status"] == "skipped" and "--no-p2p" in r["error"] for r in skipped),
+                       "no-p2p: P2P and latency rows skipped with the reason", json.dumps(skipped[:2]))
+            self.check(ran and all(r["status"] == "ok" and r["verified"] for r in ran),
+                       "no-p2p: staged and host-link rows ok and verified", json.dumps(ran[:2]))
+        r = self.mpirun("--config", TINY, "--no-p2p", "--output", str(self.tmp / "nothing.json"))
+        self.check(r.returncode == 2 and "methods" in r.stderr and not (self.tmp / "nothing.json").exists(),
+                   "no-p2p with only P2P methods: exit 2 naming methods, no file", r.stderr)
+
     def all(self, gpus):
         doc = self.run_sweep("same-device", "--allow-same-device", "--devices", "0,0")
         if doc:
@@ -84,6 +123,7 @@ class Checks:
             if doc:
                 self.check(doc["meta"]["same_device"] is False and doc["meta"]["p2p"]["known"] in (True, False),
                            "two-gpus: distinct GPUs recorded")
+            self.baselines_and_latency()
         else:
             self.check(False, "two GPUs visible for the two-GPU sweep", f"only {gpus} GPU(s)")
 

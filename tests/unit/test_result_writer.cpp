@@ -65,6 +65,23 @@ TEST(Summary, BestAndKnee) {
   EXPECT_TRUE((*ce)["knee"].is_null());
 }
 
+TEST(Summary, KneeIsTakenAtTheBestsMessageSize) {
+  std::vector<json> rows;
+  auto add = [&](uint64_t bytes, int blocks, double gbps) {
+    CaseOutcome o = ok_outcome(gbps);
+    o.sms_used = blocks;
+    rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, bytes, blocks), o));
+  };
+  add(1 << 30, 132, 370);
+  add(1 << 30, 8, 300);    // 81% of the best: not the knee
+  add(1 << 30, 16, 350);   // 95%: the knee at 1 GiB
+  add(16 << 20, 4, 360);   // 97% of the best, but at 16 MiB: must not count
+  const json summary = summarize_rows(rows);
+  ASSERT_EQ(summary.size(), 1u);
+  EXPECT_EQ(summary[0]["knee"]["sms_used"], 16);
+  EXPECT_EQ(summary[0]["knee"]["bytes"], 1 << 30);
+}
+
 TEST(WriteAtomically, ReplacesOnlyWhenComplete) {
   const std::string path = ::testing::TempDir() + "/results.json";
   std::ofstream(path) << "old";

@@ -1,0 +1,153 @@
+#include "engines/nccl_engine.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "common/cuda_check.hpp"
+#include "common/errors.hpp"
+
+#ifdef P2PBENCH_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace p2pbench {
+
+std::vector<std::string> apply_nccl_environment() {
+  std::vector<std::string> set;
+  for (const auto& [name, value] : {std::pair<const char*, const char*>{"NCCL_SOCKET_IFNAME", "lo"},
+                                    std::pair<const char*, const char*>{"NCCL_NVLS_ENABLE", "0"}}) {
+    if (std::getenv(name)) continue;
+    if (setenv(name, value, 0) != 0) throw RuntimeFailure(std::string("setting ") + name + ": " + std::strerror(errno));
+    set.push_back(std::string(name) + "=" + value);
+  }
+  return set;
+}
+
+Transfer NcclEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
+  return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes};
+}
+
+void NcclEngine::prepare(int, int rank, const std::vector<Orientation>& mine) {
+  send_peer_ = receive_peer_ = -1;
+  for (const Orientation& o : mine) {
+    if (o.src_rank == o.dst_rank)
+      throw RuntimeFailure("the nccl baseline cannot move data from rank " + std::to_string(rank) + " to itself");
+    if (o.src_rank == rank) send_peer_ = o.dst_rank;
+    if (o.dst_rank == rank) receive_peer_ = o.src_rank;
+  }
+}
+
+std::optional<std::string> NcclEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
+                                              cudaStream_t stream) {
+  const std::string error = comm_.async_error();
+  if (!error.empty()) return "NCCL reported an asynchronous error: " + error;
+  return TransferEngine::verify(dst, bytes, seed, offset, stream);
+}
+
+#ifdef P2PBENCH_HAVE_NCCL
+
+namespace {
+
+ncclComm_t as_comm(void* p) { return static_cast<ncclComm_t>(p); }
+
+// Throws RuntimeFailure("<what>: <NCCL error string> (<NCCL's last message>)").
+void nccl_check(ncclResult_t result, const std::string& what, ncclComm_t comm = nullptr) {
+  if (result == ncclSuccess) return;
+  std::string message = what + ": " + ncclGetErrorString(result);
+  const char* detail = ncclGetLastError(comm);
+  if (detail && *detail) message += std::string(" (") + detail + ")";
+  throw RuntimeFailure(message);
+}
+
+}  // namespace
+
+bool nccl_in_build() { return true; }
+
+std::string nccl_version() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "unknown";
+  // Since 2.9 the code is major * 10000 + minor * 100 + patch.
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+std::string NcclCommunicator::unique_id() {
+  ncclUniqueId id;
+  nccl_check(ncclGetUniqueId(&id), "creating the NCCL unique id (bootstrap over NCCL_SOCKET_IFNAME)");
+  return std::string(reinterpret_cast<const char*>(&id), sizeof id);
+}
+
+NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int rank) : rank_(rank) {
+  ncclUniqueId id;
+  if (unique_id.size() != sizeof id)
+    throw RuntimeFailure("the NCCL unique id has " + std::to_string(unique_id.size()) + " bytes, expected " +
+                         std::to_string(sizeof id));
+  std::memcpy(&id, unique_id.data(), sizeof id);
+  ncclComm_t comm = nullptr;
+  nccl_check(ncclCommInitRank(&comm, nranks, id, rank),
+             "creating the NCCL communicator (ncclCommInitRank, rank " + std::to_string(rank) + " of " +
+                 std::to_string(nranks) + ")");
+  comm_ = comm;
+}
+
+NcclCommunicator::~NcclCommunicator() {
+  if (comm_) ncclCommAbort(as_comm(comm_));
+}
+
+void NcclCommunicator::close() {
+  if (!comm_) return;
+  ncclComm_t comm = as_comm(comm_);
+  try {
+    cuda_check(cudaDeviceSynchronize(), "waiting for the last NCCL transfers");
+    nccl_check(ncclCommFinalize(comm), "finalizing the NCCL communicator", comm);
+    nccl_check(ncclCommDestroy(comm), "destroying the NCCL communicator", comm);
+    comm_ = nullptr;
+  } catch (...) {
+    ncclCommAbort(comm);
+    comm_ = nullptr;
+    throw;
+  }
+}
+
+std::string NcclCommunicator::async_error() const {
+  if (!comm_) return "";
+  ncclResult_t state = ncclSuccess;
+  const ncclResult_t r = ncclCommGetAsyncError(as_comm(comm_), &state);
+  if (r != ncclSuccess) return std::string("reading it failed: ") + ncclGetErrorString(r);
+  if (state == ncclSuccess || state == ncclInProgress) return "";
+  std::string message = ncclGetErrorString(state);
+  const char* detail = ncclGetLastError(as_comm(comm_));
+  if (detail && *detail) message += std::string(" (") + detail + ")";
+  return message;
+}
+
+void NcclEngine::launch(const Transfer& t, cudaStream_t stream) {
+  ncclComm_t comm = as_comm(comm_.handle());
+  if (!comm) throw RuntimeFailure("an nccl transfer was launched without an NCCL communicator");
+  const bool group = send_peer_ >= 0 && receive_peer_ >= 0;
+  if (group) nccl_check(ncclGroupStart(), "starting an NCCL send/receive group", comm);
+  if (send_peer_ >= 0)
+    nccl_check(ncclSend(t.src, t.bytes, ncclChar, send_peer_, comm, stream),
+               "enqueuing ncclSend of " + std::to_string(t.bytes) + " bytes to rank " + std::to_string(send_peer_), comm);
+  if (receive_peer_ >= 0)
+    nccl_check(ncclRecv(t.dst, t.bytes, ncclChar, receive_peer_, comm, stream),
+               "enqueuing ncclRecv of " + std::to_string(t.bytes) + " bytes from rank " + std::to_string(receive_peer_),
+               comm);
+  if (group) nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
+}
+
+#else  // no NCCL in this build
+
+bool nccl_in_build() { return false; }
+std::string nccl_version() { return ""; }
+std::string NcclCommunicator::unique_id() { throw RuntimeFailure(kNoNcclReason); }
+NcclCommunicator::NcclCommunicator(const std::string&, int, int) { throw RuntimeFailure(kNoNcclReason); }
+NcclCommunicator::~NcclCommunicator() = default;
+void NcclCommunicator::close() {}
+std::string NcclCommunicator::async_error() const { return ""; }
+void NcclEngine::launch(const Transfer&, cudaStream_t) { throw RuntimeFailure(kNoNcclReason); }
+
+#endif
+
+}  // namespace p2pbench

@@ -1,0 +1,102 @@
+// The staged baseline's arithmetic, free of CUDA and MPI (unit-tested): where the flags, fault
+// records and slots lie in the shared staging area, and the steps and copies one transfer
+// becomes. The protocol itself is described in kernels/staging_kernels.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace p2pbench::staging {
+
+// 4 MiB chunks through a ring of 4 slots per direction: 16 MiB in flight per direction, so the
+// sender's copy of chunk i+1 overlaps the receiver's copy of chunk i, and a chunk takes long
+// enough (~80 us at 50 GB/s) that the per-chunk flag kernel (a few us) stays in the shadow.
+constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
+constexpr uint32_t kDefaultSlots = 4;
+constexpr uint32_t kDirections = 2;  // direction d carries rank d's data to rank 1 - d
+constexpr uint32_t kRanks = 2;
+constexpr uint64_t kLineBytes = 64;    // every flag and fault record on its own cache line
+constexpr uint64_t kPageBytes = 4096;  // slots start on page boundaries
+
+struct Geometry {
+  uint64_t chunk_bytes = kDefaultChunkBytes;
+  uint32_t slots = kDefaultSlots;
+
+  // Throws std::invalid_argument on a geometry the pipeline cannot use.
+  void validate() const {
+    if (slots == 0) throw std::invalid_argument("the staging ring needs at least one slot");
+    if (chunk_bytes == 0 || chunk_bytes % kPageBytes != 0)
+      throw std::invalid_argument("the staging chunk must be a positive multiple of 4096 bytes, not " +
+                                  std::to_string(chunk_bytes));
+  }
+};
+
+// Byte offsets in the staging area:
+//   [flags: direction x slot x writer (sender's "full", receiver's "consumed"), 64 B each]
+//   [fault records: one per rank, 64 B each]   (header rounded up to a page)
+//   [slots: direction x slot, chunk_bytes each]
+struct Layout {
+  Geometry geometry;
+
+  uint64_t flag_offset(uint32_t direction, uint32_t slot, uint32_t writer_role) const {
+    return ((uint64_t(direction) * geometry.slots + slot) * 2 + writer_role) * kLineBytes;
+  }
+  uint64_t fault_offset(uint32_t rank) const {
+    return uint64_t(kDirections) * geometry.slots * 2 * kLineBytes + uint64_t(rank) * kLineBytes;
+  }
+  uint64_t header_bytes() const {
+    const uint64_t used = fault_offset(kRanks);
+    return (used + kPageBytes - 1) / kPageBytes * kPageBytes;
+  }
+  uint64_t slot_offset(uint32_t direction, uint32_t slot) const {
+    return header_bytes() + (uint64_t(direction) * geometry.slots + slot) * geometry.chunk_bytes;
+  }
+  uint64_t total_bytes() const { return slot_offset(kDirections, 0); }
+};
+
+// One enqueued operation of a side's chain for one transfer.
+struct Op {
+  enum Kind { kStep, kCopy } kind;
+  // kStep: signal `signal_slot` (-1: none), then wait for `wait_slot` (-1: none).
+  int signal_slot = -1;
+  int wait_slot = -1;
+  // kCopy: `bytes` at `offset` of the transfer, through `slot`.
+  uint32_t slot = 0;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+// The chain of one side (sender: copies are device -> slot; receiver: slot -> device; the
+// chains have the same shape) for a transfer of `bytes`, whose first chunk takes ring position
+// `*position` (slot = position mod slots). Advances *position by the chunk count. Both sides
+// of a direction call this with the same sizes in the same order, so their positions agree.
+// Shape: step(wait 0), copy 0, step(signal 0, wait 1), copy 1, ..., copy n-1, step(signal n-1).
+inline std::vector<Op> plan_transfer(uint64_t bytes, const Geometry& g, uint64_t* position) {
+  std::vector<Op> ops;
+  if (bytes == 0) return ops;
+  const uint64_t chunks = (bytes + g.chunk_bytes - 1) / g.chunk_bytes;
+  ops.reserve(size_t(2 * chunks + 1));
+  int previous = -1;
+  for (uint64_t i = 0; i < chunks; ++i) {
+    const auto slot = uint32_t((*position)++ % g.slots);
+    Op step{Op::kStep};
+    step.signal_slot = previous;
+    step.wait_slot = int(slot);
+    ops.push_back(step);
+    Op copy{Op::kCopy};
+    copy.slot = slot;
+    copy.offset = i * g.chunk_bytes;
+    copy.bytes = std::min<uint64_t>(g.chunk_bytes, bytes - copy.offset);
+    ops.push_back(copy);
+    previous = int(slot);
+  }
+  Op last{Op::kStep};
+  last.signal_slot = previous;
+  ops.push_back(last);
+  return ops;
+}
+
+}  // namespace p2pbench::staging

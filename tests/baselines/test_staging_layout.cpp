@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "engines/staging_layout.hpp"
+#include "kernels/staging_kernels.hpp"
+
+namespace p2pbench::staging {
+namespace {
+
+TEST(StagingLayout, FlagsFaultsAndSlotsNeverShareALineOrOverlap) {
+  Layout layout;
+  layout.geometry.slots = 3;
+  layout.geometry.chunk_bytes = 2 * kPageBytes;
+  std::set<uint64_t> lines;
+  for (uint32_t d = 0; d < kDirections; ++d)
+    for (uint32_t s = 0; s < layout.geometry.slots; ++s)
+      for (uint32_t role = 0; role < 2; ++role) {
+        const uint64_t offset = layout.flag_offset(d, s, role);
+        EXPECT_EQ(offset % kLineBytes, 0u);
+        EXPECT_TRUE(lines.insert(offset).second) << "flag " << d << "/" << s << "/" << role << " reused a line";
+      }
+  for (uint32_t r = 0; r < kRanks; ++r) {
+    const uint64_t offset = layout.fault_offset(r);
+    EXPECT_EQ(offset % kLineBytes, 0u);
+    EXPECT_TRUE(lines.insert(offset).second) << "fault record of rank " << r << " reused a line";
+    EXPECT_LT(offset + sizeof(kernels::StagingFault), layout.header_bytes() + 1);
+  }
+  EXPECT_EQ(layout.header_bytes() % kPageBytes, 0u);
+  uint64_t expected = layout.header_bytes();
+  for (uint32_t d = 0; d < kDirections; ++d)
+    for (uint32_t s = 0; s < layout.geometry.slots; ++s) {
+      EXPECT_EQ(layout.slot_offset(d, s), expected) << "slot " << d << "/" << s;
+      expected += layout.geometry.chunk_bytes;
+    }
+  EXPECT_EQ(layout.total_bytes(), expected);
+}
+
+TEST(StagingLayout, DefaultGeometryFitsASmallSharedMemoryFilesystem) {
+  // Containers default to a 64 MiB /dev/shm: the staging area (and the start gate) must fit.
+  EXPECT_LT(Layout{}.total_bytes(), 64ull << 20);
+  EXPECT_NO_THROW(Geometry{}.validate());
+}
+
+TEST(StagingLayout, RejectsUnusableGeometry) {
+  EXPECT_THROW((Geometry{kDefaultChunkBytes, 0}.validate()), std::invalid_argument);
+  EXPECT_THROW((Geometry{0, 4}.validate()), std::invalid_argument);
+  EXPECT_THROW((Geometry{kPageBytes + 16, 4}.validate()), std::invalid_argument);
+}
+
+TEST(StagingPlan, EmptyTransferHasNoSteps) {
+  uint64_t position = 5;
+  EXPECT_TRUE(plan_transfer(0, Geometry{}, &position).empty());
+  EXPECT_EQ(position, 5u);
+}
+
+TEST(StagingPlan, ChunksCoverEveryByteOnceAndSignalsFollowCopies) {
+  const Geometry g{kPageBytes, 2};
+  uint64_t position = 0;
+  const uint64_t bytes = 2 * kPageBytes + 100;  // 3 chunks, the last one short
+  const std::vector<Op> ops = plan_transfer(bytes, g, &position);
+  ASSERT_EQ(ops.size(), 7u);  // step, copy, step, copy, step, copy, step
+  EXPECT_EQ(position, 3u);
+  uint64_t covered = 0;
+  int last_copied_slot = -1;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (i % 2 == 0) {
+      ASSERT_EQ(ops[i].kind, Op::kStep) << i;
+      EXPECT_EQ(ops[i].signal_slot, last_copied_slot) << "a step signals the chunk just copied";
+      if (i + 1 < ops.size()) EXPECT_EQ(ops[i].wait_slot, int(ops[i + 1].slot)) << "and waits for the next one's slot";
+      else EXPECT_EQ(ops[i].wait_slot, -1);
+    } else {
+      ASSERT_EQ(ops[i].kind, Op::kCopy) << i;
+      EXPECT_EQ(ops[i].offset, covered);
+      covered += ops[i].bytes;
+      last_copied_slot = int(ops[i].slot);
+    }
+  }
+  EXPECT_EQ(covered, bytes);
+  EXPECT_EQ(ops[1].slot, 0u);
+  EXPECT_EQ(ops[3].slot, 1u);
+  EXPECT_EQ(ops[5].slot, 0u);  // around the ring
+  EXPECT_EQ(ops[5].bytes, 100u);
+}
+
+TEST(StagingPlan, ConsecutiveTransfersContinueAroundTheRing) {
+  const Geometry g{kPageBytes, 3};
+  uint64_t position = 0;
+  plan_transfer(kPageBytes, g, &position);
+  const std::vector<Op> second = plan_transfer(kPageBytes, g, &position);
+  ASSERT_EQ(second.size(), 3u);
+  EXPECT_EQ(second[1].slot, 1u);
+  EXPECT_EQ(second[0].signal_slot, -1);  // a transfer's first step signals nothing of the previous one
+  EXPECT_EQ(position, 2u);
+}
+
+TEST(StagingFlags, SenderNeedsTheSlotDrainedReceiverNeedsItFilled) {
+  using kernels::kStagingReceiver;
+  using kernels::kStagingSender;
+  using kernels::staging_expected;
+  using kernels::staging_flag;
+  EXPECT_EQ(staging_flag(7, 3), (uint64_t(7) << 32) | 3u);
+  // Sender filled the slot twice: it may fill again once the receiver drained it twice.
+  EXPECT_EQ(staging_expected(7, 2, kStagingSender), staging_flag(7, 2));
+  // Receiver drained it twice: it may drain again once the sender filled it a third time.
+  EXPECT_EQ(staging_expected(7, 2, kStagingReceiver), staging_flag(7, 3));
+  // A flag an earlier case left behind never matches.
+  EXPECT_NE(staging_expected(8, 2, kStagingSender), staging_flag(7, 2));
+}
+
+}  // namespace
+}  // namespace p2pbench::staging
