@@ -6,7 +6,8 @@
 # Usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]      (default: configs/default.json)
 # Env:   P2PBENCH_LABEL (result label, default "gpu-node"), P2PBENCH_SKIP_TESTS=1,
 #        P2PBENCH_GBENCH_CONFIG=configs/X.json (also run p2pbench-gbench on it),
-#        P2PBENCH_SKIP_SANITIZER=1, P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run)
+#        P2PBENCH_SKIP_SANITIZER=1, P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of
+#        the default config up to 256 MiB)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]}
@@ -74,7 +75,7 @@ for config in "${configs[@]}"; do
   [ $rc -ne 0 ] && { failed=1; tail -20 "$out/logs/$name.err"; }
 done
 if [ "${P2PBENCH_SAME_DEVICE_RUN:-0}" = 1 ]; then
-  "${mpirun_cmd[@]}" "$build/src/p2pbench" --config configs/default.json --allow-same-device --devices 0,0 \
+  "${mpirun_cmd[@]}" "$build/src/p2pbench" --config configs/default.json --allow-same-device --devices 0,0 -e 256M \
     --label "$label-same-device" --output "$out/results/default-same-device.json" \
     >"$out/logs/default-same-device.log" 2>&1
   note "sweep default-same-device: rc=$?"

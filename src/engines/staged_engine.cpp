@@ -73,13 +73,20 @@ void StagedEngine::prepare(int, int rank, const std::vector<Orientation>& mine) 
   }
   position_[0] = position_[1] = 0;
 
-  if (send_direction_ >= 0 && receive_direction_ >= 0) {
-    side_ = make_stream("the staged pipeline's receive chain");
+  auto untimed_event = [](const char* what) {
     cudaEvent_t e = nullptr;
-    cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating the staged pipeline's fork event");
-    fork_ = Event(e);
-    cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating the staged pipeline's join event");
-    join_ = Event(e);
+    cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), std::string("creating the staged pipeline's ") + what);
+    return Event(e);
+  };
+  fork_ = untimed_event("fork event");
+  for (uint32_t role : {kStagingSender, kStagingReceiver}) {
+    lanes_[role].clear();
+    joins_[role].clear();
+    if ((role == kStagingSender ? send_direction_ : receive_direction_) < 0) continue;
+    for (uint32_t lane = 0; lane < area_.layout.geometry.lanes; ++lane) {
+      lanes_[role].push_back(make_stream("a lane of the staged pipeline"));
+      joins_[role].push_back(untimed_event("join event"));
+    }
   }
 }
 
@@ -87,55 +94,55 @@ Transfer StagedEngine::transfer(Direction, const Endpoints& e, uint64_t offset, 
   return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes};
 }
 
-void StagedEngine::enqueue_chain(uint32_t role, uint32_t direction, const void* src, void* dst, size_t bytes,
-                                 cudaStream_t stream) {
+void StagedEngine::enqueue_side(uint32_t role, uint32_t direction, const void* src, void* dst, size_t bytes,
+                                cudaStream_t stream) {
   const staging::Geometry& g = area_.layout.geometry;
   uint32_t* const abort = static_cast<uint32_t*>(state_.get()) + staging::kDirections * g.slots;
-  for (const staging::Op& op : staging::plan_transfer(bytes, g, &position_[direction])) {
-    if (op.kind == staging::Op::kStep) {
-      kernels::StagingStep s;
-      if (op.signal_slot >= 0) {
-        s.signal_flag = flag(direction, uint32_t(op.signal_slot), role);
-        s.signal_count = count(direction, uint32_t(op.signal_slot));
+  const std::vector<std::vector<staging::Op>> plan = staging::plan_transfer(bytes, g, &position_[direction]);
+  for (uint32_t lane = 0; lane < plan.size(); ++lane) {
+    if (plan[lane].empty()) continue;
+    const cudaStream_t lane_stream = lanes_[role][lane].get();
+    cuda_check(cudaStreamWaitEvent(lane_stream, fork_.get(), 0), "forking a lane of the staged pipeline");
+    for (const staging::Op& op : plan[lane]) {
+      if (op.kind == staging::Op::kStep) {
+        kernels::StagingStep s;
+        if (op.signal_slot >= 0) {
+          s.signal_flag = flag(direction, uint32_t(op.signal_slot), role);
+          s.signal_count = count(direction, uint32_t(op.signal_slot));
+        }
+        if (op.wait_slot >= 0) {
+          s.wait_flag = flag(direction, uint32_t(op.wait_slot), 1 - role);
+          s.wait_count = count(direction, uint32_t(op.wait_slot));
+          s.wait_slot = uint32_t(op.wait_slot);
+        }
+        s.direction = direction;
+        s.role = role;
+        s.epoch = epoch_;
+        s.timeout_ns = timeout_ns_;
+        s.abort = abort;
+        s.fault = fault_record(uint32_t(rank_), true);
+        kernels::enqueue_staging_step(s, lane_stream);
+        continue;
       }
-      if (op.wait_slot >= 0) {
-        s.wait_flag = flag(direction, uint32_t(op.wait_slot), 1 - role);
-        s.wait_count = count(direction, uint32_t(op.wait_slot));
-        s.wait_slot = uint32_t(op.wait_slot);
-      }
-      s.direction = direction;
-      s.role = role;
-      s.epoch = epoch_;
-      s.timeout_ns = timeout_ns_;
-      s.abort = abort;
-      s.fault = fault_record(uint32_t(rank_), true);
-      kernels::enqueue_staging_step(s, stream);
-      continue;
+      char* slot = at(area_.host, area_.layout.slot_offset(direction, op.slot));
+      if (role == kStagingSender)
+        cuda_check(cudaMemcpyAsync(slot, static_cast<const char*>(src) + op.offset, op.bytes, cudaMemcpyDeviceToHost,
+                                   lane_stream),
+                   "enqueuing a staged copy into host memory");
+      else
+        cuda_check(cudaMemcpyAsync(static_cast<char*>(dst) + op.offset, slot, op.bytes, cudaMemcpyHostToDevice, lane_stream),
+                   "enqueuing a staged copy out of host memory");
     }
-    char* slot = at(area_.host, area_.layout.slot_offset(direction, op.slot));
-    if (role == kStagingSender)
-      cuda_check(cudaMemcpyAsync(slot, static_cast<const char*>(src) + op.offset, op.bytes, cudaMemcpyDeviceToHost, stream),
-                 "enqueuing a staged copy into host memory");
-    else
-      cuda_check(cudaMemcpyAsync(static_cast<char*>(dst) + op.offset, slot, op.bytes, cudaMemcpyHostToDevice, stream),
-                 "enqueuing a staged copy out of host memory");
+    cuda_check(cudaEventRecord(joins_[role][lane].get(), lane_stream), "joining a lane of the staged pipeline");
+    cuda_check(cudaStreamWaitEvent(stream, joins_[role][lane].get(), 0), "joining a lane of the staged pipeline");
   }
 }
 
 void StagedEngine::launch(const Transfer& t, cudaStream_t stream) {
   if (rank_ < 0) throw RuntimeFailure("the staged engine was launched before prepare()");
-  if (send_direction_ >= 0 && receive_direction_ >= 0) {
-    cuda_check(cudaEventRecord(fork_.get(), stream), "forking the staged receive chain");
-    cuda_check(cudaStreamWaitEvent(side_.get(), fork_.get(), 0), "forking the staged receive chain");
-    enqueue_chain(kStagingSender, uint32_t(send_direction_), t.src, nullptr, t.bytes, stream);
-    enqueue_chain(kStagingReceiver, uint32_t(receive_direction_), nullptr, t.dst, t.bytes, side_.get());
-    cuda_check(cudaEventRecord(join_.get(), side_.get()), "joining the staged receive chain");
-    cuda_check(cudaStreamWaitEvent(stream, join_.get(), 0), "joining the staged receive chain");
-  } else if (send_direction_ >= 0) {
-    enqueue_chain(kStagingSender, uint32_t(send_direction_), t.src, nullptr, t.bytes, stream);
-  } else if (receive_direction_ >= 0) {
-    enqueue_chain(kStagingReceiver, uint32_t(receive_direction_), nullptr, t.dst, t.bytes, stream);
-  }
+  cuda_check(cudaEventRecord(fork_.get(), stream), "forking the staged pipeline's lanes");
+  if (send_direction_ >= 0) enqueue_side(kStagingSender, uint32_t(send_direction_), t.src, nullptr, t.bytes, stream);
+  if (receive_direction_ >= 0) enqueue_side(kStagingReceiver, uint32_t(receive_direction_), nullptr, t.dst, t.bytes, stream);
 }
 
 std::optional<std::string> StagedEngine::fault() const {

@@ -8,10 +8,11 @@
 // sequence numbers, epochs and timeouts: kernels/staging_kernels.hpp. Byte layout and the
 // chunk/slot plan: engines/staging_layout.hpp.
 //
-// Two-sided: in an orientation's case the source rank runs the send chain on its stream and
-// the destination rank the receive chain on its own; a bidir rank runs both at once, on its
-// stream and a side stream forked from it (fork/join with events, so a launch stays one unit
-// in stream order and in graph capture). Direction d (the ring d) carries rank d's data.
+// Two-sided: in an orientation's case the source rank runs the send chain and the destination
+// rank the receive chain; a bidir rank runs both at once. Each chain is split over lanes (see
+// staging_layout.hpp), each lane a stream forked from the launch stream and joined back to it
+// with events, so a launch stays one unit in stream order and in graph capture. Direction d
+// (the ring d) carries rank d's data.
 // Both ranks enqueue identical chunk plans in identical order (the runner launches the same
 // transfers on both ends), which is what pairs the k-th fill of a slot with its k-th drain.
 #pragma once
@@ -65,7 +66,8 @@ class StagedEngine final : public TransferEngine {
   uint64_t* flag(uint32_t direction, uint32_t slot, uint32_t writer_role) const;  // device address
   kernels::StagingFault* fault_record(uint32_t rank, bool device_address) const;
   uint32_t* count(uint32_t direction, uint32_t slot) const;
-  void enqueue_chain(uint32_t role, uint32_t direction, const void* src, void* dst, size_t bytes, cudaStream_t stream);
+  // Enqueues one side's chains on its lane streams (each after `fork_`, each joined into `stream`).
+  void enqueue_side(uint32_t role, uint32_t direction, const void* src, void* dst, size_t bytes, cudaStream_t stream);
 
   StagingArea area_;
   uint32_t epoch_;
@@ -76,8 +78,9 @@ class StagedEngine final : public TransferEngine {
   uint64_t position_[staging::kDirections] = {0, 0};  // next ring position per direction
   // Device memory: this rank's own count per (direction, slot), then the sticky abort word.
   DeviceBuffer state_;
-  Stream side_;  // bidir: the receive chain
-  Event fork_, join_;
+  std::vector<Stream> lanes_[2];  // per role (StagingRole), one stream per lane
+  std::vector<Event> joins_[2];
+  Event fork_;
 };
 
 }  // namespace p2pbench

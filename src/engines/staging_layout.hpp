@@ -12,10 +12,13 @@
 namespace p2pbench::staging {
 
 // 4 MiB chunks through a ring of 4 slots per direction: 16 MiB in flight per direction, so the
-// sender's copy of chunk i+1 overlaps the receiver's copy of chunk i, and a chunk takes long
-// enough (~80 us at 50 GB/s) that the per-chunk flag kernel (a few us) stays in the shadow.
+// sender's copy of chunk i+1 overlaps the receiver's copy of chunk i. Each side drives the
+// ring from 2 lanes (streams), slot s on lane s mod 2: a flag kernel between two copies on one
+// stream costs ~16 us on H200 (copy -> kernel -> copy), 20% of a 4 MiB chunk at 55 GB/s, and
+// while one lane is in that gap the other lane's copy keeps the link busy.
 constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
 constexpr uint32_t kDefaultSlots = 4;
+constexpr uint32_t kDefaultLanes = 2;
 constexpr uint32_t kDirections = 2;  // direction d carries rank d's data to rank 1 - d
 constexpr uint32_t kRanks = 2;
 constexpr uint64_t kLineBytes = 64;    // every flag and fault record on its own cache line
@@ -24,10 +27,14 @@ constexpr uint64_t kPageBytes = 4096;  // slots start on page boundaries
 struct Geometry {
   uint64_t chunk_bytes = kDefaultChunkBytes;
   uint32_t slots = kDefaultSlots;
+  uint32_t lanes = kDefaultLanes;
 
   // Throws std::invalid_argument on a geometry the pipeline cannot use.
   void validate() const {
     if (slots == 0) throw std::invalid_argument("the staging ring needs at least one slot");
+    if (lanes == 0 || slots % lanes != 0)
+      throw std::invalid_argument("the staging ring's " + std::to_string(slots) + " slots do not split evenly over " +
+                                  std::to_string(lanes) + " lanes");
     if (chunk_bytes == 0 || chunk_bytes % kPageBytes != 0)
       throw std::invalid_argument("the staging chunk must be a positive multiple of 4096 bytes, not " +
                                   std::to_string(chunk_bytes));
@@ -69,34 +76,39 @@ struct Op {
   uint64_t bytes = 0;
 };
 
-// The chain of one side (sender: copies are device -> slot; receiver: slot -> device; the
-// chains have the same shape) for a transfer of `bytes`, whose first chunk takes ring position
-// `*position` (slot = position mod slots). Advances *position by the chunk count. Both sides
-// of a direction call this with the same sizes in the same order, so their positions agree.
-// Shape: step(wait 0), copy 0, step(signal 0, wait 1), copy 1, ..., copy n-1, step(signal n-1).
-inline std::vector<Op> plan_transfer(uint64_t bytes, const Geometry& g, uint64_t* position) {
-  std::vector<Op> ops;
-  if (bytes == 0) return ops;
+// The chains of one side (sender: copies are device -> slot; receiver: slot -> device; the
+// chains have the same shape), one per lane, for a transfer of `bytes` whose first chunk takes
+// ring position `*position` (slot = position mod slots, lane = slot mod lanes, so a slot is
+// always driven by the same lane and its fills and drains stay in order). Advances *position
+// by the chunk count. Both sides of a direction call this with the same sizes in the same
+// order, so their positions agree. Shape of a lane that gets chunks a, b, ..., z:
+// step(wait a), copy a, step(signal a, wait b), copy b, ..., copy z, step(signal z).
+inline std::vector<std::vector<Op>> plan_transfer(uint64_t bytes, const Geometry& g, uint64_t* position) {
+  std::vector<std::vector<Op>> lanes(g.lanes);
+  if (bytes == 0) return lanes;
   const uint64_t chunks = (bytes + g.chunk_bytes - 1) / g.chunk_bytes;
-  ops.reserve(size_t(2 * chunks + 1));
-  int previous = -1;
+  std::vector<int> previous(g.lanes, -1);
   for (uint64_t i = 0; i < chunks; ++i) {
     const auto slot = uint32_t((*position)++ % g.slots);
+    const uint32_t lane = slot % g.lanes;
     Op step{Op::kStep};
-    step.signal_slot = previous;
+    step.signal_slot = previous[lane];
     step.wait_slot = int(slot);
-    ops.push_back(step);
+    lanes[lane].push_back(step);
     Op copy{Op::kCopy};
     copy.slot = slot;
     copy.offset = i * g.chunk_bytes;
     copy.bytes = std::min<uint64_t>(g.chunk_bytes, bytes - copy.offset);
-    ops.push_back(copy);
-    previous = int(slot);
+    lanes[lane].push_back(copy);
+    previous[lane] = int(slot);
   }
-  Op last{Op::kStep};
-  last.signal_slot = previous;
-  ops.push_back(last);
-  return ops;
+  for (uint32_t lane = 0; lane < g.lanes; ++lane) {
+    if (previous[lane] < 0) continue;
+    Op last{Op::kStep};
+    last.signal_slot = previous[lane];
+    lanes[lane].push_back(last);
+  }
+  return lanes;
 }
 
 }  // namespace p2pbench::staging

@@ -153,11 +153,14 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     if (!drive) return;
     engine->prepare(device_, me, mine);
     if (auto sms = engine->measure_sms_used(transfer(0), stream)) d["sms_used"] = *sms;
-    d["iterations"] = std::min(engine->max_iterations(),
-                               TransferTimer::iterations_for(timer_.time_single_ms(enqueue), options_.min_sample_time_ms));
+    const double single_ms = timer_.time_single_ms(enqueue);
+    d["single_ms"] = single_ms;
+    d["iterations"] = std::min(engine->max_iterations(), TransferTimer::iterations_for(single_ms, options_.min_sample_time_ms));
   });
   if (LockStep::failed(calibration, out)) return out;
+  double single_ms = 0;  // the slowest rank's: warm-up launches are counted, the same on every rank
   for (const auto& r : calibration) {
+    single_ms = std::max(single_ms, r["data"].value("single_ms", 0.0));
     out.iterations = std::max<uint64_t>(out.iterations, r["data"].value("iterations", uint64_t(0)));
     if (r["data"].contains("sms_used")) out.sms_used = std::max(out.sms_used.value_or(0), r["data"]["sms_used"].get<int>());
   }
@@ -168,7 +171,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   auto warmup = steps_.run("warming up", [&](json&) {
     if (!drive) return;
     timer_.build(enqueue, out.iterations);
-    timer_.warm_up(options_.warmup_time_ms);
+    timer_.warm_up_launches(TransferTimer::warmup_launches_for(single_ms, out.iterations, options_.warmup_time_ms));
   });
   if (LockStep::failed(warmup, out)) return out;
 

@@ -77,6 +77,19 @@ void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
   iterations_ = iterations;
 }
 
+void TransferTimer::warm_up_launches(uint64_t launches) {
+  for (uint64_t i = 0; i < launches; ++i) {
+    cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
+    cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a warm-up event");
+    wait_for_event(stop_.get(), 60.0 * timeout_scale_, "warm-up");
+  }
+}
+
+uint64_t TransferTimer::warmup_launches_for(double single_ms, uint64_t iterations, double warmup_ms) {
+  const double sample_ms = std::max(single_ms, 1e-6) * double(std::max<uint64_t>(iterations, 1));
+  return std::clamp<uint64_t>(uint64_t(std::ceil(warmup_ms / sample_ms)), 1, 10000);
+}
+
 void TransferTimer::warm_up(double ms) {
   const auto t0 = Clock::now();
   do {

@@ -40,6 +40,11 @@ class TransferTimer {
   uint64_t iterations() const { return iterations_; }
   // Replays the graph, ungated, until `ms` milliseconds have passed (at least once).
   void warm_up(double ms);
+  // Replays the graph `launches` times, ungated. Two-sided methods need this form: both ends
+  // must run the same number of transfers, which a per-rank clock cannot promise.
+  void warm_up_launches(uint64_t launches);
+  // Launches of a sample graph of `iterations` transfers of `single_ms` that fill `warmup_ms`.
+  static uint64_t warmup_launches_for(double single_ms, uint64_t iterations, double warmup_ms);
 
   // Queues one sample behind the gate word (device-visible): a spin kernel holds the stream
   // until *gate >= ticket, or gives up after gate_timeout_s (reported by wait()).

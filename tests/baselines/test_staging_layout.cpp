@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -47,51 +48,71 @@ TEST(StagingLayout, RejectsUnusableGeometry) {
   EXPECT_THROW((Geometry{kDefaultChunkBytes, 0}.validate()), std::invalid_argument);
   EXPECT_THROW((Geometry{0, 4}.validate()), std::invalid_argument);
   EXPECT_THROW((Geometry{kPageBytes + 16, 4}.validate()), std::invalid_argument);
+  EXPECT_THROW((Geometry{kPageBytes, 3, 2}.validate()), std::invalid_argument);  // slots must split over lanes
+  EXPECT_THROW((Geometry{kPageBytes, 4, 0}.validate()), std::invalid_argument);
 }
 
 TEST(StagingPlan, EmptyTransferHasNoSteps) {
   uint64_t position = 5;
-  EXPECT_TRUE(plan_transfer(0, Geometry{}, &position).empty());
+  for (const auto& lane : plan_transfer(0, Geometry{}, &position)) EXPECT_TRUE(lane.empty());
   EXPECT_EQ(position, 5u);
 }
 
-TEST(StagingPlan, ChunksCoverEveryByteOnceAndSignalsFollowCopies) {
-  const Geometry g{kPageBytes, 2};
-  uint64_t position = 0;
-  const uint64_t bytes = 2 * kPageBytes + 100;  // 3 chunks, the last one short
-  const std::vector<Op> ops = plan_transfer(bytes, g, &position);
-  ASSERT_EQ(ops.size(), 7u);  // step, copy, step, copy, step, copy, step
-  EXPECT_EQ(position, 3u);
-  uint64_t covered = 0;
+// Checks one lane's chain: alternating step/copy/.../step, each step signalling the chunk the
+// lane just copied and waiting for the slot of its next one. Returns the lane's copies.
+std::vector<Op> check_lane(const std::vector<Op>& ops, uint32_t lane, const Geometry& g) {
+  std::vector<Op> copies;
+  if (ops.empty()) return copies;
+  EXPECT_EQ(ops.size() % 2, 1u);
   int last_copied_slot = -1;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (i % 2 == 0) {
-      ASSERT_EQ(ops[i].kind, Op::kStep) << i;
+      EXPECT_EQ(ops[i].kind, Op::kStep) << i;
       EXPECT_EQ(ops[i].signal_slot, last_copied_slot) << "a step signals the chunk just copied";
-      if (i + 1 < ops.size()) EXPECT_EQ(ops[i].wait_slot, int(ops[i + 1].slot)) << "and waits for the next one's slot";
-      else EXPECT_EQ(ops[i].wait_slot, -1);
+      EXPECT_EQ(ops[i].wait_slot, i + 1 < ops.size() ? int(ops[i + 1].slot) : -1) << "and waits for the next one's slot";
     } else {
-      ASSERT_EQ(ops[i].kind, Op::kCopy) << i;
-      EXPECT_EQ(ops[i].offset, covered);
-      covered += ops[i].bytes;
+      EXPECT_EQ(ops[i].kind, Op::kCopy) << i;
+      EXPECT_EQ(ops[i].slot % g.lanes, lane) << "a slot always belongs to the same lane";
       last_copied_slot = int(ops[i].slot);
+      copies.push_back(ops[i]);
     }
   }
+  return copies;
+}
+
+TEST(StagingPlan, LanesTogetherCoverEveryByteOnce) {
+  const Geometry g{kPageBytes, 4, 2};
+  uint64_t position = 0;
+  const uint64_t bytes = 4 * kPageBytes + 100;  // 5 chunks, the last one short
+  const auto lanes = plan_transfer(bytes, g, &position);
+  ASSERT_EQ(lanes.size(), 2u);
+  EXPECT_EQ(position, 5u);
+  std::vector<Op> copies;
+  for (uint32_t lane = 0; lane < 2; ++lane)
+    for (const Op& c : check_lane(lanes[lane], lane, g)) copies.push_back(c);
+  ASSERT_EQ(copies.size(), 5u);
+  std::sort(copies.begin(), copies.end(), [](const Op& a, const Op& b) { return a.offset < b.offset; });
+  uint64_t covered = 0;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    EXPECT_EQ(copies[i].offset, covered);
+    EXPECT_EQ(copies[i].slot, i % 4) << "chunk " << i << " goes around the ring";
+    covered += copies[i].bytes;
+  }
   EXPECT_EQ(covered, bytes);
-  EXPECT_EQ(ops[1].slot, 0u);
-  EXPECT_EQ(ops[3].slot, 1u);
-  EXPECT_EQ(ops[5].slot, 0u);  // around the ring
-  EXPECT_EQ(ops[5].bytes, 100u);
+  EXPECT_EQ(copies.back().bytes, 100u);
+  EXPECT_EQ(lanes[0].size(), 7u);  // chunks 0, 2, 4
+  EXPECT_EQ(lanes[1].size(), 5u);  // chunks 1, 3
 }
 
 TEST(StagingPlan, ConsecutiveTransfersContinueAroundTheRing) {
-  const Geometry g{kPageBytes, 3};
+  const Geometry g{kPageBytes, 4, 2};
   uint64_t position = 0;
-  plan_transfer(kPageBytes, g, &position);
-  const std::vector<Op> second = plan_transfer(kPageBytes, g, &position);
-  ASSERT_EQ(second.size(), 3u);
-  EXPECT_EQ(second[1].slot, 1u);
-  EXPECT_EQ(second[0].signal_slot, -1);  // a transfer's first step signals nothing of the previous one
+  plan_transfer(kPageBytes, g, &position);  // one chunk, slot 0, lane 0
+  const auto second = plan_transfer(kPageBytes, g, &position);
+  EXPECT_TRUE(second[0].empty());
+  ASSERT_EQ(second[1].size(), 3u);
+  EXPECT_EQ(second[1][1].slot, 1u);
+  EXPECT_EQ(second[1][0].signal_slot, -1);  // a transfer's first step signals nothing of the previous one
   EXPECT_EQ(position, 2u);
 }
 
