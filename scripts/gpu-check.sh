@@ -6,7 +6,7 @@
 # Usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]      (default: configs/default.json)
 # Env:   P2PBENCH_LABEL (result label, default "gpu-node"), P2PBENCH_SKIP_TESTS=1,
 #        P2PBENCH_GBENCH_CONFIG=configs/X.json (also run p2pbench-gbench on it),
-#        P2PBENCH_SKIP_SANITIZER=1, P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of
+#        P2PBENCH_CUDA_ARCHITECTURES=90 (default: the project's), P2PBENCH_SKIP_SANITIZER=1, P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of
 #        the default config up to 256 MiB)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,9 @@ failed=0
 } >"$out/logs/system.txt" 2>&1
 
 build=build-gpu
-if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build "$build" -j "$(nproc)"; } \
+archs=()
+[ -n "${P2PBENCH_CUDA_ARCHITECTURES:-}" ] && archs=(-DCMAKE_CUDA_ARCHITECTURES="$P2PBENCH_CUDA_ARCHITECTURES")
+if ! { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${archs[@]}" && cmake --build "$build" -j "$(nproc)"; } \
     >"$out/logs/build.log" 2>&1; then
   note "BUILD FAILED (see logs/build.log)"
   tail -40 "$out/logs/build.log"

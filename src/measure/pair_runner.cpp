@@ -97,6 +97,11 @@ void PairRunner::record_sample(const CaseSpec& c, const std::vector<json>& finis
 }
 
 CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
+  // The case's graph ends with the case, before any baseline's resources may be released.
+  struct GraphRelease {
+    TransferTimer& timer;
+    ~GraphRelease() { timer.release_graph(); }
+  } release_graph_at_exit{timer_};
   CaseOutcome out;
   const int me = comm_.rank();
   std::unique_ptr<TransferEngine> engine = make_engine(c);

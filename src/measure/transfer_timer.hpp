@@ -38,6 +38,9 @@ class TransferTimer {
   // single launch, so the host never blocks in a full launch queue while the gate is closed.
   void build(const EnqueueTransfer& enqueue, uint64_t iterations);
   uint64_t iterations() const { return iterations_; }
+  // Drops the sample graph. A graph that captured NCCL operations holds a reference on the NCCL
+  // communicator, whose destruction waits (forever) until the graph is gone.
+  void release_graph() { graph_ = GraphExec(); }
   // Replays the graph, ungated, until `ms` milliseconds have passed (at least once).
   void warm_up(double ms);
   // Replays the graph `launches` times, ungated. Two-sided methods need this form: both ends
