@@ -48,38 +48,51 @@ bool needs_sm90(AtomicType t) {
          t == AtomicType::kBf16x8;
 }
 
+// Packed -1.0 in both halves.
+constexpr uint32_t kF16x2MinusOne = 0xbc00bc00u;
+constexpr uint32_t kBf16x2MinusOne = 0xbf80bf80u;
+
 template <AtomicType kType>
-__device__ __forceinline__ void add_one(uint8_t* p) {
+__device__ __forceinline__ void add_unit(uint8_t* p, bool minus) {
   if constexpr (kType == AtomicType::kU32) {
-    ptx::red_add_u32(p, 1u);
+    ptx::red_add_u32(p, minus ? 0xffffffffu : 1u);  // -1 modulo 2^32
   } else if constexpr (kType == AtomicType::kF32) {
-    ptx::red_add_f32(p, 1.0f);
+    ptx::red_add_f32(p, minus ? -1.0f : 1.0f);
   } else if constexpr (kType == AtomicType::kF32x4) {
-    ptx::red_add_v4_f32(p, 1.0f, 1.0f, 1.0f, 1.0f);
+    const float v = minus ? -1.0f : 1.0f;
+    ptx::red_add_v4_f32(p, v, v, v, v);
   } else if constexpr (kType == AtomicType::kF16x2) {
-    ptx::red_add_f16x2(p, kF16x2One);
+    ptx::red_add_f16x2(p, minus ? kF16x2MinusOne : kF16x2One);
   } else if constexpr (kType == AtomicType::kBf16x2) {
-    ptx::red_add_bf16x2(p, kBf16x2One);
+    ptx::red_add_bf16x2(p, minus ? kBf16x2MinusOne : kBf16x2One);
   } else if constexpr (kType == AtomicType::kF16x8) {
-    ptx::red_add_v4_f16x2(p, kF16x2One, kF16x2One, kF16x2One, kF16x2One);
+    const uint32_t v = minus ? kF16x2MinusOne : kF16x2One;
+    ptx::red_add_v4_f16x2(p, v, v, v, v);
   } else {
-    ptx::red_add_v4_bf16x2(p, kBf16x2One, kBf16x2One, kBf16x2One, kBf16x2One);
+    const uint32_t v = minus ? kBf16x2MinusOne : kBf16x2One;
+    ptx::red_add_v4_bf16x2(p, v, v, v, v);
   }
 }
 
 // hot_addresses == 0: distinct (element = global thread index). The element is fixed per
 // thread, so the loop body is the reduction alone; consecutive ops of a warp go to the same
-// 32 elements (one or four 128-byte lines), ops of different warps to different ones.
+// 32 elements (one or four 128-byte lines), ops of different warps to different ones. The
+// sign of op i (balanced, see the header) is the same in every thread: no divergence.
 template <AtomicType kType>
-__global__ void __launch_bounds__(kMaxThreads) atomic_kernel(uint8_t* target, uint32_t ops, uint32_t hot_addresses) {
+__global__ void __launch_bounds__(kMaxThreads)
+    atomic_kernel(uint8_t* target, uint32_t ops, uint32_t hot_addresses, bool negate) {
   const uint64_t t = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint64_t e = hot_addresses == 0 ? t : t % hot_addresses;
   uint8_t* p = target + e * bytes_of(kType);
+  const bool even_count = (ops & 1u) == 0;
 #pragma unroll 4
-  for (uint32_t i = 0; i < ops; ++i) add_one<kType>(p);
+  for (uint32_t i = 0; i < ops; ++i) {
+    const bool minus_op = (i & 1u) != 0 && !(even_count && i + 1 == ops);
+    add_unit<kType>(p, minus_op != negate);
+  }
 }
 
-using AtomicKernel = void (*)(uint8_t*, uint32_t, uint32_t);
+using AtomicKernel = void (*)(uint8_t*, uint32_t, uint32_t, bool);
 
 AtomicKernel atomic_kernel_for(AtomicType t) {
   switch (t) {
@@ -199,11 +212,13 @@ uint64_t total_threads(const AtomicShape& s) {
   return static_cast<uint64_t>(std::max(s.blocks, 0)) * static_cast<uint64_t>(std::max(s.threads, 0));
 }
 
-// Ops that land on the most-hit element in one launch.
-uint64_t max_count_per_launch(const AtomicShape& s) {
-  if (s.pattern == AtomicPattern::kDistinct) return s.ops_per_thread;
+uint32_t net_per_thread(const AtomicShape& s) { return (s.ops_per_thread & 1u) != 0 ? 1u : 2u; }
+
+// Threads whose ops land on the most-hit element.
+uint64_t max_threads_per_element(const AtomicShape& s) {
+  if (s.pattern == AtomicPattern::kDistinct) return 1;
   const uint64_t t = total_threads(s);
-  return (t + s.hot_addresses - 1) / s.hot_addresses * s.ops_per_thread;
+  return (t + s.hot_addresses - 1) / s.hot_addresses;
 }
 
 std::string describe(const AtomicShape& s) {
@@ -223,12 +238,13 @@ std::optional<std::string> shape_reason(const AtomicShape& s) {
   if (s.ops_per_thread < 1) return std::string("ops_per_thread must be at least 1");
   if (s.pattern == AtomicPattern::kHotSpot && s.hot_addresses < 1)
     return std::string("hot_spot needs hot_addresses >= 1");
-  const uint64_t per_launch = max_count_per_launch(s);
-  if (per_launch > exact_limit(s.type))
-    return std::string("not exactly verifiable: one launch adds ") + std::to_string(per_launch) +
-           " to the most-hit element, above " + std::to_string(exact_limit(s.type)) + ", the largest count " +
-           atomic_type_name(s.type) + " holds exactly (fewer ops per thread" +
-           (s.pattern == AtomicPattern::kHotSpot ? ", fewer threads or more hot addresses)" : ")");
+  const uint64_t bound = max_threads_per_element(s) * net_per_thread(s);
+  if (bound > exact_limit(s.type))
+    return std::string("not exactly verifiable: the most-hit element can reach ") + std::to_string(bound) + " (" +
+           std::to_string(max_threads_per_element(s)) + " threads x " + std::to_string(net_per_thread(s)) +
+           "), above " + std::to_string(exact_limit(s.type)) + ", the largest count " + atomic_type_name(s.type) +
+           " holds exactly (fewer threads or more hot addresses" +
+           (net_per_thread(s) == 2 ? ", or an odd ops_per_thread)" : ")");
   return std::nullopt;
 }
 
@@ -268,10 +284,7 @@ uint64_t atomic_operations(const AtomicShape& shape) { return total_threads(shap
 
 size_t atomic_bytes_per_op(const AtomicShape& shape) { return bytes_of(shape.type); }
 
-uint64_t atomic_max_iterations(const AtomicShape& shape) {
-  if (shape_reason(shape)) return 0;
-  return exact_limit(shape.type) / max_count_per_launch(shape);
-}
+uint32_t atomic_net_per_thread(const AtomicShape& shape) { return net_per_thread(shape); }
 
 void atomic_reset(void* target, const AtomicShape& shape, cudaStream_t stream) {
   cuda_check(cudaMemsetAsync(target, 0, atomic_target_bytes(shape), stream), "zeroing the atomics target");
@@ -284,30 +297,24 @@ void atomic_prepare(const AtomicShape& shape) {
              "loading the " + describe(shape) + " kernel");
 }
 
-void enqueue_atomics(const AtomicShape& shape, void* target, cudaStream_t stream) {
+void enqueue_atomics(const AtomicShape& shape, void* target, bool negate, cudaStream_t stream) {
   if (auto why = shape_reason(shape)) throw InputError(describe(shape) + ": " + *why);
   if (reinterpret_cast<uintptr_t>(target) % bytes_of(shape.type) != 0)
     throw InputError(describe(shape) + ": target must be " + std::to_string(bytes_of(shape.type)) + "-byte aligned");
   const uint32_t hot = shape.pattern == AtomicPattern::kHotSpot ? shape.hot_addresses : 0;
   atomic_kernel_for(shape.type)<<<shape.blocks, shape.threads, 0, stream>>>(static_cast<uint8_t*>(target),
-                                                                           shape.ops_per_thread, hot);
+                                                                           shape.ops_per_thread, hot, negate);
   cuda_check_launch("the " + describe(shape) + " kernel");
 }
 
-std::optional<std::string> atomic_verify(const AtomicShape& shape, const void* target, uint64_t iterations,
+std::optional<std::string> atomic_verify(const AtomicShape& shape, const void* target, uint64_t launches,
                                          cudaStream_t stream) {
   if (auto why = shape_reason(shape)) return describe(shape) + ": " + *why;
-  const uint64_t per_launch = max_count_per_launch(shape);
-  if (iterations > exact_limit(shape.type) / per_launch)
-    return describe(shape) + ": " + std::to_string(iterations) + " launches add up to " +
-           std::to_string(iterations * per_launch) + " on the most-hit element, above the exact limit " +
-           std::to_string(exact_limit(shape.type)) + " (atomic_max_iterations = " +
-           std::to_string(atomic_max_iterations(shape)) + "): reset more often";
-
-  // Expected counts: distinct, every element ops x iterations; hot spot, element e gets the
-  // threads t with t % H == e: T / H of them, one more for e < T % H.
+  // Expected counts after an odd number of launches: distinct, every element net; hot spot,
+  // element e gets the threads t with t % H == e: T / H of them, one more for e < T % H.
+  // After an even number: 0 everywhere.
   const uint64_t elements = atomic_elements(shape);
-  const uint64_t per_thread_total = uint64_t{shape.ops_per_thread} * iterations;
+  const uint64_t per_thread_total = (launches & 1u) != 0 ? net_per_thread(shape) : 0;
   uint64_t low_count = per_thread_total;
   uint64_t split = 0;
   if (shape.pattern == AtomicPattern::kHotSpot) {
@@ -340,7 +347,7 @@ std::optional<std::string> atomic_verify(const AtomicShape& shape, const void* t
   const uint32_t want_word = host.first < split ? high : low;
   uint32_t want[4] = {want_word, want_word, want_word, want_word};
   return describe(shape) + ": " + std::to_string(host.bad) + " of " + std::to_string(elements) +
-         " elements wrong after " + std::to_string(iterations) + " launches; first: element " +
+         " elements wrong after " + std::to_string(launches) + " launches; first: element " +
          std::to_string(host.first) + " = " + describe_value(shape.type, value, words) + ", expected " +
          describe_value(shape.type, want, words);
 }

@@ -1,11 +1,16 @@
 // Remote atomics: reductions (red.global.add.*, no value returned) into a target buffer that
 // may be a peer mapping. Plain C++ host API: no device code, no MPI.
 //
-// Every op adds exactly 1 to every lane it covers (u32 1, f32 1.0f, each half 1.0), so after
-// `iterations` launches from a zeroed target each element holds (ops on it per launch) x
-// iterations, exact in the type as long as that count stays within the type's exact-integer
-// range: u32 2^32 - 1, f32 2^24, f16 2048, bf16 256. Shapes whose one launch already exceeds
-// it are refused; atomic_max_iterations says how many launches fit before a reset.
+// Balanced ops keep every partial sum a small integer, exact in every type whatever the order
+// of the reductions: a thread's ops add +1, -1, +1, -1, ... to every lane they cover (u32 1 or
+// 2^32 - 1, f32 +-1.0f, each half +-1.0); with an even op count its last op adds +1 instead, so
+// each thread nets `net` = 1 (odd ops) or 2 (even ops) per launch and is never more than `net`
+// above its start. A negated launch (`negate`) adds the opposite, netting -net. Launches
+// alternate +, -, +, ...: after an odd number of them from a zeroed target an element holds
+// (threads on it) x net, after an even number 0, and no partial sum ever leaves
+// [0, threads on it x net]. A shape is exact when that bound stays within the type's exact
+// integer range (u32 2^32 - 1, f32 2^24, f16 2048, bf16 256); others are refused with the
+// reason. Contention no longer limits the launch count: the runner uses an odd one.
 //
 // Scope: .relaxed, .gpu (the PTX default). All ops of a run come from one GPU, so gpu scope
 // is what makes them atomic with respect to each other, peer memory included; the owner reads
@@ -61,8 +66,8 @@ size_t atomic_target_bytes(const AtomicShape& shape);
 uint64_t atomic_operations(const AtomicShape& shape);
 size_t atomic_bytes_per_op(const AtomicShape& shape);
 
-// How many launches after a reset stay exact (the verification limit).
-uint64_t atomic_max_iterations(const AtomicShape& shape);
+// What each thread nets per launch: 1 for an odd ops_per_thread, 2 for an even one.
+uint32_t atomic_net_per_thread(const AtomicShape& shape);
 
 // Zeroes the target (all types: 0 bits == 0).
 void atomic_reset(void* target, const AtomicShape& shape, cudaStream_t stream);
@@ -70,15 +75,16 @@ void atomic_reset(void* target, const AtomicShape& shape, cudaStream_t stream);
 // Loads the kernel on the current device (lazy loading: call before a start gate spins).
 void atomic_prepare(const AtomicShape& shape);
 
-// Enqueues one launch. target: 16-byte aligned, atomic_target_bytes(shape) bytes; local
-// memory or a peer mapping. Throws InputError for an unsupported shape.
-void enqueue_atomics(const AtomicShape& shape, void* target, cudaStream_t stream);
+// Enqueues one launch (`negate`: the launch nets -net per thread; launches must alternate,
+// starting with a plain one after a reset). target: 16-byte aligned, atomic_target_bytes(shape)
+// bytes; local memory or a peer mapping. Throws InputError for an unsupported shape.
+void enqueue_atomics(const AtomicShape& shape, void* target, bool negate, cudaStream_t stream);
 
 // Checks, on the device that `target` is accessible from (the current one), that every element
-// equals its exact expected total after `iterations` launches since the last reset. Enqueued
-// on `stream` and waited for. nullopt when all match; otherwise the number of bad elements,
-// the first bad index and its value.
-std::optional<std::string> atomic_verify(const AtomicShape& shape, const void* target, uint64_t iterations,
+// equals its exact expected total after `launches` alternating launches since the last reset
+// (odd: threads on it x net; even: 0). Enqueued on `stream` and waited for. nullopt when all
+// match; otherwise the number of bad elements, the first bad index and its value.
+std::optional<std::string> atomic_verify(const AtomicShape& shape, const void* target, uint64_t launches,
                                          cudaStream_t stream);
 
 }  // namespace p2pbench::kernels

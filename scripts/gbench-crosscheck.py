@@ -54,7 +54,9 @@ def main():
     for b in gbench["benchmarks"]:
         if b.get("run_type", "iteration") != "iteration" or "GB/s" not in b:
             continue
-        runs.setdefault(b.get("run_name", b["name"]), []).append(float(b["GB/s"]))
+        # UseManualTime() makes Google Benchmark append "/manual_time" to the name.
+        name = b.get("run_name", b["name"]).removesuffix("/manual_time")
+        runs.setdefault(name, []).append(float(b["GB/s"]))
     if not runs:
         print("gbench-crosscheck: the Google Benchmark file has no runs with a GB/s counter", file=sys.stderr)
         return 2

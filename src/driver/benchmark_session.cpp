@@ -238,9 +238,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
     if (me == 0) {
       rows.push_back(row);
       group_rows.push_back(row);
-      char figure[64] = "";
-      if (!row["bandwidth_gbps"].is_null()) std::snprintf(figure, sizeof figure, "%.1f GB/s", row["bandwidth_gbps"]["median"].get<double>());
-      progress.update(i + 1, c.name(), figure);
+      progress.update(i + 1, c.name(), headline_figure(row));
     }
     if (outcome.fatal) {
       incomplete_reason = "stopped after a fatal error in " + c.name() + ": " + outcome.error;

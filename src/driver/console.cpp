@@ -19,17 +19,66 @@ std::string group_key(const CaseSpec& c) {
   return name;
 }
 
+namespace {
+
+std::string route_of(const json& r) {
+  return r["src_rank"].is_null() ? "both" : std::to_string(r["src_rank"].get<int>()) + "->" + std::to_string(r["dst_rank"].get<int>());
+}
+
+std::string status_of(const json& r) {
+  return r["status"].get<std::string>() + (r.contains("error") ? ": " + r["error"].get<std::string>() : "");
+}
+
+// Latency rows: microseconds per event (one-way trip, dependent load or copy), not GB/s.
+void print_latency_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
+  const bool copies = rows.front()["method"] == "latency_ce";
+  const bool reads = rows.front()["method"] == "latency_read";
+  std::fprintf(out, "\n%s   [microseconds; median, min..max, p95 over samples]\n", title.c_str());
+  std::fprintf(out, "%12s %8s %7s %10s %21s %9s%s  %s\n", "size", "src->dst", "events", "us", "min..max", "p95",
+               copies ? "  issue interval us" : reads ? "  cycles  us at peak clock" : "", "status");
+  for (const json& r : rows) {
+    if (!r.contains("latency_us") || r["latency_us"].is_null()) {
+      std::fprintf(out, "%12s %8s %7s %10s %21s %9s%s  %s\n", format_size(r["bytes"]).c_str(), route_of(r).c_str(), "-", "-",
+                   "-", "-", copies ? "  -" : "", status_of(r).c_str());
+      continue;
+    }
+    const json& l = r["latency_us"];
+    char range[64], extra[48] = "";
+    std::snprintf(range, sizeof range, "%.3f..%.3f", l["min"].get<double>(), l["max"].get<double>());
+    if (copies && r.contains("issue_interval_us"))
+      std::snprintf(extra, sizeof extra, "  %18.3f", r["issue_interval_us"]["median"].get<double>());
+    if (reads && r.contains("cycles"))
+      std::snprintf(extra, sizeof extra, "  %6.0f  %16.3f", r["cycles"]["median"].get<double>(),
+                    r["latency_at_peak_clock_us"]["median"].get<double>());
+    std::fprintf(out, "%12s %8s %7llu %10.3f %21s %9.3f%s  %s\n", format_size(r["bytes"]).c_str(), route_of(r).c_str(),
+                 static_cast<unsigned long long>(r["iterations"].get<uint64_t>()), l["median"].get<double>(), range,
+                 l["p95"].get<double>(), extra, status_of(r).c_str());
+  }
+  std::fflush(out);
+}
+
+}  // namespace
+
+std::string headline_figure(const json& row) {
+  char figure[64] = "";
+  if (row.contains("latency_us") && !row["latency_us"].is_null())
+    std::snprintf(figure, sizeof figure, "%.3f us", row["latency_us"]["median"].get<double>());
+  else if (!row["bandwidth_gbps"].is_null())
+    std::snprintf(figure, sizeof figure, "%.1f GB/s", row["bandwidth_gbps"]["median"].get<double>());
+  return figure;
+}
+
 void print_group_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
   if (rows.empty()) return;
+  if (rows.front()["method"].get<std::string>().rfind("latency_", 0) == 0) return print_latency_table(out, title, rows);
   const bool bidir = rows.front()["mode"] == "bidir";
   std::fprintf(out, "\n%s   [GB/s, 1 GB = 1e9 B; median, min..max over samples]\n", title.c_str());
   std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", "size", "src->dst", "iters", "GB/s", "min..max",
                "us/xfer", "SMs", bidir ? "  overlap  per-direction GB/s" : "", "status");
   for (const json& r : rows) {
-    const std::string route =
-        r["src_rank"].is_null() ? "both" : std::to_string(r["src_rank"].get<int>()) + "->" + std::to_string(r["dst_rank"].get<int>());
+    const std::string route = route_of(r);
     const std::string sms = r["sms_used"].is_null() ? "-" : std::to_string(r["sms_used"].get<int>());
-    const std::string status = r["status"].get<std::string>() + (r.contains("error") ? ": " + r["error"].get<std::string>() : "");
+    const std::string status = status_of(r);
     if (r["bandwidth_gbps"].is_null()) {
       std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", format_size(r["bytes"]).c_str(), route.c_str(), "-", "-",
                    "-", "-", sms.c_str(), bidir ? "        -  -" : "", status.c_str());

@@ -15,7 +15,11 @@ namespace p2pbench {
 // Cases with the same method, direction, mode and kernel shape share one table.
 std::string group_key(const CaseSpec& c);
 
-// Prints one group's rows (result_row JSON) as a table on `out`.
+// The row's headline figure with its unit ("371.2 GB/s", "0.897 us"), "" when it has none.
+std::string headline_figure(const nlohmann::json& row);
+
+// Prints one group's rows (result_row JSON) as a table on `out`: GB/s, or microseconds for
+// the latency methods.
 void print_group_table(std::FILE* out, const std::string& title, const std::vector<nlohmann::json>& rows);
 
 class ProgressLine {

@@ -18,13 +18,20 @@ class AtomicEngine final : public TransferEngine {
   }
   void prepare(int, int, const std::vector<Orientation>&) override { kernels::atomic_prepare(shape_); }
   bool rotates_buffers() const override { return false; }
-  uint64_t max_iterations() const override { return kernels::atomic_max_iterations(shape_); }
-  void set_iterations(uint64_t n) override { iterations_ = n; }
+  // Launches alternate + and - (see kernels/atomic_kernels.hpp): an odd count leaves a
+  // nonzero total to check, and every capture starts with a + launch.
+  uint64_t usable_iterations(uint64_t wanted) const override { return wanted | 1u; }
+  void set_iterations(uint64_t n) override {
+    iterations_ = n;
+    launches_ = 0;
+  }
   void fill_source(void*, size_t, uint64_t, cudaStream_t) override {}  // atomics read no source
   void poison_destination(void* region, size_t, uint64_t, cudaStream_t stream) override {
     kernels::atomic_reset(region, shape_, stream);
   }
-  void launch(const Transfer& t, cudaStream_t stream) override { kernels::enqueue_atomics(shape_, t.dst, stream); }
+  void launch(const Transfer& t, cudaStream_t stream) override {
+    kernels::enqueue_atomics(shape_, t.dst, (launches_++ & 1u) != 0, stream);
+  }
   std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
   std::optional<std::string> verify(const void* dst, size_t, uint64_t, uint64_t, cudaStream_t stream) override {
     return kernels::atomic_verify(shape_, dst, iterations_, stream);
@@ -33,6 +40,7 @@ class AtomicEngine final : public TransferEngine {
  private:
   kernels::AtomicShape shape_;
   uint64_t iterations_ = 0;
+  uint64_t launches_ = 0;  // since set_iterations(): the parity picks the next launch's sign
 };
 
 }  // namespace p2pbench

@@ -57,9 +57,9 @@ class TransferEngine {
   virtual void poison_destination(void* region, size_t bytes, uint64_t seed, cudaStream_t stream);
   // Whether small messages may rotate through a buffer pool (false: always offset 0).
   virtual bool rotates_buffers() const { return true; }
-  // The most transfers one sample may hold (accumulating methods stay exact only so long),
-  // and the count the runner chose, which their verification needs.
-  virtual uint64_t max_iterations() const { return ~uint64_t(0); }
+  // The transfer count a sample uses when the timing asks for `wanted` (accumulating methods
+  // need an odd one), and the count the runner chose, which their verification needs.
+  virtual uint64_t usable_iterations(uint64_t wanted) const { return wanted; }
   virtual void set_iterations(uint64_t) {}
   // Enqueues one transfer. Must be capturable into a CUDA graph.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;

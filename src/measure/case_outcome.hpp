@@ -31,6 +31,10 @@ struct CaseOutcome {
   std::vector<double> overlap;               // bidir only: intersection / union, per sample
   std::vector<double> latency_us;            // latency methods: one figure per sample
   std::vector<double> issue_interval_us;     // latency_ce: back-to-back issue interval per sample
+  // latency_read: SM cycles per load, and those cycles at the peak SM clock (the convention of
+  // nvbandwidth, whose figure is clock64 cycles / the peak clock rate).
+  std::vector<double> cycles;
+  std::vector<double> latency_at_peak_clock_us;
 };
 
 }  // namespace p2pbench

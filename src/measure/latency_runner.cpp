@@ -30,7 +30,12 @@ LatencyRunner::LatencyRunner(const Communicator& comm, const RunnerOptions& opti
       start_(make_event("latency start")),
       stop_(make_event("latency stop")),
       result_(kResultBytes, "latency results"),
-      stamps_(sizeof(kernels::GateStamps), "latency gate stamps") {}
+      stamps_(sizeof(kernels::GateStamps), "latency gate stamps") {
+  int device = 0, khz = 0;
+  cuda_check(cudaGetDevice(&device), "reading the current GPU");
+  cuda_check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device), "reading the peak SM clock");
+  peak_sm_clock_mhz_ = khz / 1000.0;
+}
 
 void LatencyRunner::sync(const std::string& what) const {
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording an event after " + what);
@@ -148,6 +153,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
         d["bad"] = "the chase ended at offset " + std::to_string(result->final_offset) + ", expected " +
                    std::to_string(kernels::expected_chase_end(c.bytes, kChaseStride, loads));
       d["ns_per_load"] = double(result->elapsed_ns) / double(result->loads);
+      d["cycles_per_load"] = double(result->elapsed_cycles) / double(result->loads);
     });
     if (LockStep::failed(chased, out)) return;
     const json& reader = chased[size_t(c.dst_rank)]["data"];
@@ -156,7 +162,12 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
       out.error = "verification failed: " + reader["bad"].get<std::string>();
       return;
     }
-    if (s > 0) out.latency_us.push_back(reader["ns_per_load"].get<double>() * 1e-3);
+    if (s > 0) {
+      const double cycles = reader["cycles_per_load"].get<double>();
+      out.latency_us.push_back(reader["ns_per_load"].get<double>() * 1e-3);
+      out.cycles.push_back(cycles);
+      out.latency_at_peak_clock_us.push_back(cycles / peak_sm_clock_mhz_);
+    }
   }
 }
 

@@ -37,6 +37,7 @@ class LatencyRunner {
   Event start_, stop_;
   MappedHostBuffer result_;  // the kernels' result structs, read by the host
   MappedHostBuffer stamps_;  // the gate kernel's stamps
+  double peak_sm_clock_mhz_;  // this rank's GPU (the pointer chase runs on the reader's)
 };
 
 }  // namespace p2pbench

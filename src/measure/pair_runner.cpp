@@ -160,7 +160,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     if (auto sms = engine->measure_sms_used(transfer(0), stream)) d["sms_used"] = *sms;
     const double single_ms = timer_.time_single_ms(enqueue);
     d["single_ms"] = single_ms;
-    d["iterations"] = std::min(engine->max_iterations(), TransferTimer::iterations_for(single_ms, options_.min_sample_time_ms));
+    d["iterations"] = TransferTimer::iterations_for(single_ms, options_.min_sample_time_ms);
   });
   if (LockStep::failed(calibration, out)) return out;
   double single_ms = 0;  // the slowest rank's: warm-up launches are counted, the same on every rank
@@ -170,6 +170,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     if (r["data"].contains("sms_used")) out.sms_used = std::max(out.sms_used.value_or(0), r["data"]["sms_used"].get<int>());
   }
 
+  out.iterations = engine->usable_iterations(out.iterations);
   engine->set_iterations(out.iterations);
 
   // 3. Capture the sample's work and warm up by time.

@@ -77,6 +77,10 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
       row["issue_interval_us"] = latency_stats(o.issue_interval_us);
       row["samples_issue_interval_us"] = o.issue_interval_us;
     }
+    if (o.status == CaseStatus::kOk && !o.cycles.empty()) {
+      row["cycles"] = latency_stats(o.cycles);
+      row["latency_at_peak_clock_us"] = latency_stats(o.latency_at_peak_clock_us);
+    }
     return row;
   }
   if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;

@@ -60,8 +60,8 @@ void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& 
   c.direction = m == Method::kLatencyRead ? Direction::kPull : Direction::kPush;
   switch (m) {
     case Method::kLatencySignal:
-      for (uint64_t payload : config.latency.payload_bytes)
-        for (const std::string& protocol : config.latency.protocols) {
+      for (const std::string& protocol : config.latency.protocols)  // one console table per protocol
+        for (uint64_t payload : config.latency.payload_bytes) {
           c.bytes = payload;
           c.protocol = protocol;
           push_orientations(c, cases);

@@ -369,21 +369,10 @@ struct AtomicCase {
   uint32_t hot;
 };
 
-// The largest count the type holds exactly (mirrors the kernel file's table).
-uint64_t limit_of(AtomicType t) {
-  switch (t) {
-    case AtomicType::kU32: return 0xffffffffull;
-    case AtomicType::kF32:
-    case AtomicType::kF32x4: return uint64_t{1} << 24;
-    case AtomicType::kF16x2:
-    case AtomicType::kF16x8: return 2048;
-    default: return 256;
-  }
-}
+constexpr uint64_t kLaunches = 3;  // alternating +, -, +: each element ends at threads on it x net
 
-constexpr uint64_t kLaunches = 3;
-
-// Ops per thread: 16, or fewer so that 3 launches stay exact.
+// An odd op count (each thread nets 1) for distinct shapes, an even one (nets 2, its last op
+// doubled) for hot spots, so both balanced sequences are checked.
 AtomicShape shape_for(const AtomicCase& c) {
   AtomicShape s;
   s.type = c.type;
@@ -391,9 +380,7 @@ AtomicShape shape_for(const AtomicCase& c) {
   s.blocks = c.blocks;
   s.threads = c.threads;
   s.hot_addresses = c.hot;
-  const uint64_t threads = static_cast<uint64_t>(c.blocks) * c.threads;
-  const uint64_t per_op = c.pattern == AtomicPattern::kDistinct ? 1 : (threads + c.hot - 1) / c.hot;
-  s.ops_per_thread = static_cast<uint32_t>(std::min<uint64_t>(16, limit_of(c.type) / kLaunches / per_op));
+  s.ops_per_thread = c.pattern == AtomicPattern::kDistinct ? 15 : 16;
   return s;
 }
 
@@ -428,18 +415,18 @@ TEST_P(Atomics, VerifiesExactlyAndCatchesAWrongValue) {
     EXPECT_NE(why->find("9.0"), std::string::npos) << *why;
     GTEST_SKIP() << *why;
   }
-  ASSERT_GE(atomic_max_iterations(shape), kLaunches);
   DeviceBuffer target(atomic_target_bytes(shape), "the atomics target");
   Stream stream = make_stream("the atomics");
   atomic_prepare(shape);
   atomic_reset(target.get(), shape, stream.get());
-  for (uint64_t i = 0; i < kLaunches; ++i) enqueue_atomics(shape, target.get(), stream.get());
+  for (uint64_t i = 0; i < kLaunches; ++i) enqueue_atomics(shape, target.get(), i % 2 == 1, stream.get());
   const auto ok = atomic_verify(shape, target.get(), kLaunches, stream.get());
   EXPECT_FALSE(ok.has_value()) << *ok;
-  // One launch less than were made: every element is wrong.
+  // One launch less than were made expects 0 everywhere: every element is wrong.
   const auto short_count = atomic_verify(shape, target.get(), kLaunches - 1, stream.get());
   ASSERT_TRUE(short_count.has_value());
   EXPECT_NE(short_count->find("first: element 0 "), std::string::npos) << *short_count;
+  EXPECT_NE(short_count->find(std::to_string(atomic_elements(shape)) + " of "), std::string::npos) << *short_count;
 
   // Plant a wrong low half-word (a different value in every type) in the middle element.
   const uint64_t elements = atomic_elements(shape);
@@ -475,20 +462,23 @@ TEST(AtomicShapes, UnsupportedShapesGiveAReason) {
   s.hot_addresses = 0;
   EXPECT_TRUE(atomic_unsupported_reason(s, device).has_value());
 
-  // Not exact: 132 x 1024 threads on one bf16 address is 135168 > 256 per launch.
+  // Not exact: 132 x 1024 threads on one bf16 address can reach 135168 > 256.
   AtomicShape hot{AtomicType::kBf16x2, AtomicPattern::kHotSpot, 132, 1024, 1, 1};
   const auto why = atomic_unsupported_reason(hot, device);
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("exactly"), std::string::npos) << *why;
-  EXPECT_THROW(enqueue_atomics(hot, nullptr, nullptr), InputError);
-  EXPECT_EQ(atomic_max_iterations(hot), 0u);
+  EXPECT_THROW(enqueue_atomics(hot, nullptr, false, nullptr), InputError);
 
-  // f16: 2048 per element in total. 64 ops per thread distinct: 32 launches.
-  AtomicShape f16{AtomicType::kF16x2, AtomicPattern::kDistinct, 2, 64, 64, 0};
-  EXPECT_EQ(atomic_max_iterations(f16), 32u);
-  const auto too_many = atomic_verify(f16, nullptr, 33, nullptr);
-  ASSERT_TRUE(too_many.has_value());
-  EXPECT_NE(too_many->find("reset more often"), std::string::npos) << *too_many;
+  // f16 holds 2048: 2048 threads on one address are exact with an odd op count (each nets 1),
+  // not with an even one (each nets 2), and the reason says so.
+  AtomicShape f16{AtomicType::kF16x2, AtomicPattern::kHotSpot, 2, 1024, 15, 1};
+  EXPECT_EQ(atomic_net_per_thread(f16), 1u);
+  EXPECT_FALSE(atomic_unsupported_reason(f16, device).has_value());
+  f16.ops_per_thread = 16;
+  EXPECT_EQ(atomic_net_per_thread(f16), 2u);
+  const auto even = atomic_unsupported_reason(f16, device);
+  ASSERT_TRUE(even.has_value());
+  EXPECT_NE(even->find("odd ops_per_thread"), std::string::npos) << *even;
 
   // Accounting: a vector op counts once and moves 16 bytes.
   AtomicShape v4{AtomicType::kF32x4, AtomicPattern::kHotSpot, 2, 128, 8, 32};

@@ -85,6 +85,17 @@ inline nlohmann::json example_document() {
   skipped.status = CaseStatus::kSkipped;
   skipped.error = "TMA bulk copies need compute capability 9.0+ (this GPU is 8.0)";
   rows.push_back(result_row(spec(Method::kTma, Direction::kPush, Mode::kUni, 4096), skipped));
+  CaseOutcome chase;  // latency_read: wall time, cycles and the peak-clock figure
+  chase.iterations = 20000;
+  chase.verified = true;
+  chase.latency_us = {0.852, 0.853, 0.851};
+  chase.cycles = {1640, 1642, 1639};
+  for (double c : chase.cycles) chase.latency_at_peak_clock_us.push_back(c / 1980.0);
+  CaseSpec read = spec(Method::kLatencyRead, Direction::kPull, Mode::kUni, 2 << 20);
+  read.src_rank = 0;
+  read.dst_rank = 1;
+  read.protocol = "plain";
+  rows.push_back(result_row(read, chase));
   return result_document(example_meta(), rows, summarize_rows(rows), false, "");
 }
 

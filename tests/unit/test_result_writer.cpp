@@ -49,6 +49,16 @@ TEST(ResultRow, FailedAndSkippedRowsHaveNoFigures) {
   EXPECT_EQ(doc["results"][7]["status"], "skipped");
 }
 
+TEST(ResultRow, PointerChaseRowsCarryCyclesAndThePeakClockFigure) {
+  const json doc = example_document();
+  const json& row = doc["results"].back();
+  ASSERT_EQ(row["method"], "latency_read");
+  EXPECT_DOUBLE_EQ(row["latency_us"]["median"].get<double>(), 0.852);
+  EXPECT_DOUBLE_EQ(row["cycles"]["median"].get<double>(), 1640);
+  EXPECT_NEAR(row["latency_at_peak_clock_us"]["median"].get<double>(), 1640 / 1980.0, 1e-12);
+  EXPECT_TRUE(row["bandwidth_gbps"].is_null());
+}
+
 TEST(Summary, BestAndKnee) {
   const json summary = example_document()["summary"];
   const json* ldst = nullptr;
