@@ -18,14 +18,12 @@ namespace p2pbench {
 namespace {
 
 // An engine that only says why its method cannot run here (the case is then `skipped`).
-class UnavailableEngine final : public TransferEngine {
+class UnavailableEngine final : public TwoSidedEngine {
  public:
   explicit UnavailableEngine(std::string why) : why_(std::move(why)) {}
   std::optional<std::string> unsupported_reason(int) const override { return why_; }
-  bool two_sided() const override { return true; }
   void prepare(int, int, const std::vector<Orientation>&) override {}
   void launch(const Transfer&, cudaStream_t) override { throw RuntimeFailure(why_); }
-  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
 
  private:
   std::string why_;

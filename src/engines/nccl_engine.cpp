@@ -25,10 +25,6 @@ std::vector<std::string> apply_nccl_environment() {
   return set;
 }
 
-Transfer NcclEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
-  return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes};
-}
-
 void NcclEngine::prepare(int, int rank, const std::vector<Orientation>& mine) {
   send_peer_ = receive_peer_ = -1;
   for (const Orientation& o : mine) {

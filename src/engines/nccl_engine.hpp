@@ -56,17 +56,12 @@ class NcclCommunicator {
   int rank_ = -1;
 };
 
-class NcclEngine final : public TransferEngine {
+class NcclEngine final : public TwoSidedEngine {
  public:
   explicit NcclEngine(NcclCommunicator& comm) : comm_(comm) {}
 
-  std::optional<std::string> unsupported_reason(int) const override { return std::nullopt; }
-  bool two_sided() const override { return true; }
   void prepare(int device, int rank, const std::vector<Orientation>& mine) override;
-  // Both ends use their own buffers: the sender reads local_src, the receiver writes local_dst.
-  Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override;
   void launch(const Transfer& t, cudaStream_t stream) override;
-  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
   // An asynchronous NCCL error fails the sample before the bytes are checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override;

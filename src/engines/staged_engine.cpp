@@ -90,10 +90,6 @@ void StagedEngine::prepare(int, int rank, const std::vector<Orientation>& mine) 
   }
 }
 
-Transfer StagedEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
-  return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes};
-}
-
 void StagedEngine::enqueue_side(uint32_t role, uint32_t direction, const void* src, void* dst, size_t bytes,
                                 cudaStream_t stream) {
   const staging::Geometry& g = area_.layout.geometry;

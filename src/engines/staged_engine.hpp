@@ -36,7 +36,7 @@ struct StagingArea {
   staging::Layout layout;
 };
 
-class StagedEngine final : public TransferEngine {
+class StagedEngine final : public TwoSidedEngine {
  public:
   // Longest a flag kernel waits for the peer before the case is declared broken. Transfers
   // start at the gate on both GPUs, so waits are normally a chunk's time; the margin covers
@@ -47,13 +47,8 @@ class StagedEngine final : public TransferEngine {
   // flags from those an earlier case left behind).
   StagedEngine(const StagingArea& area, uint32_t epoch, double timeout_s = kDefaultTimeoutS);
 
-  std::optional<std::string> unsupported_reason(int) const override { return std::nullopt; }
-  bool two_sided() const override { return true; }
   void prepare(int device, int rank, const std::vector<Orientation>& mine) override;
-  // Both ends use their own buffers: the sender reads local_src, the receiver writes local_dst.
-  Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override;
   void launch(const Transfer& t, cudaStream_t stream) override;
-  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
   // A flag wait that timed out (on either rank) fails the sample before the bytes are checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override;

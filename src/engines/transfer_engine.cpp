@@ -29,6 +29,10 @@ void TransferEngine::poison_destination(void* region, size_t bytes, uint64_t see
   kernels::fill_poison(region, bytes, seed, 0, stream);
 }
 
+Transfer TwoSidedEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
+  return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes};
+}
+
 Transfer TransferEngine::transfer(Direction direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
   const bool push = direction == Direction::kPush;
   const char* src = static_cast<const char*>(push ? e.local_src : e.peer_src);

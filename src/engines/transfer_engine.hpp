@@ -72,6 +72,16 @@ class TransferEngine {
                                             cudaStream_t stream);
 };
 
+// Methods whose both ends enqueue work (a sender and a receiver: the baselines), each end on its
+// own buffers: the sender reads local_src, the receiver writes local_dst. No SM count.
+class TwoSidedEngine : public TransferEngine {
+ public:
+  std::optional<std::string> unsupported_reason(int) const override { return std::nullopt; }
+  bool two_sided() const override { return true; }
+  Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override;
+  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
+};
+
 // The engine of a case's method and shape.
 std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c);
 
