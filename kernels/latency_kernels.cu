@@ -352,10 +352,11 @@ std::string payload_reason(size_t payload_bytes) {
 // Pointer chase
 // ----------------------------------------------------------------------------------------
 
-__global__ void build_chase_kernel(uint8_t* buf, uint64_t n, uint64_t stride) {
+// base 0: offsets; else absolute addresses base + offset.
+__global__ void build_chase_kernel(uint8_t* buf, uint64_t n, uint64_t stride, uint64_t base) {
   const uint64_t step = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
-    *reinterpret_cast<uint64_t*>(buf + i * stride) = ((i + 1) % n) * stride;
+    *reinterpret_cast<uint64_t*>(buf + i * stride) = base + ((i + 1) % n) * stride;
 }
 
 template <ChaseLoad kLoad>
@@ -369,7 +370,13 @@ __global__ void pointer_chase_kernel(const uint8_t* buf, uint64_t loads, ChaseRe
   uint64_t off = 0;
   const long long c0 = clock64();
   const uint64_t t0 = ptx::globaltimer_ns();
-  for (uint64_t i = 0; i < loads; ++i) off = chase_load<kLoad>(buf + off);
+  if constexpr (kLoad == ChaseLoad::kAbsolute) {
+    const uint8_t* p = buf;
+    for (uint64_t i = 0; i < loads; ++i) p = reinterpret_cast<const uint8_t*>(ptx::ld_weak_u64(p));
+    off = static_cast<uint64_t>(p - buf);
+  } else {
+    for (uint64_t i = 0; i < loads; ++i) off = chase_load<kLoad>(buf + off);
+  }
   // Storing the last offset first makes the closing stamps wait for the last load.
   result->final_offset = off;
   const uint64_t t1 = ptx::globaltimer_ns();
@@ -453,12 +460,13 @@ std::optional<std::string> chase_unsupported_reason(size_t bytes, size_t stride)
   return std::nullopt;
 }
 
-void build_chase_chain(void* buf, size_t bytes, size_t stride, cudaStream_t stream) {
+void build_chase_chain(void* buf, size_t bytes, size_t stride, cudaStream_t stream, const void* pointer_base) {
   if (auto why = chase_unsupported_reason(bytes, stride)) throw InputError(*why);
   if (reinterpret_cast<uintptr_t>(buf) % 8 != 0) throw InputError("pointer-chase buffer must be 8-byte aligned");
   const uint64_t n = bytes / stride;
   const auto blocks = static_cast<unsigned>(std::min<uint64_t>(1024, (n + 255) / 256));
-  build_chase_kernel<<<blocks, 256, 0, stream>>>(static_cast<uint8_t*>(buf), n, stride);
+  build_chase_kernel<<<blocks, 256, 0, stream>>>(static_cast<uint8_t*>(buf), n, stride,
+                                                 reinterpret_cast<uint64_t>(pointer_base));
   cuda_check_launch("the pointer-chase chain builder");
 }
 
@@ -466,10 +474,10 @@ void enqueue_pointer_chase(const void* buf, size_t bytes, size_t stride, uint64_
                            cudaStream_t stream, ChaseLoad load) {
   if (auto why = chase_unsupported_reason(bytes, stride)) throw InputError(*why);
   const auto* b = static_cast<const uint8_t*>(buf);
-  if (load == ChaseLoad::kStrong) {
-    pointer_chase_kernel<ChaseLoad::kStrong><<<1, 1, 0, stream>>>(b, loads, result);
-  } else {
-    pointer_chase_kernel<ChaseLoad::kWeak><<<1, 1, 0, stream>>>(b, loads, result);
+  switch (load) {
+    case ChaseLoad::kStrong: pointer_chase_kernel<ChaseLoad::kStrong><<<1, 1, 0, stream>>>(b, loads, result); break;
+    case ChaseLoad::kWeak: pointer_chase_kernel<ChaseLoad::kWeak><<<1, 1, 0, stream>>>(b, loads, result); break;
+    case ChaseLoad::kAbsolute: pointer_chase_kernel<ChaseLoad::kAbsolute><<<1, 1, 0, stream>>>(b, loads, result); break;
   }
   cuda_check_launch("the pointer-chase kernel");
 }

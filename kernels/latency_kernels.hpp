@@ -102,8 +102,10 @@ void enqueue_ping_pong(const PingPongArgs& args, cudaStream_t stream);
 // 16384 lines visited in order, the whole 2 MiB footprint, far above L1.
 
 enum class ChaseLoad {
-  kStrong,  // ld.relaxed.sys.global.u64: never served from L1 (default)
-  kWeak,    // ld.global.u64: plain load, as nvbandwidth's ptrChasingKernel (L1 may hit)
+  kStrong,    // ld.relaxed.sys.global.u64: never served from L1 (default)
+  kWeak,      // ld.global.u64: plain load, as nvbandwidth's ptrChasingKernel (L1 may hit)
+  kAbsolute,  // plain loads of a chain of the reader's own addresses (built with pointer_base):
+              // no add per step, exactly nvbandwidth's `p = p->next` loop
 };
 
 struct ChaseResult {
@@ -115,8 +117,10 @@ struct ChaseResult {
 
 std::optional<std::string> chase_unsupported_reason(size_t bytes, size_t stride);
 
-// Writes the chain into buf (owned by the calling GPU). buf 8-byte aligned.
-void build_chase_chain(void* buf, size_t bytes, size_t stride, cudaStream_t stream);
+// Writes the chain into buf (local memory or a peer mapping), 8-byte aligned. With
+// `pointer_base`, elements hold pointer_base + offset (absolute addresses, valid only in the
+// process that built them, for ChaseLoad::kAbsolute) instead of offsets.
+void build_chase_chain(void* buf, size_t bytes, size_t stride, cudaStream_t stream, const void* pointer_base = nullptr);
 
 // One thread chases `loads` dependent loads from offset 0 of buf (a peer mapping, or local
 // memory) and writes *result (device or mapped host memory). ns per load =

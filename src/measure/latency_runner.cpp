@@ -134,10 +134,17 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   const uint64_t loads = options_.latency.read_loads;
   auto* result = static_cast<kernels::ChaseResult*>(result_.host());
   out.iterations = loads;
-  // The memory's owner (src) builds the chain; the reader (dst) chases it through the mapping.
+  // The memory's owner (src) builds a chain of offsets, which mean the same in every process;
+  // for "absolute" the reader (dst) writes its own mapping's addresses into the chain instead.
+  const bool absolute = c.protocol == "absolute";
+  const kernels::ChaseLoad load = absolute                ? kernels::ChaseLoad::kAbsolute
+                                  : c.protocol == "plain" ? kernels::ChaseLoad::kWeak
+                                                          : kernels::ChaseLoad::kStrong;
   auto built = steps_.run("building the pointer chain", [&](json&) {
     if (auto why = kernels::chase_unsupported_reason(c.bytes, kChaseStride)) throw InputError(*why);
-    if (me == c.src_rank) kernels::build_chase_chain(buffers_.local_src(), c.bytes, kChaseStride, stream_.get());
+    if (!absolute && me == c.src_rank) kernels::build_chase_chain(buffers_.local_src(), c.bytes, kChaseStride, stream_.get());
+    if (absolute && me == c.dst_rank)
+      kernels::build_chase_chain(buffers_.peer_src(), c.bytes, kChaseStride, stream_.get(), buffers_.peer_src());
     sync("building the pointer chain");
   });
   if (LockStep::failed(built, out)) return;
@@ -146,8 +153,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
       if (me != c.dst_rank) return;
       *result = {};
       kernels::enqueue_pointer_chase(buffers_.peer_src(), c.bytes, kChaseStride, loads,
-                                     static_cast<kernels::ChaseResult*>(result_.device()), stream_.get(),
-                                     c.protocol == "plain" ? kernels::ChaseLoad::kWeak : kernels::ChaseLoad::kStrong);
+                                     static_cast<kernels::ChaseResult*>(result_.device()), stream_.get(), load);
       sync("a pointer chase");
       if (result->final_offset != kernels::expected_chase_end(c.bytes, kChaseStride, loads))
         d["bad"] = "the chase ended at offset " + std::to_string(result->final_offset) + ", expected " +

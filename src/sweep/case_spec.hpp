@@ -60,6 +60,7 @@ struct CaseSpec {
   std::optional<int> stages;
   std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag";
                                        // latency_read: "plain" (as nvbandwidth) | "relaxed_sys" (never L1)
+                                       // | "absolute" (the reader's own pointers, no add per load)
   std::optional<std::string> atomic_type;     // atomic: "u32", "f32", "f32x4", "f16x2", ...
   std::optional<std::string> atomic_pattern;  // atomic: "distinct" | "hot_spot"
   std::optional<uint64_t> ops_per_thread;     // atomic: operations per thread per launch

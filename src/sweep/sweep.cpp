@@ -69,7 +69,8 @@ void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& 
       break;
     case Method::kLatencyRead:
       c.bytes = kReadChainBytes;
-      for (const char* loads : {"plain", "relaxed_sys"}) {  // nvbandwidth's loads, and loads that skip L1
+      // nvbandwidth's loads, loads that skip L1, and nvbandwidth's loop on absolute pointers
+      for (const char* loads : {"plain", "relaxed_sys", "absolute"}) {
         c.protocol = loads;
         push_orientations(c, cases);
       }

@@ -75,7 +75,7 @@ class Checks:
         doc = json.loads(out.read_text())
         rows = doc["results"]
         bad = [r for r in rows if r["status"] != "ok" or not r["verified"]]
-        self.check(len(rows) == 58 and not bad, f"baselines: all {len(rows)} cases ok and verified",
+        self.check(len(rows) == 60 and not bad, f"baselines: all {len(rows)} cases ok and verified",
                    json.dumps(bad[:3], indent=1))
         methods = {r["method"] for r in rows if r["status"] == "ok"}
         self.check(methods == {"h2d", "d2h", "staged", "nccl", "latency_signal", "latency_read", "latency_ce", "atomic"},

@@ -344,6 +344,27 @@ TEST(PointerChase, PeerEndsWhereExpected) {
   check_chase(1, ChaseLoad::kWeak, 20000);
 }
 
+// A chain of the reader's own addresses, written through its peer mapping.
+TEST(PointerChase, AbsoluteChainThroughPeerEndsWhereExpected) {
+  if (!enable_two_gpus()) GTEST_SKIP() << "needs two GPUs with peer access";
+  cuda_check(cudaSetDevice(1), "selecting the owner");
+  DeviceBuffer buf(kChaseBytes, "the chase buffer");
+  cuda_check(cudaSetDevice(0), "selecting the reader");
+  Stream stream = make_stream("the chase");
+  build_chase_chain(buf.get(), kChaseBytes, kChaseStride, stream.get(), buf.get());
+  std::vector<uint64_t> host(kChaseBytes / 8);
+  cuda_check(cudaMemcpy(host.data(), buf.get(), kChaseBytes, cudaMemcpyDeviceToHost), "reading the chain");
+  const size_t n = kChaseBytes / kChaseStride;
+  const auto base = reinterpret_cast<uint64_t>(buf.get());
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(host[i * kChaseStride / 8], base + ((i + 1) % n) * kChaseStride) << i;
+  MappedHostBuffer result(sizeof(ChaseResult), "the chase result");
+  auto* r = static_cast<ChaseResult*>(result.host());
+  enqueue_pointer_chase(buf.get(), kChaseBytes, kChaseStride, 20000, static_cast<ChaseResult*>(result.device()),
+                        stream.get(), ChaseLoad::kAbsolute);
+  cuda_check(cudaStreamSynchronize(stream.get()), "waiting for the chase");
+  EXPECT_EQ(r->final_offset, expected_chase_end(kChaseBytes, kChaseStride, 20000));
+}
+
 TEST(PointerChase, HostHelpers) {
   EXPECT_EQ(expected_chase_end(kChaseBytes, kChaseStride, 0), 0u);
   EXPECT_EQ(expected_chase_end(kChaseBytes, kChaseStride, 1), 128u);
