@@ -3,8 +3,9 @@ and how cases of several results files are matched.
 
 A case is identified by method, direction, mode, bytes, src_rank, dst_rank, blocks, threads,
 unroll, smem_bytes, stages, buffer_pool_bytes (missing means 0: no pool) and the payload
-variables of latency and atomic rows: protocol, atomic_type, atomic_pattern (null, or absent,
-elsewhere). Two rows with the same identity in one file are told apart by their order (the 2nd
+variables of latency and atomic rows: protocol, atomic_type, atomic_pattern, hot_addresses (null,
+or absent, elsewhere). An atomic row's ops_per_thread is not among them: with blocks, threads and
+atomic_type it fixes `bytes`. Two rows with the same identity in one file are told apart by their order (the 2nd
 such row of A matches the 2nd of B).
 """
 
@@ -18,7 +19,8 @@ import pandas as pd
 
 from p2pbench_report.units import format_size
 
-PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern")
+PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses")
+PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses"}  # a bare number would not say what it counts
 INDEPENDENT_VARIABLES = ("method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks", "threads",
                          "unroll", "smem_bytes", "stages", "buffer_pool_bytes") + PAYLOAD_VARIABLES
 INTEGER_VARIABLES = ("bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll", "smem_bytes", "stages",
@@ -106,7 +108,8 @@ def describe_ranks(key_or_row: tuple | pd.Series) -> str:
 
 
 def describe_config(key_or_row: tuple | pd.Series) -> str:
-    """'b132 t1024 u4', 'b8 smem 128K s8', 'pool 4G', '' for a copy-engine case."""
+    """'b132 t1024 u4', 'b8 smem 128K s8', 'pool 4G', 'b32 t256 u32 hot_spot 32 hot addresses',
+    'flag_in_data', '' for a copy-engine case."""
     parts = []
     for name, prefix in KERNEL_AXES:
         value = _variable(key_or_row, name)
@@ -115,7 +118,8 @@ def describe_config(key_or_row: tuple | pd.Series) -> str:
     pool = _variable(key_or_row, "buffer_pool_bytes")
     if pool:
         parts.append(f"pool {format_size(pool)}")
-    parts += [str(value) for value in (_variable(key_or_row, name) for name in PAYLOAD_VARIABLES) if value]
+    parts += [PAYLOAD_FORMATS.get(name, "{}").format(value) for name in PAYLOAD_VARIABLES
+              if (value := _variable(key_or_row, name))]
     if isinstance(key_or_row, tuple) and len(key_or_row) > len(INDEPENDENT_VARIABLES) and key_or_row[-1] > 1:
         parts.append(f"#{key_or_row[-1]}")  # the n-th repetition of a case within one file
     return " ".join(parts)

@@ -85,7 +85,7 @@ def run_plot(args: argparse.Namespace) -> int:
     finally:
         close_figures(figures)
     if not figures:
-        print("no figure: the files hold no ok bandwidth rows that a figure could show", file=sys.stderr)
+        print("no figure: the files hold no ok bandwidth or latency rows that a figure could show", file=sys.stderr)
         return 0
     print(f"wrote {len(figures)} figures ({', '.join(args.format)}) to {args.output_dir}:")
     for plotted in figures:
@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
         "  sm_scaling_<direction>_<mode> bandwidth vs SMs used, knee = fewest SMs reaching 90% of the best\n"
         "  heatmap_ldst_* / heatmap_tma_* blocks x threads (LD/ST), blocks x shared memory (TMA)\n"
         "  uni_vs_bidir_<direction>     one direction vs both directions at once\n"
+        "  bars_<direction>_<mode>      instead of size_*, where every method was measured at one size\n"
+        "  latency_<direction>_<mode>   latency (µs) vs message size per method and protocol (latency rows)\n"
+        "  latency_bars_<dir>_<mode>    instead of latency_*, where every series has one size (latency_read)\n"
         "Several files are overlaid, each series labelled by its system (meta.label).",
         "examples:\n"
         "  p2pbench-report plot run.json -o figures/\n"

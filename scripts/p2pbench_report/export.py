@@ -1,10 +1,12 @@
 """CSV export for spreadsheets: one row per case, one column per field.
 
 Columns are the loader's (see loader.py): independent variables first, statistics flattened
-(bandwidth_gbps_median, ...), bidir per-direction figures as directions_<i>_<field>, and raw
-samples as one column of ';'-joined numbers (samples_gbps, samples_us,
+(bandwidth_gbps_median, latency_us_p95, issue_interval_us_median, atomic_ops_per_s_median, ...),
+bidir per-direction figures as directions_<i>_<field>, and raw samples as one column of
+';'-joined numbers (samples_gbps, samples_us, samples_issue_interval_us,
 directions_0_samples_gbps, ...), written with full precision so that `read_csv` gets back the
-same numbers.
+same numbers. Integer fields are written as digits and floats by repr (always with '.', 'e',
+'inf' or 'nan'), so `read_csv` also gets back which columns are integers.
 """
 
 from __future__ import annotations
@@ -17,16 +19,15 @@ from pathlib import Path
 import pandas as pd
 
 from p2pbench_report.cases import INDEPENDENT_VARIABLES
-from p2pbench_report.loader import INTEGER_FIELDS, ResultSet
+from p2pbench_report.loader import INTEGER_FIELDS, ResultSet, is_sample_column
 
 SAMPLE_SEPARATOR = ";"
 LOADER_ONLY_COLUMNS = ("metric", "row_index")
-DIRECTION_RANK = re.compile(r"directions_\d+_(src|dst)_rank")
+INTEGER_TEXT = re.compile(r"-?[0-9]+")
 
 
 def _is_sample_column(frame: pd.DataFrame, column: str) -> bool:
-    return column.endswith("samples_gbps") or column.endswith("samples_us") or bool(
-        frame[column].map(lambda v: isinstance(v, list)).any())
+    return is_sample_column(column) or bool(frame[column].map(lambda v: isinstance(v, list)).any())
 
 
 def csv_frame(result_set: ResultSet) -> pd.DataFrame:
@@ -54,13 +55,24 @@ def write_csv(result_set: ResultSet, destination: str | Path) -> None:
         frame.to_csv(destination, index=False)
 
 
+def _split_samples(text) -> list[float]:
+    return [float(x) for x in text.split(SAMPLE_SEPARATOR)] if isinstance(text, str) and text else []
+
+
+def _written_as_integers(text: pd.Series) -> bool:
+    """True for a column of digits (an integer field such as hot_addresses or
+    directions_0_src_rank; empty cells are nulls)."""
+    values = text.dropna()
+    return not values.empty and bool(values.map(lambda v: bool(INTEGER_TEXT.fullmatch(v))).all())
+
+
 def read_csv(path: str | Path) -> pd.DataFrame:
     """Reads an exported CSV back: samples as lists of floats, integer fields as Int64."""
     frame = pd.read_csv(path, keep_default_na=True, float_precision="round_trip")
+    text = pd.read_csv(path, dtype=str, keep_default_na=True)  # the cells as written
     for column in frame.columns:
-        if column.endswith("samples_gbps") or column.endswith("samples_us"):
-            frame[column] = frame[column].map(
-                lambda v: [float(x) for x in str(v).split(SAMPLE_SEPARATOR)] if isinstance(v, str) and v else [])
-        elif column in INTEGER_FIELDS or DIRECTION_RANK.fullmatch(column):
-            frame[column] = frame[column].astype("Int64")
+        if is_sample_column(column):
+            frame[column] = text[column].map(_split_samples)
+        elif column in INTEGER_FIELDS or _written_as_integers(text[column]):
+            frame[column] = text[column].map(lambda v: int(v) if isinstance(v, str) else pd.NA).astype("Int64")
     return frame

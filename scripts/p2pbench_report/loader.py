@@ -2,17 +2,21 @@
 
 `load_results(path)` returns a ResultSet whose `rows` DataFrame has one row per result row and
 one column per field: the independent variables (method ... buffer_pool_bytes, nullable
-integers), statistics flattened as `<field>_<stat>` (bandwidth_gbps_median, time_us_stdev,
-latency_us_p95, ...), raw samples as Python lists (samples_gbps, samples_us), bidir
-per-direction figures as `directions_<i>_<field>` (directions_0_bandwidth_gbps_median, ...), and
-any other field the driver adds under its own name. Added columns: `metric` ('bandwidth',
-'latency' or None) and `row_index` (position in `results`, for messages).
+integers, then the payload variables protocol ... hot_addresses), statistics flattened as
+`<field>_<stat>` (bandwidth_gbps_median, time_us_stdev, latency_us_p95, and where rows have them
+issue_interval_us_median, cycles_median, latency_at_peak_clock_us_median,
+atomic_ops_per_s_median, ...), raw samples as Python lists (samples_gbps, samples_us,
+samples_issue_interval_us; [] in a row without them), bidir per-direction figures as
+`directions_<i>_<field>` (directions_0_bandwidth_gbps_median, ...), and any other field the
+driver adds under its own name. Added columns: `metric` ('bandwidth', 'latency' or None) and
+`row_index` (position in `results`, for messages).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -29,8 +33,12 @@ STATS_FIELDS = {
     "time_us": ("min", "median", "mean", "max", "stdev"),
     "latency_us": ("min", "median", "p95", "max", "mean", "stdev"),
 }
+# Statistics objects only some rows carry (latency_ce, latency_read, atomic): flattened where present.
+OPTIONAL_STATS_FIELDS = ("issue_interval_us", "cycles", "latency_at_peak_clock_us", "atomic_ops_per_s")
 SAMPLE_FIELDS = ("samples_gbps", "samples_us")
-INTEGER_FIELDS = INTEGER_VARIABLES + ("sms_used", "iterations", "samples")
+SAMPLE_COLUMN = re.compile(r"(?:directions_\d+_)?samples_\w+")  # raw samples are named samples_<what>
+STAT_ORDER = ("min", "median", "p95", "max", "mean", "stdev")  # as latency_us
+INTEGER_FIELDS = INTEGER_VARIABLES + ("sms_used", "iterations", "samples", "hot_addresses", "ops_per_thread")
 _VALIDATED_TEXTS: set[str] = set()  # schema path + digest of contents already found valid
 
 ALWAYS_PRESENT = ("method", "direction", "mode") + INTEGER_VARIABLES + PAYLOAD_VARIABLES + (
@@ -65,11 +73,24 @@ def flatten_row(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
                 flat.update(flatten_row(item, prefix=f"{name}_{index}_"))
         elif isinstance(value, list):
             flat[name] = list(value)
-        elif value is None and key in STATS_FIELDS:
+        elif value is None and (key in STATS_FIELDS or key in OPTIONAL_STATS_FIELDS):
             continue  # its <field>_<stat> columns stay empty
         else:
             flat[name] = value
     return flat
+
+
+def is_sample_column(column: str) -> bool:
+    """samples_gbps, samples_us, samples_issue_interval_us, directions_0_samples_gbps, ..."""
+    return bool(SAMPLE_COLUMN.fullmatch(column))
+
+
+def _optional_stats_columns(columns: Iterable[str]) -> list[str]:
+    """issue_interval_us_min ... atomic_ops_per_s_stdev among `columns`, field by field, each
+    field's statistics in one order (the driver writes their keys alphabetically)."""
+    columns = set(columns)
+    return [f"{field}_{stat}" for field in OPTIONAL_STATS_FIELDS for stat in STAT_ORDER
+            if f"{field}_{stat}" in columns]
 
 
 def _integer_only_fields(records: list[dict]) -> set[str]:
@@ -92,23 +113,27 @@ def rows_frame(results: list[dict]) -> pd.DataFrame:
         flat = flatten_row(row)
         flat["metric"] = metric_name_of(row)
         flat["row_index"] = index
-        for field in SAMPLE_FIELDS:
-            flat.setdefault(field, [])
         records.append(flat)
+    sample_columns = list(dict.fromkeys(list(SAMPLE_FIELDS) + [k for flat in records for k in flat
+                                                               if is_sample_column(k)]))
+    for flat in records:  # a row without a sample list has none: [], as in the CSV
+        for column in sample_columns:
+            flat.setdefault(column, [])
     frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
     expected = list(ALWAYS_PRESENT) + [f"{f}_{s}" for f, stats in STATS_FIELDS.items() for s in stats]
     for column in expected + list(SAMPLE_FIELDS) + ["metric", "row_index"]:
         if column not in frame.columns:
             frame[column] = pd.Series([None] * len(frame), dtype=object)
-    for column in set(INTEGER_FIELDS) | _integer_only_fields(records):
+    for column in (set(INTEGER_FIELDS) | _integer_only_fields(records)) & set(frame.columns):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
     for field, stats in STATS_FIELDS.items():
         for stat in stats:
             frame[f"{field}_{stat}"] = pd.to_numeric(frame[f"{field}_{stat}"], errors="coerce").astype("float64")
-    for column in ("gbps_per_sm", "pct_of_peak", "overlap"):
+    for column in ["gbps_per_sm", "pct_of_peak", "overlap"] + _optional_stats_columns(frame.columns):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
-    leading = [c for c in list(ALWAYS_PRESENT) + expected + list(SAMPLE_FIELDS) if c in frame.columns]
-    leading = list(dict.fromkeys(leading))
+    top_level_samples = [c for c in sample_columns if not c.startswith("directions_")]  # those stay by their direction
+    ordered = list(ALWAYS_PRESENT) + expected + _optional_stats_columns(frame.columns) + top_level_samples
+    leading = list(dict.fromkeys(c for c in ordered if c in frame.columns))
     return frame[leading + [c for c in frame.columns if c not in leading]]
 
 

@@ -6,12 +6,18 @@ Drawn only where the data supports them:
                                      file records meta.topology.peak_gbps_per_direction (x2 for bidir).
                                      A method's series follows the kernel shape measured at the
                                      most sizes (or the best of several such shapes at each size).
+  bars_<direction>_<mode>            instead of size_*, where no method spans two sizes (a file of a
+                                     few cases at one size): one bar per case, min–max whisker.
   heatmap_ldst_<dir>_<mode>_<system> median GB/s over blocks x threads at the largest size
                                      (needs >= 2 block counts and >= 2 thread counts).
   heatmap_tma_<dir>_<mode>_<system>  median GB/s over blocks x smem_bytes (best over stages).
   sm_scaling_<direction>_<mode>      bandwidth vs SMs (sms_used, else blocks) at the largest size,
                                      knee marked: the fewest SMs reaching 90% of the method's best.
   uni_vs_bidir_<direction>           bars: uni, bidir per direction, bidir total (largest common size).
+  latency_<direction>_<mode>         latency rows (latency_us, µs) vs message size, one series per
+                                     system x method x protocol (x orientation); band min–p95.
+  latency_bars_<direction>_<mode>    instead of latency_*, where no series spans two sizes
+                                     (latency_read: one chain size): one bar per case.
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
 Several files -> overlaid series labelled by system (meta.label).
 """
@@ -33,10 +39,11 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from p2pbench_report.cases import (BANDWIDTH, PAYLOAD_VARIABLES, describe_config, describe_ranks,  # noqa: E402
-                                   plain_value)
+from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, PAYLOAD_VARIABLES,  # noqa: E402
+                                   Metric, describe_config, describe_ranks, plain_value)
 from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, SIZE_AXIS_LABEL, format_size  # noqa: E402
+from p2pbench_report.units import (BANDWIDTH_AXIS_LABEL, LATENCY_AXIS_LABEL, SIZE_AXIS_LABEL,  # noqa: E402
+                                   format_size, format_value)
 
 KNEE_FRACTION = 0.9
 FORMATS = ("png", "svg")
@@ -47,6 +54,38 @@ METHOD_TITLES = {"ce": "copy engine", "ldst": "LD/ST kernel", "tma": "TMA kernel
                  "staged": "staged", "h2d": "host→device", "d2h": "device→host"}
 SYSTEM_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v")]
 MODE_WORDS = {"uni": "one direction", "bidir": "both directions, total"}
+PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
+           "tab:cyan", "tab:gray")
+MAX_BARS = 24  # more single-size cases than this: only the best shape of each method, pair and size
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a family of figures shows: which rows, the y axis, which end is better."""
+
+    metric: Metric
+    title: str
+    axis_label: str
+    band: str                  # what the shaded band (curves) or whisker (bars) spans
+    low_column: str
+    high_column: str
+    split_by: tuple[str, ...]  # payload variables that make separate series (not shapes of one series)
+    curve_name: str            # figure names: <curve_name>_<direction>_<mode>, <bars_name>_<direction>_<mode>
+    bars_name: str
+    fixed_colors: bool         # each method's own color (METHOD_COLORS), else the palette in order
+    mode_words: dict
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.metric.higher_is_better
+
+
+BANDWIDTH_MEASURE = Measure(BANDWIDTH, "Bandwidth", BANDWIDTH_AXIS_LABEL, "min–max", "bandwidth_gbps_min",
+                            "bandwidth_gbps_max", (), "size", "bars", True, MODE_WORDS)
+# Latency bands stop at p95: the max of a few thousand round trips is one preempted sample.
+LATENCY_MEASURE = Measure(LATENCY, "Latency", LATENCY_AXIS_LABEL, "min–p95", "latency_us_min", "latency_us_p95",
+                          ("protocol",), "latency", "latency_bars", False,
+                          {"uni": "one direction", "bidir": "both directions at once"})
 
 
 @dataclass
@@ -61,19 +100,33 @@ class PlottedFigure:
 
 # ---- data preparation ------------------------------------------------------------------------
 
-def bandwidth_rows(result_set: ResultSet) -> pd.DataFrame:
-    """The file's ok bandwidth rows with plotting columns: median, low, high, shape, sms, pair."""
+def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
+    """The file's ok rows of the measure's metric with plotting columns: median, low, high,
+    series (the method, with the split_by values: 'latency_signal flag_in_data'), shape (the other
+    kernel and payload axes as (axis, value) pairs), pair."""
     frame = result_set.rows
-    frame = frame[(frame["status"] == "ok") & (frame["metric"] == BANDWIDTH.name)
-                  & frame[BANDWIDTH.median_column].notna()].copy()
+    metric = measure.metric
+    frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
+                  & frame[metric.median_column].notna()].copy()
     if frame.empty:
         return frame
-    frame["median"] = frame["bandwidth_gbps_median"]
-    frame["low"] = frame["bandwidth_gbps_min"].fillna(frame["median"])
-    frame["high"] = frame["bandwidth_gbps_max"].fillna(frame["median"])
-    frame["shape"] = [tuple(plain_value(row.get(a)) for a in SHAPE_AXES) for _, row in frame.iterrows()]
-    frame["sms"] = frame["sms_used"].fillna(frame["blocks"])
+    frame["median"] = frame[metric.median_column]
+    frame["low"] = frame[measure.low_column].fillna(frame["median"])
+    frame["high"] = frame[measure.high_column].fillna(frame["median"])
+    frame["series"] = [" ".join([row["method"]] + [str(v) for v in (plain_value(row.get(c)) for c in measure.split_by)
+                                                   if v is not None])
+                       for _, row in frame.iterrows()]
+    shape_axes = [a for a in SHAPE_AXES if a not in measure.split_by]  # split_by is in the series name
+    frame["shape"] = [tuple((a, plain_value(row.get(a))) for a in shape_axes) for _, row in frame.iterrows()]
     frame["pair"] = [describe_ranks(row) for _, row in frame.iterrows()]
+    return frame
+
+
+def bandwidth_rows(result_set: ResultSet) -> pd.DataFrame:
+    """The file's ok bandwidth rows (see measured_rows), with sms: SMs used, else blocks."""
+    frame = measured_rows(result_set, BANDWIDTH_MEASURE)
+    if not frame.empty:
+        frame["sms"] = frame["sms_used"].fillna(frame["blocks"])
     return frame
 
 
@@ -86,16 +139,22 @@ def _first_pair(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _shape_text(shape: tuple) -> str:
-    return describe_config(pd.Series(dict(zip(SHAPE_AXES, shape))))
+    return describe_config(pd.Series(dict(shape)))
 
 
-def _size_series(rows: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """(per-size points, description) of one method: the shape measured at the most sizes, or
-    the best of several such shapes at each size."""
+def _shape_order(shape: tuple) -> tuple:
+    """Sorts shapes by their numbers (b8 before b132), null axes last."""
+    return tuple((value is None, value if isinstance(value, (int, float)) else 0, str(value)) for _, value in shape)
+
+
+def _size_series(rows: pd.DataFrame, measure: Measure = BANDWIDTH_MEASURE) -> tuple[pd.DataFrame, str]:
+    """(per-size points, description) of one series: the shape measured at the most sizes, or
+    the best (highest bandwidth, lowest latency) of several such shapes at each size."""
     sizes_per_shape = rows.groupby("shape")["bytes"].nunique()
     spanning = sizes_per_shape[sizes_per_shape == sizes_per_shape.max()].index.tolist()
     chosen = rows[rows["shape"].isin(spanning)]
-    best = chosen.loc[chosen.groupby("bytes")["median"].idxmax()].sort_values("bytes")
+    per_size = chosen.groupby("bytes")["median"]
+    best = chosen.loc[per_size.idxmax() if measure.higher_is_better else per_size.idxmin()].sort_values("bytes")
     if len(spanning) == 1:
         return best, _shape_text(spanning[0])
     return best, f"best of {len(spanning)} shapes"
@@ -116,7 +175,12 @@ def _peaks(result_sets: list[ResultSet], mode: str) -> list[tuple[float, str]]:
 # ---- styling -------------------------------------------------------------------------------
 
 def _color(method: str, shade: int = 0) -> tuple:
-    base = mcolors.to_rgb(METHOD_COLORS.get(method, "tab:gray"))
+    return _shaded(METHOD_COLORS.get(method, "tab:gray"), shade)
+
+
+def _shaded(color: str, shade: int = 0) -> tuple:
+    """The color, lighter for shade 1, 2 (the second and third rank pair of a series)."""
+    base = mcolors.to_rgb(color)
     mix = min(0.55, 0.45 * shade)
     return tuple(c + (1 - c) * mix for c in base)
 
@@ -143,10 +207,12 @@ def _peak_lines(ax, result_sets: list[ResultSet], mode: str) -> None:
         ax.axhline(value, color="0.3", linestyle="--", linewidth=1.1, label=label, zorder=1)
 
 
-def _headroom(ax, result_sets: list[ResultSet], mode: str) -> None:
-    """y from 0 to 12% above the highest curve or peak line, so that nothing sits on the frame."""
-    highest = max([float(np.nanmax(line.get_ydata())) for line in ax.get_lines() if len(line.get_ydata())]
-                  + [value for value, _ in _peaks(result_sets, mode)] + [1.0])
+def _headroom(ax, result_sets: list[ResultSet], mode: str | None) -> None:
+    """y from 0 to 12% above the highest curve, band or peak line (mode None: no peak line), so
+    that nothing sits on the frame."""
+    bands = [float(np.nanmax(c.get_paths()[0].vertices[:, 1])) for c in ax.collections if c.get_paths()]
+    highest = max([float(np.nanmax(line.get_ydata())) for line in ax.get_lines() if len(line.get_ydata())] + bands
+                  + ([value for value, _ in _peaks(result_sets, mode)] if mode else []) + [1e-3])
     ax.set_ylim(0, highest * 1.12)
 
 
@@ -164,48 +230,147 @@ def _new_figure(width: float = 9.0, height: float = 5.6) -> Figure:
 
 # ---- figures -------------------------------------------------------------------------------
 
-def size_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame]) -> list[PlottedFigure]:
-    figures = []
-    combos = sorted({(d, m) for rows in prepared if not rows.empty for d, m in zip(rows["direction"], rows["mode"])},
-                    key=lambda dm: (dm[0] != "push", dm[1] != "uni"))
-    for direction, mode in combos:
-        figure = _new_figure()
-        ax = figure.add_subplot()
-        series, all_sizes, has_curve = [], [], False
-        for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
-            linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
-            group = rows[(rows["direction"] == direction) & (rows["mode"] == mode)] if not rows.empty else rows
-            if group.empty:
-                continue
-            for method in sorted(group["method"].unique(), key=lambda m: list(METHOD_COLORS).index(m)
-                                 if m in METHOD_COLORS else 99):
-                method_rows = group[group["method"] == method]
-                pairs = sorted(method_rows["pair"].unique())
-                for shade, pair in enumerate(pairs):
-                    points, description = _size_series(method_rows[method_rows["pair"] == pair])
-                    label = f"{result_set.name} · {method}" + (f" {pair}" if len(pairs) > 1 else "")
-                    label += f" ({description})" if description else ""
-                    color = _color(method, shade)
-                    x = points["bytes"].astype(float).to_numpy()
-                    ax.plot(x, points["median"], linestyle=linestyle if len(x) > 1 else "none", marker=marker,
-                            markersize=4 if len(x) > 1 else 8, color=color, label=label, linewidth=1.6)
-                    if len(x) > 1:
-                        ax.fill_between(x, points["low"], points["high"], color=color, alpha=0.18, linewidth=0)
-                        has_curve = True
-                    series.append(label)
-                    all_sizes += list(x)
-        if not has_curve:
-            continue
+def _direction_mode_combos(prepared: list[pd.DataFrame]) -> list[tuple[str, str]]:
+    return sorted({(d, m) for rows in prepared if not rows.empty for d, m in zip(rows["direction"], rows["mode"])},
+                  key=lambda dm: (dm[0] != "push", dm[1] != "uni"))
+
+
+def _series_order(rows: pd.DataFrame) -> list[str]:
+    """The rows' series names, methods in the fixed order (then by name)."""
+    firsts = rows.drop_duplicates("series")
+    ranked = [(METHOD_ORDER.index(m) if m in METHOD_ORDER else 99, name)
+              for m, name in zip(firsts["method"], firsts["series"])]
+    return [name for _, name in sorted(ranked)]
+
+
+def _series_colors(prepared: list[pd.DataFrame], measure: Measure) -> dict[str, str]:
+    """Bandwidth series keep their method's color (all bandwidth figures agree); latency series,
+    several per method (one per protocol), take the palette's colors in order."""
+    names = [n for rows in prepared if not rows.empty for n in _series_order(rows)]
+    names = list(dict.fromkeys(names))
+    if measure.fixed_colors:
+        return {name: METHOD_COLORS.get(name, "tab:gray") for name in names}
+    return {name: PALETTE[index % len(PALETTE)] for index, name in enumerate(names)}
+
+
+def _of(rows: pd.DataFrame, direction: str, mode: str) -> pd.DataFrame:
+    return rows[(rows["direction"] == direction) & (rows["mode"] == mode)] if not rows.empty else rows
+
+
+def _curve_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
+                  mode: str) -> PlottedFigure | None:
+    """The measure vs message size, one series per system x series x rank pair; None unless some
+    series spans two sizes or more."""
+    figure = _new_figure()
+    ax = figure.add_subplot()
+    colors = _series_colors(prepared, measure)
+    labels, all_sizes, has_curve = [], [], False
+    for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
+        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
+        group = _of(rows, direction, mode)
+        for name in (_series_order(group) if not group.empty else []):
+            series_rows = group[group["series"] == name]
+            pairs = sorted(series_rows["pair"].unique())
+            for shade, pair in enumerate(pairs):
+                points, description = _size_series(series_rows[series_rows["pair"] == pair], measure)
+                label = f"{result_set.name} · {name}" + (f" {pair}" if len(pairs) > 1 else "")
+                label += f" ({description})" if description else ""
+                color = _shaded(colors[name], shade)
+                x = points["bytes"].astype(float).to_numpy()
+                ax.plot(x, points["median"], linestyle=linestyle if len(x) > 1 else "none", marker=marker,
+                        markersize=4 if len(x) > 1 else 8, color=color, label=label, linewidth=1.6)
+                if len(x) > 1:
+                    ax.fill_between(x, points["low"], points["high"], color=color, alpha=0.18, linewidth=0)
+                    has_curve = True
+                labels.append(label)
+                all_sizes += list(x)
+    if not has_curve:
+        return None
+    if measure.higher_is_better:
         _peak_lines(ax, result_sets, mode)
-        ax.set_xscale("log", base=2)
-        _power_of_two_axis(ax.xaxis, all_sizes)
-        ax.set_xlabel(SIZE_AXIS_LABEL)
-        ax.set_ylabel(f"{BANDWIDTH_AXIS_LABEL}\n{MODE_WORDS[mode]}; line: median, band: min–max")
-        _headroom(ax, result_sets, mode)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
-        _title(figure, f"Bandwidth vs message size — {direction}, {mode}", result_sets)
-        figures.append(PlottedFigure(f"size_{direction}_{mode}", "size", figure, series))
+    ax.set_xscale("log", base=2)
+    _power_of_two_axis(ax.xaxis, all_sizes)
+    ax.set_xlabel(SIZE_AXIS_LABEL)
+    ax.set_ylabel(f"{measure.axis_label}\n{measure.mode_words[mode]}; line: median, band: {measure.band}")
+    _headroom(ax, result_sets, mode if measure.higher_is_better else None)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right" if measure.higher_is_better else "best")
+    _title(figure, f"{measure.title} vs message size — {direction}, {mode}", result_sets)
+    return PlottedFigure(f"{measure.curve_name}_{direction}_{mode}", measure.curve_name, figure, labels)
+
+
+def _bar_order(row: pd.Series, best_only: bool) -> tuple:
+    """Bars by size, then shape (b8 before b132; not when only the best shape is kept), then pair."""
+    return (row["bytes"], () if best_only else _shape_order(row["shape"]), row["pair"])
+
+
+def _bar_cases(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
+               mode: str) -> tuple[list[tuple[str, pd.Series]], bool]:
+    """(label, row) per case to draw as a bar, and whether only the best shape per method, pair
+    and size is kept (when there are more than MAX_BARS cases)."""
+    groups = [(r, _of(rows, direction, mode)) for r, rows in zip(result_sets, prepared)]
+    groups = [(r, rows) for r, rows in groups if not rows.empty]
+    total = sum(len(rows) for _, rows in groups)
+    best_only = total > MAX_BARS
+    cases = []
+    for result_set, rows in groups:
+        if best_only:
+            pick = rows.groupby(["series", "pair", "bytes"])["median"]
+            rows = rows.loc[pick.idxmax() if measure.higher_is_better else pick.idxmin()]
+        for name in _series_order(rows):
+            series_rows = [row for _, row in rows[rows["series"] == name].iterrows()]
+            for row in sorted(series_rows, key=lambda row: _bar_order(row, best_only)):
+                shape = "" if best_only else _shape_text(row["shape"])
+                system = f"{result_set.name} · " if len(result_sets) > 1 else ""
+                cases.append((f"{system}{name}{' ' + shape if shape else ''} · {row['pair']} at "
+                              f"{format_size(row['bytes'])}", row))
+    return cases, best_only
+
+
+def _bar_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
+                mode: str) -> PlottedFigure | None:
+    """One horizontal bar per case (median, whisker over the band), for cases that make no
+    curve: every series measured at a single message size."""
+    cases, best_only = _bar_cases(result_sets, prepared, measure, direction, mode)
+    if not cases:
+        return None
+    colors = _series_colors(prepared, measure)
+    figure = _new_figure(9.0, 2.2 + 0.32 * len(cases))
+    ax = figure.add_subplot()
+    pair_shades = {pair: shade for shade, pair in enumerate(sorted({row["pair"] for _, row in cases}))}
+    for y, (_, row) in enumerate(cases):
+        median = float(row["median"])
+        whisker = [[median - float(row["low"])], [float(row["high"]) - median]]
+        ax.barh(y, median, 0.7, color=_shaded(colors[row["series"]], pair_shades[row["pair"]]), edgecolor="black",
+                linewidth=0.6, xerr=whisker, capsize=2, error_kw={"linewidth": 0.8})
+        ax.text(float(row["high"]), y, f" {format_value(median)}", ha="left", va="center", fontsize=7)
+    peaks = _peaks(result_sets, mode) if measure.higher_is_better else []
+    for value, label in peaks:
+        ax.axvline(value, color="0.3", linestyle="--", linewidth=1.1, label=label, zorder=1)
+    ax.set_yticks(range(len(cases)), [label for label, _ in cases], fontsize=7)
+    ax.invert_yaxis()  # the first case on top
+    # peaks are named under the axis: a legend box would cover the bars' ends
+    ax.set_xlabel("\n".join([f"{measure.axis_label}; {measure.mode_words[mode]}; bar: median, whisker: {measure.band}"]
+                            + [f"dashed: {label}" for _, label in peaks]))
+    highest = max([float(row["high"]) for _, row in cases] + [value for value, _ in peaks])
+    ax.set_xlim(0, highest * 1.12)
+    ax.grid(True, axis="x", alpha=0.3)
+    shapes = "best shape per method, pair and size" if best_only else "every case"
+    _title(figure, f"{measure.title} at a single message size — {direction}, {mode} ({shapes})", result_sets)
+    named = [label if len(result_sets) > 1 else f"{result_sets[0].name} · {label}" for label, _ in cases]
+    return PlottedFigure(f"{measure.bars_name}_{direction}_{mode}", measure.bars_name, figure, named)
+
+
+def measure_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame],
+                    measure: Measure) -> list[PlottedFigure]:
+    """Per direction and mode: the measure vs message size where a series spans several sizes,
+    else bars of the cases at their single size."""
+    figures = []
+    for direction, mode in _direction_mode_combos(prepared):
+        plotted = (_curve_figure(result_sets, prepared, measure, direction, mode)
+                   or _bar_figure(result_sets, prepared, measure, direction, mode))
+        if plotted:
+            figures.append(plotted)
     return figures
 
 
@@ -386,8 +551,10 @@ def uni_vs_bidir_figures(result_sets: list[ResultSet], prepared: list[pd.DataFra
 def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
     """Every figure the data supports, in reading order."""
     prepared = [bandwidth_rows(r) for r in result_sets]
-    return (size_figures(result_sets, prepared) + sm_scaling_figures(result_sets, prepared)
-            + heatmap_figures(result_sets, prepared) + uni_vs_bidir_figures(result_sets, prepared))
+    latency = [measured_rows(r, LATENCY_MEASURE) for r in result_sets]
+    return (measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + sm_scaling_figures(result_sets, prepared)
+            + heatmap_figures(result_sets, prepared) + uni_vs_bidir_figures(result_sets, prepared)
+            + measure_figures(result_sets, latency, LATENCY_MEASURE))
 
 
 def write_figures(figures: list[PlottedFigure], directory: str | Path, formats=FORMATS) -> list[Path]:

@@ -1,7 +1,8 @@
-"""Units and their spelling: binary sizes (4K = 4096 B), fractions ("5%" or "0.05"), GB/s.
+"""Units and their spelling: binary sizes (4K = 4096 B), fractions ("5%" or "0.05"), GB/s, µs.
 
-Bandwidth is in GB/s with 1 GB = 1e9 bytes (the schema's unit); sizes are in bytes and shown
-with binary suffixes (K = 2**10, M = 2**20, G = 2**30), the way message sizes are swept.
+Bandwidth is in GB/s with 1 GB = 1e9 bytes (the schema's unit), latency in microseconds; sizes
+are in bytes and shown with binary suffixes (K = 2**10, M = 2**20, G = 2**30), the way message
+sizes are swept.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import math
 import re
 
 BANDWIDTH_AXIS_LABEL = "bandwidth (GB/s, 1 GB = 1e9 B)"
+LATENCY_AXIS_LABEL = "latency (µs, microseconds)"
 SIZE_AXIS_LABEL = "message size (bytes; K = 2^10, M = 2^20, G = 2^30)"
 
 _SUFFIXES = (("T", 2**40), ("G", 2**30), ("M", 2**20), ("K", 2**10))

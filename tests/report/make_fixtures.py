@@ -186,7 +186,8 @@ def _map_rows(document: dict, predicate: RowPredicate, change: Callable[[dict], 
 
 
 def scaled(document: dict, indices: Iterable[int], factor: float) -> dict:
-    """Bandwidth samples x factor (latency samples / factor): factor 0.9 is a 10% drop."""
+    """Bandwidth samples x factor (latency samples / factor): factor 0.9 is a 10% drop, 1 / 1.1
+    a 10% rise in latency. An atomic row's ops/s follow its bandwidth."""
     chosen = set(indices)
 
     def change(row: dict) -> None:
@@ -195,6 +196,8 @@ def scaled(document: dict, indices: Iterable[int], factor: float) -> dict:
             figures["samples_gbps"] = [v * factor for v in figures["samples_gbps"]]
         if row.get("samples_us"):
             row["samples_us"] = [v / factor for v in row["samples_us"]]
+        if isinstance(row.get("atomic_ops_per_s"), dict):  # no raw samples: each statistic scales
+            row["atomic_ops_per_s"] = {stat: v * factor for stat, v in row["atomic_ops_per_s"].items()}
 
     return _map_rows(document, lambda i, r: i in chosen, change)
 
@@ -237,19 +240,29 @@ def without(document: dict, indices: Iterable[int]) -> dict:
     return out
 
 
-def stable_bandwidth_rows(document: dict, max_spread: float = 0.04, min_samples: int = 5) -> list[int]:
-    """Indices of ok bandwidth rows whose samples lie within `max_spread` of their median and
-    that have enough samples for a one-sided Mann-Whitney U test to reach p < 0.05: a 10% drop
-    of such a case is unmistakable."""
+def _stable_rows(document: dict, stats_field: str, samples_field: str, max_spread: float,
+                 min_samples: int) -> list[int]:
     chosen = []
     for index, row in enumerate(document["results"]):
-        samples = row.get("samples_gbps") or []
-        stats = row.get("bandwidth_gbps")
+        samples = row.get(samples_field) or []
+        stats = row.get(stats_field)
         if row.get("status") != "ok" or not isinstance(stats, dict) or len(samples) < min_samples:
             continue
         if stats["median"] > 0 and (max(samples) - min(samples)) / stats["median"] <= max_spread:
             chosen.append(index)
     return chosen
+
+
+def stable_bandwidth_rows(document: dict, max_spread: float = 0.04, min_samples: int = 5) -> list[int]:
+    """Indices of ok bandwidth rows whose samples lie within `max_spread` of their median and
+    that have enough samples for a one-sided Mann-Whitney U test to reach p < 0.05: a 10% drop
+    of such a case is unmistakable."""
+    return _stable_rows(document, "bandwidth_gbps", "samples_gbps", max_spread, min_samples)
+
+
+def stable_latency_rows(document: dict, max_spread: float = 0.04, min_samples: int = 5) -> list[int]:
+    """The same for latency rows (latency_us, samples_us): a 10% rise of such a case is unmistakable."""
+    return _stable_rows(document, "latency_us", "samples_us", max_spread, min_samples)
 
 
 def write_fixtures(directory: Path) -> Path:

@@ -92,6 +92,13 @@ def test_csv_round_trips_the_rows(cli, baseline_path, baseline_document, tmp_pat
         assert exported.loc[index, "samples_gbps"] == row.get("samples_gbps", [])
         if isinstance(row.get("bandwidth_gbps"), dict):
             assert exported.loc[index, "bandwidth_gbps_median"] == row["bandwidth_gbps"]["median"]
+        for field, value in row.items():  # latency, issue interval, cycles, ops/s ...: every statistic and list
+            if isinstance(value, dict):
+                assert all(exported.loc[index, f"{field}_{stat}"] == v for stat, v in value.items()), field
+            elif field.startswith("samples_"):
+                assert exported.loc[index, field] == value, field
+            elif isinstance(value, int) and not isinstance(value, bool):
+                assert exported.loc[index, field] == value and str(exported[field].dtype) == "Int64", field
 
 
 def test_csv_to_stdout(cli, one_baseline_path):

@@ -55,18 +55,50 @@ def test_load_raises_input_error_with_field(write_json, one_baseline_document):
     assert caught.value.field == "$.meta.label"
 
 
+def first_ok_row_with(document: dict, stats_field: str) -> int | None:
+    """The first ok row carrying `stats_field` statistics (a latency file has no bandwidth ones)."""
+    return next((i for i, r in enumerate(document["results"])
+                 if r["status"] == "ok" and isinstance(r.get(stats_field), dict)), None)
+
+
 def test_rows_frame_has_one_column_per_variable_and_flat_statistics(baseline_path, baseline_document):
     frame = load_results(baseline_path).rows
     assert len(frame) == len(baseline_document["results"])
     for column in ("method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll",
                    "smem_bytes", "stages", "buffer_pool_bytes", "bandwidth_gbps_median", "bandwidth_gbps_stdev",
-                   "time_us_median", "samples_gbps", "status", "metric"):
+                   "time_us_median", "samples_gbps", "latency_us_median", "latency_us_p95", "samples_us", "status",
+                   "metric"):
         assert column in frame.columns
-    index = first_ok_row(baseline_document)
-    row = baseline_document["results"][index]
-    assert frame.loc[index, "bandwidth_gbps_median"] == row["bandwidth_gbps"]["median"]
-    assert frame.loc[index, "samples_gbps"] == row["samples_gbps"]
+    checked = []
+    for stats_field, samples_field, metric in (("bandwidth_gbps", "samples_gbps", "bandwidth"),
+                                               ("latency_us", "samples_us", "latency")):
+        index = first_ok_row_with(baseline_document, stats_field)
+        if index is None:
+            continue
+        row = baseline_document["results"][index]
+        assert frame.loc[index, f"{stats_field}_median"] == row[stats_field]["median"]
+        assert frame.loc[index, samples_field] == row[samples_field]
+        assert frame.loc[index, "metric"] == metric
+        checked.append(metric)
+    assert checked, "no ok row with bandwidth or latency statistics"
     assert str(frame["bytes"].dtype) == "Int64"
+
+
+def test_every_statistic_and_sample_list_is_a_column(baseline_path, baseline_document):
+    """latency_us, issue_interval_us, cycles, atomic_ops_per_s ... flattened; samples_* kept as lists."""
+    frame = load_results(baseline_path).rows
+    for index, row in enumerate(baseline_document["results"]):
+        for field, value in row.items():
+            if isinstance(value, dict):
+                for stat, number in value.items():
+                    assert frame.loc[index, f"{field}_{stat}"] == number, (index, field, stat)
+                    assert str(frame[f"{field}_{stat}"].dtype) == "float64", field
+            elif field.startswith("samples_"):
+                assert frame.loc[index, field] == value, (index, field)
+            elif field in ("hot_addresses", "ops_per_thread") and value is not None:
+                assert frame.loc[index, field] == value and str(frame[field].dtype) == "Int64", field
+    for field in [c for c in frame.columns if c.startswith("samples_")]:
+        assert frame[field].map(lambda v: isinstance(v, list)).all(), field  # [] in a row without them
 
 
 def test_bidir_directions_are_flattened(synthetic_document):
@@ -101,3 +133,15 @@ def test_the_synthetic_run_is_schema_valid(synthetic_document):
     assert {"ce", "ldst", "tma", "latency_signal"} <= methods
     bidir = [r for r in synthetic_document["results"] if r["mode"] == "bidir" and r["status"] == "ok"]
     assert bidir and all("overlap" in r and len(r["directions"]) == 2 for r in bidir)
+
+
+def test_atomic_cases_differ_by_hot_addresses(synthetic_document):
+    """Contention on 32 or 64 shared addresses is another experiment, not the same case changed."""
+    base = next(r for r in synthetic_document["results"] if r["method"] == "ldst" and r["status"] == "ok")
+    atomic = dict(copy.deepcopy(base), method="atomic", atomic_type="u32", atomic_pattern="hot_spot",
+                  hot_addresses=32, ops_per_thread=16)
+    keys = list(add_case_keys(rows_frame([atomic, dict(atomic, hot_addresses=64)]))["case_key"])
+    assert keys[0] != keys[1] and keys[1][-1] == 1  # not a repeat (#2) of the first
+    assert describe_case(keys[0])["config"].endswith("u32 hot_spot 32 hot addresses")
+    frame = rows_frame([atomic])
+    assert str(frame["hot_addresses"].dtype) == str(frame["ops_per_thread"].dtype) == "Int64"

@@ -20,6 +20,17 @@ def synthetic_figures(synthetic_path):
     close_figures(figures)
 
 
+def expected_latency_figures(document: dict) -> set[str]:
+    """latency_<d>_<m> where a method x protocol x rank pair spans several sizes, else latency_bars_<d>_<m>."""
+    sizes: dict[tuple, dict[tuple, set]] = {}
+    for row in document["results"]:
+        if row["status"] == "ok" and isinstance(row.get("latency_us"), dict):
+            series = (row["method"], row.get("protocol"), row["src_rank"], row["dst_rank"])
+            sizes.setdefault((row["direction"], row["mode"]), {}).setdefault(series, set()).add(row["bytes"])
+    return {f"latency_{d}_{m}" if any(len(s) > 1 for s in series.values()) else f"latency_bars_{d}_{m}"
+            for (d, m), series in sizes.items()}
+
+
 def test_plot_writes_non_empty_pngs(cli, baseline_path, baseline_document, tmp_path):
     code, out, err = cli("plot", baseline_path, "-o", tmp_path / "figures", "--format", "png")
     assert code == 0, err
@@ -31,6 +42,9 @@ def test_plot_writes_non_empty_pngs(cli, baseline_path, baseline_document, tmp_p
             sizes.setdefault((row["method"], row["direction"], row["mode"]), set()).add(row["bytes"])
     swept = {f"size_{d}_{m}" for (_, d, m), s in sizes.items() if len(s) > 1}
     assert swept == {p.stem for p in pngs if p.stem.startswith("size_")}  # a size figure where sizes vary
+    single = {f"bars_{d}_{m}" for (_, d, m) in sizes} - {f"bars_{n[len('size_'):]}" for n in swept}
+    assert single == {p.stem for p in pngs if p.stem.startswith("bars_")}  # else bars of the cases
+    assert {p.stem for p in pngs if p.stem.startswith("latency")} == expected_latency_figures(baseline_document)
     for png in pngs:
         data = png.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 10_000
@@ -123,3 +137,44 @@ def test_knee_is_the_fewest_sms_reaching_ninety_percent(synthetic_figures):
     ax = synthetic_figures["sm_scaling_push_uni"].figure.axes[0]
     annotations = [t.get_text() for t in ax.texts]
     assert any(text.startswith("knee 8 SMs") for text in annotations)
+
+
+def test_latency_figure_is_microseconds_vs_size_per_method_and_protocol(write_json, synthetic_document):
+    document = copy.deepcopy(synthetic_document)
+    signal = next(r for r in document["results"] if r["method"] == "latency_signal")
+    other = [dict(copy.deepcopy(signal), bytes=size, protocol=protocol)
+             for size in (8, 4096) for protocol in ("flag_in_data", "payload_then_flag")]
+    document["results"] = [r for r in document["results"] if r["method"] == "latency_ce"] + other
+    figures = build_figures(load_many([write_json("latency.json", document)]))
+    try:
+        assert [f.name for f in figures] == ["latency_push_uni"]
+        plotted = figures[0]
+        names = {s.split(" · ")[1] for s in plotted.series}
+        assert names == {"latency_ce", "latency_signal flag_in_data", "latency_signal payload_then_flag"}
+        ax = plotted.figure.axes[0]
+        assert ax.get_xscale() == "log" and "µs" in ax.get_ylabel() and "bytes" in ax.get_xlabel()
+        assert {"4", "4K"} <= {t.get_text() for t in ax.get_xticklabels()}  # powers of two, binary suffixes
+        ce = next(line for line in ax.get_lines() if line.get_label().endswith("latency_ce"))
+        medians = [r["latency_us"]["median"] for r in sorted(document["results"], key=lambda r: r["bytes"])
+                   if r["method"] == "latency_ce"]
+        assert list(ce.get_ydata()) == pytest.approx(medians)
+        assert not [line for line in ax.get_lines() if "peak" in line.get_label()]  # no GB/s peak on a µs axis
+    finally:
+        close_figures(figures)
+
+
+def test_cases_at_a_single_size_get_bars_not_a_size_figure(write_json, synthetic_document):
+    document = copy.deepcopy(synthetic_document)
+    document["results"] = [r for r in document["results"] if r["bytes"] == 2**30 and r["method"] == "ce"
+                           and r["direction"] == "push" and r["mode"] == "uni"]
+    figures = build_figures(load_many([write_json("one-size.json", document)]))
+    try:
+        assert [f.name for f in figures] == ["bars_push_uni"]
+        ax = figures[0].figure.axes[0]
+        bars = [patch for patch in ax.patches]
+        assert [b.get_width() for b in bars] == pytest.approx([r["bandwidth_gbps"]["median"]
+                                                               for r in document["results"]])
+        assert "GB/s" in ax.get_xlabel() and "1e9" in ax.get_xlabel()
+        assert all("at 1G" in s for s in figures[0].series) and len(figures[0].series) == len(document["results"])
+    finally:
+        close_figures(figures)

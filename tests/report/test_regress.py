@@ -20,7 +20,7 @@ def regress_json(cli, baseline, candidate, *options):
 def verdicts_by_row(report: dict, document: dict) -> dict[str, list[int]]:
     """Verdict -> indices of the baseline rows it was given to (matched on case identity)."""
     keys = ("method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll",
-            "smem_bytes", "stages")
+            "smem_bytes", "stages", "protocol", "atomic_type", "atomic_pattern", "hot_addresses")
     index_of = {}
     for index, row in enumerate(document["results"]):
         index_of.setdefault(tuple(row.get(k) for k in keys), []).append(index)
@@ -39,20 +39,31 @@ def test_identical_files_are_all_same(cli, baseline_path, baseline_document):
     assert set(k for k, v in report["counts"].items() if v) <= {"SAME", "UNMEASURED"}
 
 
+def ten_percent_slowdown(document: dict) -> tuple[list[int], float, float, list[str]]:
+    """(rows, scaled() factor, expected change, regress options): stable bandwidth rows dropped by
+    10%; in a file without any (latency only), stable latency rows made 10% slower, judged with a
+    5% latency threshold (the default 15% would rightly call +10% SAME)."""
+    stable = make_fixtures.stable_bandwidth_rows(document)
+    if stable:
+        return stable, 0.9, -0.10, []
+    stable = make_fixtures.stable_latency_rows(document)
+    return stable, 1 / 1.10, +0.10, ["--latency-threshold", "5%"]
+
+
 def test_a_ten_percent_drop_is_slower_exactly_there(cli, write_json, baseline_path, baseline_document):
-    stable = make_fixtures.stable_bandwidth_rows(baseline_document)
+    stable, factor, change, options = ten_percent_slowdown(baseline_document)
     assert stable, "the baseline has no case with >= 5 samples within 4% of their median"
     dropped = stable[:: max(1, len(stable) // 12)]
-    candidate = write_json("slower.json", make_fixtures.scaled(baseline_document, dropped, 0.9))
-    code, report = regress_json(cli, baseline_path, candidate)
+    candidate = write_json("slower.json", make_fixtures.scaled(baseline_document, dropped, factor))
+    code, report = regress_json(cli, baseline_path, candidate, *options)
     assert code == 1 and report["result"] == "fail"
     grouped = verdicts_by_row(report, baseline_document)
     assert sorted(grouped["SLOWER"]) == sorted(dropped)
     assert report["counts"]["SLOWER"] == len(dropped)
-    # SLOWER cases come first, each with its test's p-value and a -10% change.
+    # SLOWER cases come first, each with its test's p-value and a 10% change for the worse.
     first = report["cases"][: len(dropped)]
     assert {c["verdict"] for c in first} == {"SLOWER"}
-    assert all(c["p_value"] < 0.05 and c["change"] == pytest.approx(-0.10, abs=1e-6) for c in first)
+    assert all(c["p_value"] < 0.05 and c["change"] == pytest.approx(change, abs=1e-6) for c in first)
 
 
 def test_one_percent_noise_is_same(cli, write_json, baseline_path, baseline_document):
