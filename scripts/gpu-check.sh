@@ -6,8 +6,8 @@
 # Usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]      (default: configs/default.json)
 # Env:   P2PBENCH_LABEL (result label, default "gpu-node"), P2PBENCH_SKIP_TESTS=1,
 #        P2PBENCH_GBENCH_CONFIG=configs/X.json (also run p2pbench-gbench on it),
-#        P2PBENCH_CUDA_ARCHITECTURES=90 (default: the project's), P2PBENCH_SKIP_SANITIZER=1, P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of
-#        the default config up to 256 MiB)
+#        P2PBENCH_CUDA_ARCHITECTURES=90 (default: the project's), P2PBENCH_SKIP_SANITIZER=1,
+#        P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of the default config up to 256 MiB)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]}

@@ -209,7 +209,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   std::unique_ptr<BaselineResources> baselines = make_baseline_resources(capacity, device);
   const RunnerOptions runner_options = RunnerOptions::from(config, options.timeout_scale);
   PairRunner runner(comm, runner_options, device, *gate, *buffers, baselines.get());
-  LatencyRunner latency_runner(comm, runner_options, *gate, *buffers);
+  LatencyRunner latency_runner(comm, runner_options, *gate, *buffers, gpu.max_sm_clock_mhz);
   bool baseline_open = false;  // the baseline method of the previous case has begun
   Method open_baseline = Method::kCe;
   ProgressLine progress(cases.size(), options.progress);

@@ -4,6 +4,7 @@
 // reason (and no rank waits in a collective call the other never makes).
 #include "engines/baseline_resources.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "engines/nccl_engine.hpp"
 #include "engines/shared_host_memory.hpp"
 #include "engines/staged_engine.hpp"
+#include "measure/lock_step.hpp"
 
 namespace p2pbench {
 
@@ -29,27 +31,25 @@ class UnavailableEngine final : public TwoSidedEngine {
   std::string why_;
 };
 
-// Runs `local` on this rank (exceptions caught), then every rank learns every rank's outcome.
+// Runs `local` on this rank as one lock-step, so every rank learns every rank's outcome.
 // Returns nullopt when all succeeded, else the same message on every rank: the failing ranks'
 // messages, prefixed by their rank unless they all say the same.
 std::optional<std::string> agree(const Communicator& comm, const char* what, const std::function<void()>& local) {
-  std::string error;
-  try {
-    local();
-  } catch (const std::exception& e) {
-    error = e.what();
-    if (error.empty()) error = "failed";
-  } catch (...) {
-    error = "unknown error";
-  }
-  const std::vector<std::string> all = comm.allgather(error, what);
+  const std::vector<nlohmann::json> results = LockStep(comm).run(what, [&](nlohmann::json& d) {
+    try {
+      local();
+    } catch (const std::exception& e) {
+      d["why"] = *e.what() ? e.what() : "failed";
+    } catch (...) {
+      d["why"] = "unknown error";
+    }
+  });
   std::vector<std::pair<size_t, std::string>> failed;
-  for (size_t r = 0; r < all.size(); ++r)
-    if (!all[r].empty()) failed.emplace_back(r, all[r]);
+  for (size_t r = 0; r < results.size(); ++r)
+    if (results[r]["data"].contains("why")) failed.emplace_back(r, results[r]["data"]["why"]);
   if (failed.empty()) return std::nullopt;
-  bool same = true;
-  for (const auto& f : failed) same = same && f.second == failed.front().second;
-  if (same) return failed.front().second;
+  if (std::all_of(failed.begin(), failed.end(), [&](const auto& f) { return f.second == failed.front().second; }))
+    return failed.front().second;
   std::string joined;
   for (const auto& [rank, message] : failed) joined += (joined.empty() ? "" : "; ") + ("rank " + std::to_string(rank) + ": " + message);
   return joined;

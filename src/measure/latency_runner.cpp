@@ -20,7 +20,7 @@ constexpr size_t kResultBytes = 256;  // room for any of the kernels' result str
 }  // namespace
 
 LatencyRunner::LatencyRunner(const Communicator& comm, const RunnerOptions& options, SharedGate& gate,
-                             PeerBuffers& buffers)
+                             PeerBuffers& buffers, double peak_sm_clock_mhz)
     : comm_(comm),
       steps_(comm),
       options_(options),
@@ -30,12 +30,8 @@ LatencyRunner::LatencyRunner(const Communicator& comm, const RunnerOptions& opti
       start_(make_event("latency start")),
       stop_(make_event("latency stop")),
       result_(kResultBytes, "latency results"),
-      stamps_(sizeof(kernels::GateStamps), "latency gate stamps") {
-  int device = 0, khz = 0;
-  cuda_check(cudaGetDevice(&device), "reading the current GPU");
-  cuda_check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device), "reading the peak SM clock");
-  peak_sm_clock_mhz_ = khz / 1000.0;
-}
+      stamps_(sizeof(kernels::GateStamps), "latency gate stamps"),
+      peak_sm_clock_mhz_(peak_sm_clock_mhz) {}
 
 void LatencyRunner::sync(const std::string& what) const {
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording an event after " + what);
@@ -160,6 +156,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
                    std::to_string(kernels::expected_chase_end(c.bytes, kChaseStride, loads));
       d["ns_per_load"] = double(result->elapsed_ns) / double(result->loads);
       d["cycles_per_load"] = double(result->elapsed_cycles) / double(result->loads);
+      d["us_at_peak_clock"] = d["cycles_per_load"].get<double>() / peak_sm_clock_mhz_;  // the reader's GPU
     });
     if (LockStep::failed(chased, out)) return;
     const json& reader = chased[size_t(c.dst_rank)]["data"];
@@ -169,10 +166,9 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
       return;
     }
     if (s > 0) {
-      const double cycles = reader["cycles_per_load"].get<double>();
       out.latency_us.push_back(reader["ns_per_load"].get<double>() * 1e-3);
-      out.cycles.push_back(cycles);
-      out.latency_at_peak_clock_us.push_back(cycles / peak_sm_clock_mhz_);
+      out.cycles.push_back(reader["cycles_per_load"].get<double>());
+      out.latency_at_peak_clock_us.push_back(reader["us_at_peak_clock"].get<double>());
     }
   }
 }

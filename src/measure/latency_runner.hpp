@@ -19,7 +19,9 @@ namespace p2pbench {
 
 class LatencyRunner {
  public:
-  LatencyRunner(const Communicator& comm, const RunnerOptions& options, SharedGate& gate, PeerBuffers& buffers);
+  // `peak_sm_clock_mhz`: this rank's GPU (the pointer chase converts its reader's cycles with it).
+  LatencyRunner(const Communicator& comm, const RunnerOptions& options, SharedGate& gate, PeerBuffers& buffers,
+                double peak_sm_clock_mhz);
   CaseOutcome run(const CaseSpec& c, uint64_t case_index);
 
  private:
@@ -37,7 +39,7 @@ class LatencyRunner {
   Event start_, stop_;
   MappedHostBuffer result_;  // the kernels' result structs, read by the host
   MappedHostBuffer stamps_;  // the gate kernel's stamps
-  double peak_sm_clock_mhz_;  // this rank's GPU (the pointer chase runs on the reader's)
+  double peak_sm_clock_mhz_;
 };
 
 }  // namespace p2pbench

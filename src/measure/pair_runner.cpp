@@ -173,7 +173,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   out.iterations = engine->usable_iterations(out.iterations);
   engine->set_iterations(out.iterations);
 
-  // 3. Capture the sample's work and warm up by time.
+  // 3. Capture the sample's work and warm up (a launch count every rank shares).
   auto warmup = steps_.run("warming up", [&](json&) {
     if (!drive) return;
     timer_.build(enqueue, out.iterations);

@@ -77,12 +77,14 @@ void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
   iterations_ = iterations;
 }
 
+void TransferTimer::replay_ungated() {
+  cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
+  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a warm-up event");
+  wait_for_event(stop_.get(), 60.0 * timeout_scale_, "warm-up");
+}
+
 void TransferTimer::warm_up_launches(uint64_t launches) {
-  for (uint64_t i = 0; i < launches; ++i) {
-    cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
-    cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a warm-up event");
-    wait_for_event(stop_.get(), 60.0 * timeout_scale_, "warm-up");
-  }
+  for (uint64_t i = 0; i < launches; ++i) replay_ungated();
 }
 
 uint64_t TransferTimer::warmup_launches_for(double single_ms, uint64_t iterations, double warmup_ms) {
@@ -93,9 +95,7 @@ uint64_t TransferTimer::warmup_launches_for(double single_ms, uint64_t iteration
 void TransferTimer::warm_up(double ms) {
   const auto t0 = Clock::now();
   do {
-    cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
-    cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a warm-up event");
-    wait_for_event(stop_.get(), 60.0 * timeout_scale_, "warm-up");
+    replay_ungated();
   } while (seconds_since(t0) * 1e3 < ms);
 }
 

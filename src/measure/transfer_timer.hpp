@@ -56,6 +56,9 @@ class TransferTimer {
   Sample wait(double deadline_s, const std::string& what);
 
  private:
+  // One replay of the graph, waited for (the body of both warm-ups).
+  void replay_ungated();
+
   double timeout_scale_;
   Stream stream_;
   Event start_, stop_;

@@ -22,7 +22,7 @@ inline bool is_two_sided_baseline(Method m) { return m == Method::kStaged || m =
 // Whether the method reads or writes the peer's memory through its IPC mapping (everything but
 // the host link and the baselines, which is what still runs where peer access is impossible).
 inline bool needs_peer_mapping(Method m) {
-  return !(m == Method::kH2d || m == Method::kD2h || is_two_sided_baseline(m));
+  return !(is_host_link(m) || is_two_sided_baseline(m));
 }
 enum class Direction { kPush, kPull };
 enum class Mode { kUni, kBidir };
