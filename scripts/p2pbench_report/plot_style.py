@@ -1,0 +1,84 @@
+"""Styling and drawing helpers shared by the figure modules (plot.py, plot_shapes.py): colors per
+method, line styles per system, titles, the link's peak lines, axis headroom, new figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.colors as mcolors  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from p2pbench_report.loader import ResultSet  # noqa: E402
+
+
+METHOD_COLORS = {"ce": "tab:blue", "ldst": "tab:orange", "tma": "tab:green", "nccl": "tab:red",
+                 "staged": "tab:purple", "h2d": "tab:brown", "d2h": "tab:pink"}
+SYSTEM_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v")]
+MODE_WORDS = {"uni": "one direction", "bidir": "both directions, total"}
+
+
+@dataclass
+class PlottedFigure:
+    """A figure and what it shows, for writing and for tests."""
+
+    name: str
+    kind: str
+    figure: Figure
+    series: list[str] = field(default_factory=list)
+
+
+# ---- data preparation ------------------------------------------------------------------------
+
+
+def link_peaks(result_sets: list[ResultSet], mode: str) -> list[tuple[float, str]]:
+    """Distinct link peaks of the files: per direction, x2 for a bidir total."""
+    peaks = {}
+    for result_set in result_sets:
+        peak = result_set.system.peak_gbps_per_direction
+        if peak:
+            total = peak * (2 if mode == "bidir" else 1)
+            link = result_set.system.link or "link"
+            peaks.setdefault(round(total, 3), f"{link} peak {total:.0f} GB/s" + (" (2 × per direction)" if mode == "bidir" else ""))
+    return sorted(peaks.items())
+
+
+# ---- styling -------------------------------------------------------------------------------
+
+
+def shaded_color(color: str, shade: int = 0) -> tuple:
+    """The color, lighter for shade 1, 2 (the second and third rank pair of a series)."""
+    base = mcolors.to_rgb(color)
+    mix = min(0.55, 0.45 * shade)
+    return tuple(c + (1 - c) * mix for c in base)
+
+
+def set_title(figure: Figure, headline: str, result_sets: list[ResultSet]) -> None:
+    lines = [headline] + [r.system.title_line() if r.name == r.system.label else f"{r.name}: {r.system.title_line()}"
+                          for r in result_sets]
+    figure.suptitle("\n".join(lines), fontsize=10, x=0.01, ha="left")
+
+
+def draw_peak_lines(ax, result_sets: list[ResultSet], mode: str) -> None:
+    for value, label in link_peaks(result_sets, mode):
+        ax.axhline(value, color="0.3", linestyle="--", linewidth=1.1, label=label, zorder=1)
+
+
+def set_headroom(ax, result_sets: list[ResultSet], mode: str | None) -> None:
+    """y from 0 to 12% above the highest curve, band or peak line (mode None: no peak line), so
+    that nothing sits on the frame."""
+    bands = [float(np.nanmax(c.get_paths()[0].vertices[:, 1])) for c in ax.collections if c.get_paths()]
+    highest = max([float(np.nanmax(line.get_ydata())) for line in ax.get_lines() if len(line.get_ydata())] + bands
+                  + ([value for value, _ in link_peaks(result_sets, mode)] if mode else []) + [1e-3])
+    ax.set_ylim(0, highest * 1.12)
+
+
+def new_figure(width: float = 9.0, height: float = 5.6) -> Figure:
+    return Figure(figsize=(width, height), layout="constrained", dpi=100)
+
+
+# ---- figures -------------------------------------------------------------------------------
