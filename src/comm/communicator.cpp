@@ -3,101 +3,229 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <thread>
 
-#include "common/errors.hpp"
+#include "comm/peer_liveness.hpp"
 
 namespace p2pbench {
 
 namespace {
 
-void mpi_check(int rc, const char* what) {
+using Clock = std::chrono::steady_clock;
+
+void mpi_check(int rc, const std::string& what) {
   if (rc == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  throw RuntimeFailure(std::string("MPI failed while ") + what + ": " + std::string(text, size_t(len)));
+  throw RuntimeFailure("MPI failed while " + what + ": " + std::string(text, size_t(len)));
 }
 
+MPI_Comm& as_comm(void* p) { return *static_cast<MPI_Comm*>(p); }
+
+// One peer's side of an exchange: probed, then received without blocking.
+struct Incoming {
+  bool done = false;
+  bool receiving = false;
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::string bytes;
+};
+
+// Polls gently: spins for the first ~200 us (a step usually completes within microseconds),
+// then sleeps, backing off to 1 ms, so a long wait costs no CPU.
+class Backoff {
+ public:
+  void pause() {
+    if (++polls_ < 2000) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
+    sleep_us_ = std::min(sleep_us_ * 2, 1000);
+  }
+
+ private:
+  int polls_ = 0;
+  int sleep_us_ = 20;
+};
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string s;
+  for (int r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
+  return s;
+}
 
 }  // namespace
 
-Communicator::Communicator(int* argc, char*** argv) {
+bool PeerLost::missing(int rank) const { return std::find(missing_.begin(), missing_.end(), rank) != missing_.end(); }
+
+Communicator::Communicator(int* argc, char*** argv, CommTimeouts timeouts) : timeouts_(timeouts) {
   int provided = 0;
   mpi_check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "initialising MPI");
   // Return codes instead of aborting, so every failure is reported with what was being done.
   mpi_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "setting the MPI error handler");
   mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "reading the MPI rank");
   mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "reading the MPI job size");
-  auto* local = new MPI_Comm;
-  mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, local),
-            "splitting the node-local communicator");
-  local_comm_ = local;
-  mpi_check(MPI_Comm_rank(*local, &local_rank_), "reading the node-local rank");
-  mpi_check(MPI_Comm_size(*local, &local_size_), "reading the node-local size");
+  // A private duplicate: our tags can never match a message of anything else in the process.
+  auto* world = new MPI_Comm;
+  mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, world), "duplicating the world communicator");
+  world_ = world;
+  mpi_check(MPI_Comm_set_errhandler(*world, MPI_ERRORS_RETURN), "setting the MPI error handler");
+  void* tag_ub = nullptr;
+  int found = 0;
+  mpi_check(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found), "reading the largest MPI tag");
+  if (found && tag_ub) tag_limit_ = std::max(1, std::min(*static_cast<int*>(tag_ub), 1 << 20));
   char name[MPI_MAX_PROCESSOR_NAME];
   int len = 0;
   mpi_check(MPI_Get_processor_name(name, &len), "reading the host name");
   host_.assign(name, size_t(len));
+
+  // Who runs where: the node-local rank, and each process's identity for liveness checks.
+  std::vector<std::string> all;
+  try {
+    all = exchange(PeerLiveness::describe_self(host_), "describing the ranks' processes");
+  } catch (const PeerLost& e) {  // no rank got far enough to keep anything: just end the job
+    std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
+    abort(kExitFailure);
+  }
+  liveness_ = std::make_unique<PeerLiveness>(all, rank_, timeouts_.stale_s * timeouts_.scale);
+  local_rank_ = local_size_ = 0;
+  for (int r = 0; r < size_; ++r) {
+    if (all[size_t(r)].substr(0, all[size_t(r)].find('\t')) != host_) continue;
+    if (r < rank_) ++local_rank_;
+    ++local_size_;
+  }
 }
 
-Communicator::~Communicator() {
-  auto* local = static_cast<MPI_Comm*>(local_comm_);
-  if (local) {
-    MPI_Comm_free(local);
-    delete local;
+Communicator::~Communicator() { finalize(); }
+
+void Communicator::finalize() {
+  if (finalized_) return;
+  finalized_ = true;
+  if (world_) {
+    MPI_Comm_free(&as_comm(world_));
+    delete &as_comm(world_);
+    world_ = nullptr;
   }
   MPI_Finalize();
 }
 
-void Communicator::barrier(const char* what) const { mpi_check(MPI_Barrier(MPI_COMM_WORLD), what); }
-
-void Communicator::broadcast(std::string& bytes, int root, const char* what) const {
-  unsigned long long n = bytes.size();
-  mpi_check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, root, MPI_COMM_WORLD), what);
-  bytes.resize(n);
-  // MPI counts are int: move large blobs in pieces.
-  constexpr size_t kPiece = 1 << 30;
-  for (size_t off = 0; off < n; off += kPiece) {
-    const int count = int(std::min<size_t>(kPiece, n - off));
-    mpi_check(MPI_Bcast(&bytes[off], count, MPI_BYTE, root, MPI_COMM_WORLD), what);
-  }
-}
-
-std::vector<std::string> Communicator::allgather(const std::string& mine, const char* what) const {
-  const int my_len = int(mine.size());
-  std::vector<int> lens(size_t(size_), 0);
-  mpi_check(MPI_Allgather(&my_len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD), what);
-  std::vector<int> displs(size_t(size_), 0);
-  int total = 0;
+std::vector<std::string> Communicator::exchange(const std::string& mine, const char* what,
+                                                std::optional<double> timeout_s) const {
+  MPI_Comm comm = as_comm(world_);
+  const int tag = int(steps_++ % uint64_t(tag_limit_));
+  const std::string step = std::string("while ") + what;
+  std::vector<MPI_Request> sends;
   for (int r = 0; r < size_; ++r) {
-    displs[size_t(r)] = total;
-    total += lens[size_t(r)];
+    if (r == rank_) continue;
+    sends.emplace_back();
+    mpi_check(MPI_Isend(mine.data(), int(mine.size()), MPI_BYTE, r, tag, comm, &sends.back()), "sending " + step);
   }
-  std::string all(size_t(total), '\0');
-  mpi_check(MPI_Allgatherv(mine.data(), my_len, MPI_BYTE, all.data(), lens.data(), displs.data(), MPI_BYTE,
-                           MPI_COMM_WORLD),
-            what);
+  std::vector<Incoming> in(static_cast<size_t>(size_));
+  in[size_t(rank_)].done = true;
+  in[size_t(rank_)].bytes = mine;
+  const double deadline_s = timeout_s.value_or(timeouts_.step_s) * timeouts_.scale;
+  RunningClock clock;
+  Backoff backoff;
+  auto last_check = Clock::now();
+  while (true) {
+    bool all_in = true;
+    for (int r = 0; r < size_; ++r) {
+      Incoming& p = in[size_t(r)];
+      if (p.done) continue;
+      int flag = 0;
+      if (!p.receiving) {
+        MPI_Message message;
+        MPI_Status status;
+        mpi_check(MPI_Improbe(r, tag, comm, &flag, &message, &status), "probing for a message " + step);
+        if (flag) {
+          int count = 0;
+          mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "sizing a message " + step);
+          p.bytes.resize(size_t(count));
+          mpi_check(MPI_Imrecv(p.bytes.data(), count, MPI_BYTE, &message, &p.request), "receiving " + step);
+          p.receiving = true;
+        }
+      }
+      if (p.receiving) {
+        mpi_check(MPI_Test(&p.request, &flag, MPI_STATUS_IGNORE), "receiving " + step);
+        p.done = flag != 0;
+      }
+      all_in = all_in && p.done;
+    }
+    int sent = 1;
+    if (!sends.empty()) mpi_check(MPI_Testall(int(sends.size()), sends.data(), &sent, MPI_STATUSES_IGNORE), "sending " + step);
+    if (all_in && sent) break;
+    if (clock.tick()) liveness_->forget_history();
+    if (Clock::now() - last_check > std::chrono::milliseconds(100)) {
+      last_check = Clock::now();
+      std::vector<bool> arrived;
+      for (const Incoming& p : in) arrived.push_back(p.done);
+      check_peers(arrived, what, clock.running_s(), deadline_s);
+    }
+    backoff.pause();
+  }
   std::vector<std::string> out;
-  for (int r = 0; r < size_; ++r) out.push_back(all.substr(size_t(displs[size_t(r)]), size_t(lens[size_t(r)])));
+  for (Incoming& p : in) out.push_back(std::move(p.bytes));
   return out;
 }
 
-bool Communicator::all_true(bool mine, const char* what) const {
-  int in = mine ? 1 : 0, out = 0;
-  mpi_check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), what);
-  return out != 0;
+void Communicator::check_peers(const std::vector<bool>& arrived, const char* what, double waited_s,
+                               double deadline_s) const {
+  std::vector<int> missing, present;
+  std::string why;
+  for (int r = 0; r < size_; ++r) {
+    if (arrived[size_t(r)]) {
+      present.push_back(r);
+      continue;
+    }
+    missing.push_back(r);
+    if (!liveness_) continue;
+    if (auto reason = liveness_->not_running(r); reason && why.empty())
+      why = "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *reason;
+  }
+  if (why.empty() && waited_s <= deadline_s) return;
+  char waited[64];
+  std::snprintf(waited, sizeof waited, "%.1f s", waited_s);
+  if (why.empty())
+    why = "rank" + std::string(missing.size() > 1 ? "s " : " ") + rank_list(missing) + " did not arrive within the deadline of " +
+          std::to_string(int(deadline_s + 0.5)) + " s (alive but not progressing, or on another host; --timeout-scale "
+                                                   "stretches the deadline)";
+  throw PeerLost("rank " + std::to_string(rank_) + " waited " + waited + " for rank" + (missing.size() > 1 ? "s " : " ") +
+                     rank_list(missing) + " while " + what + ": " + why,
+                 missing, present);
 }
 
-double Communicator::max(double mine, const char* what) const {
-  double out = 0;
-  mpi_check(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), what);
+void Communicator::barrier(const char* what, std::optional<double> timeout_s) const { exchange("", what, timeout_s); }
+
+void Communicator::broadcast(std::string& bytes, int root, const char* what, std::optional<double> timeout_s) const {
+  auto all = exchange(rank_ == root ? bytes : std::string(), what, timeout_s);
+  bytes = std::move(all.at(size_t(root)));
+}
+
+bool Communicator::all_true(bool mine, const char* what, std::optional<double> timeout_s) const {
+  const auto all = exchange(mine ? "1" : "0", what, timeout_s);
+  return std::all_of(all.begin(), all.end(), [](const std::string& v) { return v == "1"; });
+}
+
+double Communicator::max(double mine, const char* what, std::optional<double> timeout_s) const {
+  std::string bytes(sizeof mine, '\0');
+  std::memcpy(bytes.data(), &mine, sizeof mine);
+  double out = mine;
+  for (const std::string& b : exchange(bytes, what, timeout_s)) {
+    double v = 0;
+    if (b.size() != sizeof v) throw RuntimeFailure(std::string("a malformed value arrived while ") + what);
+    std::memcpy(&v, b.data(), sizeof v);
+    out = std::max(out, v);
+  }
   return out;
 }
 
 void Communicator::abort(int exit_status) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, exit_status);
-  std::exit(exit_status);
+  std::_Exit(exit_status);
 }
 
 }  // namespace p2pbench

@@ -1,18 +1,53 @@
 // The communication layer: the only code that talks MPI (mpi.h is included in
 // communicator.cpp alone). Everything crosses as plain bytes: the MPI here is not CUDA-aware.
+//
+// No step waits without a deadline. Every collective is built on one primitive, exchange():
+// each rank sends its bytes to every other rank and polls for theirs against a clock, so on
+// expiry it knows exactly which ranks never arrived. A peer on the same host that is stopped
+// (SIGSTOP, a paused container) or gone is recognised long before the deadline from its
+// process state; one on another host only by the deadline. Time this process itself spent
+// stopped (a job suspended as a whole) is not counted against the peers.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
+
 namespace p2pbench {
+
+struct CommTimeouts {
+  double step_s = 60.0;   // default deadline of a collective step (callers size their own)
+  double stale_s = 5.0;   // a node-local peer stopped this long is reported as lost
+  double scale = 1.0;     // --timeout-scale: multiplies both, and every deadline passed in
+};
+
+// One or more ranks did not arrive at a step in time. Thrown on the ranks that did; the job
+// must then end (nothing may re-enter a collective with a suspect rank).
+class PeerLost : public RuntimeFailure {
+ public:
+  PeerLost(const std::string& message, std::vector<int> missing, std::vector<int> arrived)
+      : RuntimeFailure(message), missing_(std::move(missing)), arrived_(std::move(arrived)) {}
+  const std::vector<int>& missing_ranks() const { return missing_; }
+  const std::vector<int>& arrived_ranks() const { return arrived_; }
+  bool missing(int rank) const;
+
+ private:
+  std::vector<int> missing_, arrived_;
+};
+
+class PeerLiveness;
 
 class Communicator {
  public:
-  // MPI_Init plus the node-local communicator (MPI_Comm_split_type shared). Once per process.
-  Communicator(int* argc, char*** argv);
-  ~Communicator();  // MPI_Finalize
+  // MPI_Init plus the node-local layout (which ranks share this host, and their processes).
+  Communicator(int* argc, char*** argv, CommTimeouts timeouts = {});
+  ~Communicator();  // finalize() (call abort() instead after PeerLost)
+  // MPI_Finalize, once; every rank must call it.
+  void finalize();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
 
@@ -21,24 +56,41 @@ class Communicator {
   int local_rank() const { return local_rank_; }  // rank among the processes on this host
   int local_size() const { return local_size_; }
   const std::string& host() const { return host_; }
+  const CommTimeouts& timeouts() const { return timeouts_; }
 
-  // Every failure throws RuntimeFailure naming `what` and the MPI error string.
-  void barrier(const char* what) const;
-  // Root's bytes end up on every rank (any length: the size travels first).
-  void broadcast(std::string& bytes, int root, const char* what) const;
-  // Every rank's blob, indexed by rank.
-  std::vector<std::string> allgather(const std::string& mine, const char* what) const;
+  // Every rank's bytes, indexed by rank. `timeout_s` (unscaled; default timeouts().step_s) is
+  // how long this rank waits for the others after it arrived. Throws PeerLost naming `what`,
+  // the missing ranks and why; RuntimeFailure for MPI errors.
+  std::vector<std::string> exchange(const std::string& mine, const char* what,
+                                    std::optional<double> timeout_s = std::nullopt) const;
+
+  // Collectives on top of exchange(), with the same deadline and errors.
+  void barrier(const char* what, std::optional<double> timeout_s = std::nullopt) const;
+  // Root's bytes end up on every rank.
+  void broadcast(std::string& bytes, int root, const char* what, std::optional<double> timeout_s = std::nullopt) const;
+  std::vector<std::string> allgather(const std::string& mine, const char* what,
+                                     std::optional<double> timeout_s = std::nullopt) const {
+    return exchange(mine, what, timeout_s);
+  }
   // Logical AND / maximum over all ranks.
-  bool all_true(bool mine, const char* what) const;
-  double max(double mine, const char* what) const;
+  bool all_true(bool mine, const char* what, std::optional<double> timeout_s = std::nullopt) const;
+  double max(double mine, const char* what, std::optional<double> timeout_s = std::nullopt) const;
 
-  // Ends every rank of the job now (after a failure that the peer cannot learn of otherwise).
+  // Ends every rank of the job now (after a failure that the peers cannot learn of otherwise,
+  // or after PeerLost).
   [[noreturn]] void abort(int exit_status) const;
 
  private:
+  void check_peers(const std::vector<bool>& arrived, const char* what, double waited_s, double deadline_s) const;
+
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::string host_;
-  void* local_comm_ = nullptr;  // MPI_Comm, kept opaque so callers never see mpi.h
+  CommTimeouts timeouts_;
+  void* world_ = nullptr;  // MPI_Comm (a duplicate of MPI_COMM_WORLD), opaque so callers never see mpi.h
+  mutable uint64_t steps_ = 0;  // exchanges so far: the message tag, the same on every rank
+  int tag_limit_ = 32767;
+  std::unique_ptr<PeerLiveness> liveness_;
+  bool finalized_ = false;
 };
 
 }  // namespace p2pbench

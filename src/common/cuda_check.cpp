@@ -18,6 +18,10 @@ bool CudaError::sticky() const {
     case cudaErrorLaunchTimeout:
     case cudaErrorAssert:
     case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorContained:         // an error contained by the GPU: the process must end
+    case cudaErrorExternalDevice:
+    case cudaErrorTensorMemoryLeak:
     case cudaErrorUnknown:
       return true;
     default:

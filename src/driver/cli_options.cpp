@@ -65,7 +65,11 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_flag("--no-p2p", o.no_p2p,
                "run as if the GPUs had no peer access: P2P and latency rows are skipped, the host link and the "
                "baselines (staged, nccl with NCCL_P2P_DISABLE=1) run");
-  app.add_option("--timeout-scale", o.timeout_scale, "multiply every timeout (e.g. 100 under compute-sanitizer)")->capture_default_str();
+  app.add_option("--timeout-scale", o.timeout_scale,
+                 "multiply every timeout and deadline between ranks (default 1; 100 in sanitizer mode)")->capture_default_str();
+  app.add_flag("--sanitize", o.sanitize,
+               "sanitizer mode: no start gate or clock probes, one small sample per case, spinning methods skipped, so "
+               "the run works under compute-sanitizer (on automatically there); figures are NOT measurements");
   auto* sweep = "Sweep (override config keys)";
   app.add_option("-b,--minbytes", o.min_bytes, "smallest message size (sizes become a range)")->group(sweep);
   app.add_option("-e,--maxbytes", o.max_bytes, "largest message size")->group(sweep);

@@ -24,6 +24,8 @@ struct CliOptions {
   bool progress = false;
   bool no_verify = false;
   double timeout_scale = 1.0;
+  bool timeout_scale_given = false;  // set after parsing: --timeout-scale was on the command line
+  bool sanitize = false;             // --sanitize: run so compute-sanitizer can check every kernel
   // Config overrides, empty when not given.
   std::string min_bytes, max_bytes, step_factor, sizes;
   std::string samples, min_sample_time, warmup_time, buffer_pool;

@@ -77,5 +77,13 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (options.dry_run) return print_dry_run(config, cases);
-  return run_benchmark_session(argc, argv, options, config);
+  options.timeout_scale_given = app.count("--timeout-scale") > 0;
+  // The session handles every failure of the run itself (it keeps what finished); this is the
+  // last net, for one before the session exists (MPI start-up, say).
+  try {
+    return run_benchmark_session(argc, argv, options, config);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
+    return kExitFailure;
+  }
 }

@@ -22,7 +22,7 @@ constexpr size_t kResultBytes = 256;  // room for any of the kernels' result str
 LatencyRunner::LatencyRunner(const Communicator& comm, const RunnerOptions& options, SharedGate& gate,
                              PeerBuffers& buffers, double peak_sm_clock_mhz)
     : comm_(comm),
-      steps_(comm),
+      steps_(comm, options.watchdog),
       options_(options),
       gate_(gate),
       buffers_(buffers),

@@ -1,30 +1,58 @@
 // One collective step of a case: every rank runs its local part (errors caught), then every
 // rank learns every rank's result, so the ranks stay in lock-step even when one of them fails.
+// Every step has a deadline (the communicator's exchange), a watchdog over the local part,
+// and carries each rank's stop request (SIGINT/SIGTERM/SIGUSR1), so all ranks stop together.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "common/watchdog.hpp"
 #include "measure/case_outcome.hpp"
 
 namespace p2pbench {
 
+// A rank received a stop signal: every rank throws this from the same step.
+class StopRequested : public std::runtime_error {
+ public:
+  StopRequested(int signal_number, int rank);
+  int signal_number() const { return signal_; }
+  int rank() const { return rank_; }
+
+ private:
+  int signal_;
+  int rank_;
+};
+
 class LockStep {
  public:
-  explicit LockStep(const Communicator& comm) : comm_(comm) {}
+  // How long, by default, one rank's local part of a step may take before the others stop
+  // waiting for it (seconds before --timeout-scale). Steps that wait for the GPU longer pass
+  // their own bound.
+  static constexpr double kDefaultLocalWorkS = 20.0;
+  // Added to every step's bound: scheduling, a slow verification, a page fault storm.
+  static constexpr double kSlackS = 10.0;
+
+  explicit LockStep(const Communicator& comm, Watchdog* watchdog = nullptr) : comm_(comm), watchdog_(watchdog) {}
 
   // Entries indexed by rank: {"error": "...", "fatal": bool, "data": {...}}. A CUDA error that
-  // leaves the context unusable, and any RuntimeFailure (timeouts), is fatal.
-  std::vector<nlohmann::json> run(const char* what, const std::function<void(nlohmann::json&)>& local) const;
+  // leaves the context unusable, and any RuntimeFailure (timeouts), is fatal. `local_work_s`
+  // bounds the local part on every rank (unscaled): the others wait that long plus kSlackS.
+  // Throws PeerLost (a rank did not arrive) or StopRequested (a rank was asked to stop).
+  std::vector<nlohmann::json> run(const char* what, const std::function<void(nlohmann::json&)>& local,
+                                  double local_work_s = kDefaultLocalWorkS) const;
 
   // Marks `out` failed (and fatal where one was) if any rank reported an error.
   static bool failed(const std::vector<nlohmann::json>& results, CaseOutcome& out);
 
  private:
   const Communicator& comm_;
+  Watchdog* watchdog_;
 };
 
 }  // namespace p2pbench

@@ -19,7 +19,7 @@ uint64_t sample_seed(uint64_t case_index, int sample) { return (case_index << 20
 
 }  // namespace
 
-RunnerOptions RunnerOptions::from(const Config& c, double timeout_scale) {
+RunnerOptions RunnerOptions::from(const Config& c, double timeout_scale, Watchdog* watchdog, bool sanitizer_mode) {
   RunnerOptions o;
   o.samples = c.samples;
   o.min_sample_time_ms = c.min_sample_time_ms;
@@ -29,6 +29,8 @@ RunnerOptions RunnerOptions::from(const Config& c, double timeout_scale) {
   o.gate_timeout_s = c.gate_timeout_s;
   o.timeout_scale = timeout_scale;
   o.latency = c.latency;
+  o.watchdog = watchdog;
+  o.sanitizer_mode = sanitizer_mode;
   return o;
 }
 
@@ -42,12 +44,12 @@ BufferLayout BufferLayout::for_case(uint64_t bytes, uint64_t pool_bytes) {
 PairRunner::PairRunner(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
                        PeerBuffers& buffers, BaselineResources* baselines)
     : comm_(comm),
-      steps_(comm),
+      steps_(comm, options.watchdog),
       options_(options),
       device_(device),
       gate_(gate),
       buffers_(buffers),
-      timer_(options.timeout_scale),
+      timer_(options.timeout_scale, options.sanitizer_mode),
       baselines_(baselines) {}
 
 Endpoints PairRunner::endpoints_for(const TransferEngine& engine) {
@@ -161,7 +163,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     const double single_ms = timer_.time_single_ms(enqueue);
     d["single_ms"] = single_ms;
     d["iterations"] = TransferTimer::iterations_for(single_ms, options_.min_sample_time_ms);
-  });
+  }, 3 * TransferTimer::kUngatedWaitS);
   if (LockStep::failed(calibration, out)) return out;
   double single_ms = 0;  // the slowest rank's: warm-up launches are counted, the same on every rank
   for (const auto& r : calibration) {
@@ -178,7 +180,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
     if (!drive) return;
     timer_.build(enqueue, out.iterations);
     timer_.warm_up_launches(TransferTimer::warmup_launches_for(single_ms, out.iterations, options_.warmup_time_ms));
-  });
+  }, TransferTimer::kUngatedWaitS + 2e-3 * options_.warmup_time_ms);
   if (LockStep::failed(warmup, out)) return out;
 
   // 4. Samples: fill and poison, queue behind the closed gate, open it, wait, verify.
@@ -213,7 +215,7 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
       // Bidir two-sided ranks both send and receive: label the window by what this rank sends.
       d["src"] = mine.size() == 1 ? mine[0].src_rank : me;
       d["dst"] = mine.size() == 1 ? mine[0].dst_rank : 1 - me;
-    });
+    }, deadline_s / options_.timeout_scale);
     if (LockStep::failed(queue, out) || LockStep::failed(finished, out)) break;
 
     // Only now, with every driving rank finished, may the destination be read.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "common/watchdog.hpp"
 #include "config/config.hpp"
 
 namespace p2pbench {
@@ -16,7 +17,10 @@ struct RunnerOptions {
   double gate_timeout_s = 10.0;
   double timeout_scale = 1.0;  // stretches every timeout (e.g. under compute-sanitizer)
   LatencySettings latency;
-  static RunnerOptions from(const Config& c, double timeout_scale);
+  Watchdog* watchdog = nullptr;  // guards each step's local part (may be null)
+  bool sanitizer_mode = false;   // no start gate: nothing may spin under compute-sanitizer
+  static RunnerOptions from(const Config& c, double timeout_scale, Watchdog* watchdog = nullptr,
+                            bool sanitizer_mode = false);
 };
 
 // Where slot k of a case's buffers starts, when small messages rotate through a pool.

@@ -25,7 +25,11 @@ class TransferTimer {
     double window_ns;   // this GPU's timer, from the gate's release to the end of the work
   };
 
-  explicit TransferTimer(double timeout_scale = 1.0);
+  // `ungated`: samples start at once instead of behind the gate (sanitizer mode: no kernel may
+  // wait for the host there).
+  explicit TransferTimer(double timeout_scale = 1.0, bool ungated = false);
+  // Bound of one ungated wait (calibration, warm-up), in seconds before scaling.
+  static constexpr double kUngatedWaitS = 60.0;
 
   cudaStream_t stream() const { return stream_.get(); }
 
@@ -60,6 +64,7 @@ class TransferTimer {
   void replay_ungated();
 
   double timeout_scale_;
+  bool ungated_;
   Stream stream_;
   Event start_, stop_;
   MappedHostBuffer stamps_;

@@ -119,17 +119,22 @@ json result_document(const json& meta, const std::vector<json>& rows, const json
 }
 
 void write_json_atomically(const std::string& path, const json& doc) {
+  write_text_atomically(path, doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n", true);
+}
+
+void write_text_atomically(const std::string& path, const std::string& text, bool durable) {
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   {
     std::ofstream out(tmp);
     if (!out) throw RuntimeFailure("cannot create " + tmp + " to write the results");
-    out << doc.dump(2) << "\n";
+    out << text;
     out.flush();
     if (!out) {
       std::remove(tmp.c_str());
       throw RuntimeFailure("writing the results to " + tmp + " failed");
     }
   }
+  (void)durable;
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     throw RuntimeFailure("renaming " + tmp + " to " + path + " failed");

@@ -26,6 +26,9 @@ nlohmann::json result_document(const nlohmann::json& meta, const std::vector<nlo
 // Writes to a temporary file beside `path`, then renames it over `path`: a reader never sees
 // half a file, and an existing file stays untouched until the new one is complete.
 void write_json_atomically(const std::string& path, const nlohmann::json& doc);
+// The same for text; `durable` also fsyncs (checkpoints skip it: a killed process keeps its
+// written pages, only an OS crash would lose them).
+void write_text_atomically(const std::string& path, const std::string& text, bool durable);
 
 // UTC now as "2026-11-22T08:00:00Z".
 std::string utc_timestamp();

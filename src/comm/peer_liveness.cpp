@@ -1,0 +1,91 @@
+#include "comm/peer_liveness.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace p2pbench {
+
+RunningClock::RunningClock(double pause_gap_s) : pause_gap_s_(pause_gap_s), last_(Clock::now()) {}
+
+bool RunningClock::tick() {
+  const auto now = Clock::now();
+  const double gap = std::chrono::duration<double>(now - last_).count();
+  last_ = now;
+  if (gap > pause_gap_s_) {
+    paused_s_ += gap;
+    return true;
+  }
+  running_s_ += gap;
+  return false;
+}
+
+std::optional<ProcessState> read_process_state(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!in || !std::getline(in, text)) return std::nullopt;
+  // "pid (command) S ppid ...": the command may hold spaces and parentheses, so the fields
+  // are counted from the last ')'. After it: state (field 3) ... start time (field 22).
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(close + 1));
+  ProcessState s;
+  fields >> s.state;
+  std::string skip;
+  for (int i = 4; i < 22 && fields; ++i) fields >> skip;
+  fields >> s.start_time;
+  if (!fields) return std::nullopt;
+  return s;
+}
+
+std::string PeerLiveness::describe_self(const std::string& host) {
+  const long pid = long(getpid());
+  const auto me = read_process_state(pid);
+  return host + "\t" + std::to_string(pid) + "\t" + std::to_string(me ? me->start_time : 0);
+}
+
+PeerLiveness::PeerLiveness(const std::vector<std::string>& descriptions, int my_rank, double stale_s)
+    : stale_s_(stale_s) {
+  for (const std::string& d : descriptions) {
+    Peer p;
+    std::istringstream in(d);
+    std::getline(in, p.host, '\t');
+    in >> p.pid >> p.start_time;
+    peers_.push_back(p);
+  }
+  const std::string& my_host = peers_.at(size_t(my_rank)).host;
+  for (Peer& p : peers_) p.local = p.host == my_host && p.pid > 0 && p.start_time > 0;
+}
+
+std::optional<std::string> PeerLiveness::not_running(int rank) {
+  Peer& p = peers_.at(size_t(rank));
+  if (!p.local) return std::nullopt;
+  const auto state = read_process_state(p.pid);
+  if (!state) return "has exited (no process " + std::to_string(p.pid) + ")";
+  if (state->start_time != p.start_time) return std::nullopt;  // another namespace, or the pid reused: unknown
+  if (state->state == 'Z' || state->state == 'X') return "has exited (a defunct process)";
+  if (state->state != 'T' && state->state != 't') {
+    p.stopped_since.reset();
+    return std::nullopt;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!p.stopped_since) p.stopped_since = now;
+  const double stopped_s = std::chrono::duration<double>(now - *p.stopped_since).count();
+  if (stopped_s < stale_s_) return std::nullopt;
+  char text[96];
+  std::snprintf(text, sizeof text, "is stopped (process state %c, e.g. SIGSTOP) for %.1f s", state->state, stopped_s);
+  return std::string(text);
+}
+
+void PeerLiveness::forget_history() {
+  for (Peer& p : peers_) p.stopped_since.reset();
+}
+
+std::string PeerLiveness::where(int rank) const {
+  const Peer& p = peers_.at(size_t(rank));
+  return "pid " + std::to_string(p.pid) + " on " + p.host;
+}
+
+}  // namespace p2pbench

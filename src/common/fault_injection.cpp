@@ -1,0 +1,65 @@
+#include "common/fault_injection.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "common/errors.hpp"
+
+namespace p2pbench {
+
+namespace {
+constexpr const char* kVariable = "P2PBENCH_FAULT";
+
+FaultKind parse_kind(const std::string& v) {
+  if (v == "stop") return FaultKind::kStop;
+  if (v == "exit") return FaultKind::kExit;
+  if (v == "throw") return FaultKind::kThrow;
+  if (v == "cuda") return FaultKind::kCudaError;
+  if (v == "hang") return FaultKind::kHang;
+  throw InputError(kVariable, v, "fault must be stop, exit, throw, cuda or hang");
+}
+}  // namespace
+
+FaultPlan FaultPlan::parse(const std::string& text) {
+  FaultPlan plan;
+  bool have_rank = false, have_case = false, have_fault = false;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    try {
+      if (key == "rank") plan.rank = std::stoi(value), have_rank = true;
+      else if (key == "case") plan.at_case = std::stoull(value), have_case = true;
+      else if (key == "fault") plan.kind = parse_kind(value), have_fault = true;
+      else throw InputError(kVariable, text, "unknown key '" + key + "' (rank, case, fault)");
+    } catch (const std::logic_error&) {
+      throw InputError(kVariable, text, "'" + item + "' is not a number");
+    }
+  }
+  if (!have_rank || !have_case || !have_fault) throw InputError(kVariable, text, "needs rank=R,case=K,fault=F");
+  return plan;
+}
+
+std::optional<FaultPlan> FaultPlan::from_environment() {
+  const char* v = std::getenv(kVariable);
+  if (!v || !*v) return std::nullopt;
+  return parse(v);
+}
+
+void FaultPlan::raise_host_fault(const std::string& where) const {
+  std::fprintf(stderr, "p2pbench: rank %d: injecting a fault (%s) at %s\n", rank, std::getenv(kVariable), where.c_str());
+  std::fflush(stderr);
+  switch (kind) {
+    case FaultKind::kStop: raise(SIGSTOP); return;
+    case FaultKind::kExit: _exit(3);
+    case FaultKind::kThrow: throw RuntimeFailure("injected fault: an exception outside the lock-step at " + where);
+    default: return;
+  }
+}
+
+}  // namespace p2pbench

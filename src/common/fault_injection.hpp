@@ -1,0 +1,33 @@
+// A switch for tests: P2PBENCH_FAULT="rank=R,case=K,fault=F" makes rank R misbehave at the start
+// of case K (0-based), so the tests can prove that the job still ends, says why and keeps what
+// it measured. Faults: stop (SIGSTOP itself), exit (_exit(3) without a word), throw (an exception
+// outside any lock-step), cuda (a sticky CUDA error: an illegal address in a kernel), hang (a
+// kernel that never ends, as a hung GPU). Unset: no fault. Never set it in production runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace p2pbench {
+
+enum class FaultKind { kStop, kExit, kThrow, kCudaError, kHang };
+
+struct FaultPlan {
+  int rank = -1;
+  uint64_t at_case = 0;
+  FaultKind kind = FaultKind::kStop;
+
+  // Parses P2PBENCH_FAULT (nullopt when unset); throws InputError naming the variable on a bad value.
+  static std::optional<FaultPlan> from_environment();
+  static FaultPlan parse(const std::string& text);
+
+  bool due(int rank_now, uint64_t case_index) const { return rank_now == rank && case_index == at_case; }
+  // Faults that happen on the host, outside any lock-step (stop, exit, throw); the GPU faults
+  // are raised inside a step by the runner, where a real one would surface.
+  bool on_host() const { return kind == FaultKind::kStop || kind == FaultKind::kExit || kind == FaultKind::kThrow; }
+  // Raises a host fault now (stop returns when the process is continued).
+  void raise_host_fault(const std::string& where) const;
+};
+
+}  // namespace p2pbench

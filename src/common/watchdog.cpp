@@ -1,0 +1,64 @@
+#include "common/watchdog.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "common/errors.hpp"
+
+namespace p2pbench {
+
+namespace {
+constexpr auto kTick = std::chrono::milliseconds(100);
+constexpr double kPauseGapS = 1.0;  // a longer gap between ticks: this process was stopped
+}  // namespace
+
+Watchdog::Watchdog(Expiry on_expiry) : on_expiry_(std::move(on_expiry)), thread_([this] { loop(); }) {}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void Watchdog::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto last = std::chrono::steady_clock::now();
+  while (!stop_) {
+    wake_.wait_for(lock, kTick);
+    const auto now = std::chrono::steady_clock::now();
+    const double gap = std::chrono::duration<double>(now - last).count();
+    last = now;
+    if (left_s_ <= 0 || gap > kPauseGapS) continue;  // not armed, or this process was stopped
+    left_s_ -= gap;
+    if (left_s_ > 0) continue;
+    const std::string message = what_ + " did not finish in time: ending the process (watchdog)";
+    lock.unlock();
+    on_expiry_(message);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(kExitFailure);
+  }
+}
+
+Watchdog::Scope::Scope(Watchdog* dog, double seconds, std::string what) : dog_(dog) {
+  if (!dog_) return;
+  std::lock_guard<std::mutex> lock(dog_->mutex_);
+  previous_left_s_ = dog_->left_s_;
+  previous_what_ = std::move(dog_->what_);
+  dog_->left_s_ = seconds;
+  dog_->what_ = std::move(what);
+}
+
+Watchdog::Scope::~Scope() {
+  if (!dog_) return;
+  std::lock_guard<std::mutex> lock(dog_->mutex_);
+  dog_->left_s_ = previous_left_s_;
+  dog_->what_ = std::move(previous_what_);
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,270 @@
+#include "driver/session.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "common/cuda_check.hpp"
+#include "common/errors.hpp"
+#include "common/stop_signal.hpp"
+#include "driver/console.hpp"
+#include "driver/run_meta.hpp"
+#include "kernels/fault_kernels.hpp"
+#include "measure/sanitizer_mode.hpp"
+#include "measure/transfer_timer.hpp"
+#include "results/result_writer.hpp"
+#include "results/summary.hpp"
+#include "sweep/sweep.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Bounds of the calls that cannot be given a deadline of their own (seconds, before scaling).
+constexpr double kBaselineSetupS = 120.0;  // NCCL's communicator set-up and teardown
+constexpr double kTeardownS = 60.0;        // freeing buffers, MPI_Finalize
+constexpr double kGpuFaultWaitS = 5.0;     // how long the injected hang is waited for
+
+CaseOutcome skipped(const std::string& why) {
+  CaseOutcome out;
+  out.status = CaseStatus::kSkipped;
+  out.error = why;
+  return out;
+}
+
+}  // namespace
+
+Session::Session(Communicator& comm, const CliOptions& options, const Config& config, std::vector<std::string> command_line)
+    : comm_(comm),
+      options_(options),
+      config_(config),
+      cases_(expand_cases(config)),
+      command_line_(std::move(command_line)),
+      me_(comm.rank()),
+      sanitizer_mode_(sanitizer_mode_wanted(options.sanitize)),
+      fault_(FaultPlan::from_environment()),
+      results_(std::make_unique<ResultsFile>(options.output_path, cases_.size(), comm.rank() == 0)),
+      watchdog_([this](const std::string& message) { on_watchdog(message); }) {
+  if (sanitizer_mode_) {
+    // One small sample per case: the figures are not measurements anyway.
+    config_.samples = 1;
+    config_.min_sample_time_ms = 0;
+    config_.warmup_time_ms = 0;
+  }
+}
+
+Session::~Session() = default;
+
+int Session::run() {
+  try {
+    if (int rc = setup()) return agree_on_status(rc);
+    if (me_ == 0 && sanitizer_mode_)
+      std::printf("SANITIZER MODE: one ungated sample per case; the figures below are NOT measurements\n");
+    sweep();
+    return finish();
+  } catch (const StopRequested& e) {
+    incomplete_reason_ = std::string(e.what()) + " after " + std::to_string(results_->cases_done()) + " of " +
+                         std::to_string(cases_.size()) + " cases";
+    return finish(e.signal_number());
+  } catch (const PeerLost& e) {
+    end_after_peer_lost(e);
+  } catch (const std::exception& e) {
+    end_after_error(e.what());
+  }
+}
+
+void Session::sweep() {
+  const RunnerOptions runner_options = RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
+  baselines_ = make_baseline_resources(capacity_, device_);
+  pair_runner_ = std::make_unique<PairRunner>(comm_, runner_options, device_, *gate_, *buffers_, baselines_.get());
+  latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
+  ProgressLine progress(cases_.size(), options_.progress);
+  std::vector<json> group_rows;
+  std::string group;
+  for (size_t i = 0; i < cases_.size(); ++i) {
+    const CaseSpec& c = cases_[i];
+    if (me_ == 0 && group_key(c) != group) {
+      print_group_table(stdout, group, group_rows);
+      group_rows.clear();
+      group = group_key(c);
+    }
+    if (fault_ && fault_->due(me_, i) && fault_->on_host()) fault_->raise_host_fault("case " + std::to_string(i) + " (" + c.name() + ")");
+    switch_baseline(c);
+    const CaseOutcome outcome = measure(c, i);
+    const json row = result_row(c, outcome, peak_);
+    any_failed_ = any_failed_ || outcome.status == CaseStatus::kFailed;
+    results_->add_row(row);
+    if (me_ == 0) {
+      group_rows.push_back(row);
+      progress.update(i + 1, c.name(), headline_figure(row));
+    }
+    if (outcome.fatal) {
+      fatal_ = true;
+      incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + outcome.error;
+      break;
+    }
+  }
+  if (me_ == 0) {
+    progress.finish();
+    print_group_table(stdout, group, group_rows);
+  }
+}
+
+CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
+  if (sanitizer_mode_)
+    if (auto why = sanitizer_skip_reason(c.method)) return skipped(*why);
+  if (auto out = inject_gpu_fault(index)) return *out;
+  return is_latency(c.method) ? latency_runner_->run(c, index) : pair_runner_->run(c, index);
+}
+
+// The GPU faults of the test switch surface inside a step, as a real one would.
+std::optional<CaseOutcome> Session::inject_gpu_fault(size_t index) {
+  if (!fault_ || fault_->on_host() || fault_->at_case != index) return std::nullopt;
+  const auto results = LockStep(comm_, &watchdog_).run("running a case (fault injection)", [&](json&) {
+    if (fault_->rank != me_) return;
+    std::fprintf(stderr, "p2pbench: rank %d: injecting a GPU fault at case %zu\n", me_, index);
+    Stream stream = make_stream("fault injection");
+    Event done = make_event("the end of the injected fault");
+    if (fault_->kind == FaultKind::kCudaError) kernels::enqueue_illegal_address(stream.get());
+    else kernels::enqueue_hang(600.0, stream.get());
+    cuda_check(cudaEventRecord(done.get(), stream.get()), "recording the fault's event");
+    wait_for_event(done.get(), kGpuFaultWaitS * comm_.timeouts().scale, "the injected fault kernel");
+  });
+  CaseOutcome out;
+  if (!LockStep::failed(results, out)) return std::nullopt;
+  return out;
+}
+
+// Baseline methods hold session resources (NCCL communicator, staging area) only while their
+// cases run. NCCL's set-up and teardown cannot be given a deadline: the watchdog guards them.
+void Session::switch_baseline(const CaseSpec& c) {
+  if (open_baseline_ && *open_baseline_ != c.method) close_baseline();
+  if (is_two_sided_baseline(c.method) && !open_baseline_ && !(sanitizer_mode_ && sanitizer_skip_reason(c.method))) {
+    Watchdog::Scope guard(&watchdog_, kBaselineSetupS * comm_.timeouts().scale,
+                          "setting up the " + std::string(to_string(c.method)) + " baseline");
+    baselines_->begin(c.method, comm_);  // an unavailable method's engines report why
+    open_baseline_ = c.method;
+  }
+}
+
+void Session::close_baseline() {
+  Watchdog::Scope guard(&watchdog_, kBaselineSetupS * comm_.timeouts().scale,
+                        "closing the " + std::string(to_string(*open_baseline_)) + " baseline");
+  baselines_->end(*open_baseline_, comm_);
+  open_baseline_.reset();
+}
+
+json Session::end_meta() {
+  json meta = meta_;
+  // The timers again: their offset at the end shows how far they drifted during the sweep.
+  json clock_end;
+  if (!fatal_ && !sanitizer_mode_) {
+    try {
+      clock_end = calibrate_gpu_clock().to_json();
+    } catch (const std::exception&) {
+    }
+  }
+  std::vector<json> ends;
+  for (const auto& blob : comm_.allgather(clock_end.dump(), "gathering the end-of-run clock offsets")) ends.push_back(json::parse(blob));
+  add_timer_calibration(meta, ranks_, ends, double(host_clock_ns() - sweep_start_ns_) * 1e-9);
+  if (link_ && !fatal_) {
+    link_->finish(meta);
+    // The driver's own version string, where NVML answered (the CUDA number is in meta).
+    if (meta["health_before"].contains("driver_version"))
+      for (json& g : meta["gpus"]) g["driver_version"] = meta["health_before"]["driver_version"];
+  }
+  return meta;
+}
+
+// The normal end, an agreed stop (signal_number > 0) and a fatal error all come here: every
+// rank is at the same step.
+int Session::finish(int signal_number) {
+  if (open_baseline_ && !fatal_) close_baseline();  // a fatal end aborts it instead (end_process)
+  const json meta = end_meta();
+  int status = any_failed_ || !incomplete_reason_.empty() ? kExitFailure : kExitOk;
+  if (signal_number) status = 128 + signal_number;
+  if (me_ == 0) {
+    const auto& rows = results_->rows();
+    const json summary = summarize_rows(rows);
+    if (!summary.empty()) {
+      std::printf("\nSummary (best configuration; knee = fewest SMs reaching 90%% of the best):\n");
+      for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
+    }
+    const json comparison = compare_methods(rows);
+    if (!comparison.empty()) {
+      std::printf("\nBest one-way P2P method per size band (GB/s, 1 GB = 1e9 B; speedup over the baselines):\n");
+      for (const auto& line : comparison_lines(comparison)) std::printf("  %s\n", line.c_str());
+    }
+    try {
+      results_->finish(meta, summary, comparison, incomplete_reason_);
+      std::printf("\nresults: %s (%zu cases%s)\n", results_->path().c_str(), rows.size(), incomplete_reason_.empty() ? "" : ", INCOMPLETE");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
+      status = std::max(status, int(kExitFailure));
+    }
+    if (!incomplete_reason_.empty()) std::fprintf(stderr, "p2pbench: %s\n", incomplete_reason_.c_str());
+    if (any_failed_) std::fprintf(stderr, "p2pbench: some cases failed; see the 'error' fields\n");
+  }
+  status = agree_on_status(status);
+  if (fatal_) end_process(status);  // no teardown that could touch a broken or busy GPU
+  teardown();
+  return status;
+}
+
+int Session::agree_on_status(int status) { return int(comm_.max(double(status), "agreeing on the exit status")); }
+
+void Session::teardown() {
+  Watchdog::Scope guard(&watchdog_, kTeardownS * comm_.timeouts().scale, "freeing the buffers");
+  if (buffers_) buffers_->close(comm_);
+}
+
+// A rank never arrived: the ranks that did write what finished (the lowest of them writes,
+// so rank 1 takes over when rank 0 is the one lost), then the job ends.
+void Session::end_after_peer_lost(const PeerLost& e) {
+  std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
+  const auto& arrived = e.arrived_ranks();
+  if (!arrived.empty() && arrived.front() == me_) {
+    results_->make_writer();
+    const std::string reason = "rank " + std::to_string(e.missing_ranks().front()) + " was lost after " +
+                               std::to_string(results_->cases_done()) + " of " + std::to_string(cases_.size()) +
+                               " cases: " + e.what();
+    if (results_->write_now(reason)) std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
+  }
+  comm_.abort(kExitFailure);
+}
+
+// An error outside every lock-step (a bug, an environment failure): say what it was, keep the
+// rows, end the job (the other ranks cannot learn of it otherwise).
+void Session::end_after_error(const std::string& message) {
+  std::fprintf(stderr, "p2pbench: error (rank %d): %s\n", me_, message.c_str());
+  if (results_->writer() && results_->write_now("stopped by an error on rank " + std::to_string(me_) + " after " +
+                                                std::to_string(results_->cases_done()) + " of " +
+                                                std::to_string(cases_.size()) + " cases: " + message))
+    std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
+  comm_.abort(kExitFailure);
+}
+
+void Session::on_watchdog(const std::string& message) {
+  std::fprintf(stderr, "p2pbench: error (rank %d): %s\n", me_, message.c_str());
+  if (results_->writer() && results_->write_now("stopped by the watchdog on rank " + std::to_string(me_) + " after " +
+                                                std::to_string(results_->cases_done()) + " of " +
+                                                std::to_string(cases_.size()) + " cases: " + message))
+    std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
+}
+
+// Ends the process without running CUDA destructors: after a sticky error or a hung kernel,
+// freeing memory can block forever behind the GPU. MPI is finalised first (every rank is here).
+void Session::end_process(int status) {
+  {
+    Watchdog::Scope guard(&watchdog_, kTeardownS * comm_.timeouts().scale, "ending MPI after a fatal error");
+    baselines_.reset();  // aborts an NCCL communicator before anything else goes
+    comm_.finalize();
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(status);
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,109 @@
+// The run of one job: set-up (GPUs, pair, memory, gate, buffers), the sweep, and every way it
+// can end. It always ends, says why, and keeps what it measured:
+//   complete            -> the file, exit 0 (1 when a case failed)
+//   a stop signal       -> the ranks agree at the next step, the file marked incomplete, 128+signal
+//   a sticky CUDA error -> every rank stops at once, the file marked incomplete, exit 1, no
+//                          teardown that could touch a broken GPU
+//   a lost rank         -> the ranks that arrived write the file and end the job (MPI_Abort)
+//   anything else       -> the error with what was being done, the file, the job ended
+// A watchdog ends the process when a call without a deadline of its own hangs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "common/fault_injection.hpp"
+#include "common/watchdog.hpp"
+#include "config/config.hpp"
+#include "driver/cli_options.hpp"
+#include "driver/link_health.hpp"
+#include "engines/baseline_resources.hpp"
+#include "measure/clock_sync.hpp"
+#include "measure/gpu_device.hpp"
+#include "measure/latency_runner.hpp"
+#include "measure/lock_step.hpp"
+#include "measure/pair_runner.hpp"
+#include "measure/peer_buffers.hpp"
+#include "measure/shared_gate.hpp"
+#include "results/results_file.hpp"
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+class Session {
+ public:
+  Session(Communicator& comm, const CliOptions& options, const Config& config, std::vector<std::string> command_line);
+  ~Session();
+  // Returns the exit status (the same on every rank), or ends the process on a fatal path.
+  int run();
+
+ private:
+  // Set-up: each returns an exit status, or 0 to go on.
+  int setup();
+  int select_gpu();
+  int check_pair();
+  int check_memory();
+  int open_gate();
+  int map_buffers();
+  void describe_run();
+
+  // The sweep: throws StopRequested or PeerLost.
+  void sweep();
+  CaseOutcome measure(const CaseSpec& c, size_t index);
+  std::optional<CaseOutcome> inject_gpu_fault(size_t index);
+  void switch_baseline(const CaseSpec& c);
+  void close_baseline();
+
+  // Endings.
+  int finish(int signal_number = 0);
+  nlohmann::json end_meta();
+  [[noreturn]] void end_after_peer_lost(const PeerLost& e);
+  [[noreturn]] void end_after_error(const std::string& message);
+  [[noreturn]] void end_process(int status);
+  void on_watchdog(const std::string& message);
+  void teardown();
+  int agree_on_status(int status);
+
+  Communicator& comm_;
+  const CliOptions& options_;
+  Config config_;
+  std::vector<CaseSpec> cases_;
+  std::vector<std::string> command_line_;
+  const int me_;
+  const bool sanitizer_mode_;
+  std::optional<FaultPlan> fault_;
+  std::unique_ptr<ResultsFile> results_;
+  Watchdog watchdog_;
+
+  int device_ = -1;
+  GpuInfo gpu_;
+  nlohmann::json cpu_binding_;
+  std::vector<nlohmann::json> gpus_;  // every rank's GPU description
+  bool same_device_ = false;
+  nlohmann::json p2p_;
+  std::optional<std::string> no_peer_;
+  uint64_t capacity_ = 0;
+  std::optional<SharedGate> gate_;
+  std::optional<PeerBuffers> buffers_;
+  ClockOffset clock_start_;
+  uint64_t sweep_start_ns_ = 0;
+  std::optional<LinkHealth> link_;
+  std::optional<double> peak_;
+  std::vector<nlohmann::json> ranks_;
+  nlohmann::json meta_;
+
+  std::unique_ptr<BaselineResources> baselines_;
+  std::optional<Method> open_baseline_;
+  std::unique_ptr<PairRunner> pair_runner_;
+  std::unique_ptr<LatencyRunner> latency_runner_;
+  bool any_failed_ = false;
+  std::string incomplete_reason_;
+  bool fatal_ = false;
+};
+
+}  // namespace p2pbench

@@ -1,0 +1,200 @@
+// Session set-up: the GPU of each rank, the pair, device memory, the start gate and the peer's
+// buffers. Each step runs on every rank; any rank's failure ends the session on all ranks
+// with one message per failing rank (printed by rank 0) and a common exit status.
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+#include "common/cuda_check.hpp"
+#include "common/errors.hpp"
+#include "common/stop_signal.hpp"
+#include "config/axis.hpp"
+#include "driver/run_meta.hpp"
+#include "driver/session.hpp"
+#include "measure/cpu_binding.hpp"
+#include "measure/sanitizer_mode.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Returns the exit status to leave with, or 0 to go on. A stop signal ends set-up with 128+signal.
+int setup_step(const Communicator& comm, const char* what, const std::function<void()>& local) {
+  json mine = {{"error", ""}, {"bad_input", false}};
+  try {
+    local();
+  } catch (const InputError& e) {
+    mine = {{"error", e.what()}, {"bad_input", true}};
+  } catch (const std::exception& e) {
+    mine = {{"error", std::string(what) + ": " + e.what()}, {"bad_input", false}};
+  }
+  mine["stop"] = stop_signal_received();
+  int status = kExitOk;
+  std::set<std::string> printed;
+  const auto all = comm.exchange(mine.dump(), what, LockStep::kDefaultLocalWorkS + LockStep::kSlackS);
+  for (size_t r = 0; r < all.size(); ++r) {
+    const json result = json::parse(all[r]);
+    if (const int signal = result.value("stop", 0)) status = std::max(status, 128 + signal);
+    const std::string error = result["error"];
+    if (error.empty()) continue;
+    status = std::max(status, result["bad_input"].get<bool>() ? int(kExitBadInput) : int(kExitFailure));
+    if (comm.rank() == 0 && printed.insert(error).second)
+      std::fprintf(stderr, "p2pbench: error (rank %zu): %s\n", r, error.c_str());
+  }
+  return status;
+}
+
+// P2P attributes of the pair, from a process that sees both GPUs, else marked unknown.
+json p2p_attributes(int device, const std::string& peer_bus_id, bool same_device) {
+  if (same_device) return {{"known", false}, {"reason", "both ranks use one GPU (--allow-same-device)"}};
+  int peer = -1;
+  if (cudaDeviceGetByPCIBusId(&peer, peer_bus_id.c_str()) != cudaSuccess || peer == device) {
+    cudaGetLastError();
+    return {{"known", false}, {"reason", "this process cannot see the peer GPU (e.g. CUDA_VISIBLE_DEVICES per rank)"}};
+  }
+  auto attr = [&](cudaDeviceP2PAttr a, const char* name) {
+    int v = 0;
+    cuda_check(cudaDeviceGetP2PAttribute(&v, a, device, peer), std::string("reading the P2P attribute ") + name);
+    return v;
+  };
+  return {{"known", true},
+          {"access_supported", attr(cudaDevP2PAttrAccessSupported, "access supported") != 0},
+          {"native_atomics_supported", attr(cudaDevP2PAttrNativeAtomicSupported, "native atomics") != 0},
+          {"performance_rank", attr(cudaDevP2PAttrPerformanceRank, "performance rank")},
+          {"source", "cudaDeviceGetP2PAttribute in rank 0"}};
+}
+
+}  // namespace
+
+int Session::setup() {
+  if (comm_.size() != 2) {
+    if (me_ == 0)
+      std::fprintf(stderr, "p2pbench: error: needs exactly 2 ranks, one per GPU (mpirun -np 2 ...); got %d\n", comm_.size());
+    return kExitBadInput;
+  }
+  for (auto step : {&Session::select_gpu, &Session::check_pair, &Session::check_memory, &Session::open_gate,
+                    &Session::map_buffers})
+    if (int rc = (this->*step)()) return rc;
+  describe_run();
+  return kExitOk;
+}
+
+int Session::select_gpu() {
+  return setup_step(comm_, "selecting the GPU", [&] {
+    const auto specs = split_list(options_.devices);
+    device_ = select_device(specs[size_t(me_) % specs.size()], comm_.local_rank());
+    cuda_check(cudaSetDevice(device_), "selecting GPU " + std::to_string(device_));
+    gpu_ = describe_device(device_);
+    cpu_binding_ = bind_near_gpu(gpu_.pci_bus_id, !options_.no_cpu_binding);
+  });
+}
+
+int Session::check_pair() {
+  // Identities travel as bytes, so "same GPU" holds when each rank sees only its own GPU.
+  for (const auto& blob : comm_.allgather(gpu_.to_json(me_).dump(), "exchanging GPU identities")) gpus_.push_back(json::parse(blob));
+  same_device_ = gpus_[0]["uuid"] == gpus_[1]["uuid"];
+  if (int rc = setup_step(comm_, "checking the GPU pair", [&] {
+        if (same_device_ && !options_.allow_same_device)
+          throw InputError("--devices", gpus_[0]["uuid"].get<std::string>(),
+                           "both ranks are on the same GPU; give each rank its own GPU (--devices, CUDA_VISIBLE_DEVICES) "
+                           "or pass --allow-same-device for functional testing");
+        if (me_ == 0) p2p_ = p2p_attributes(device_, gpus_[1]["pci_bus_id"], same_device_);
+      }))
+    return rc;
+  std::string p2p_text = p2p_.dump();
+  comm_.broadcast(p2p_text, 0, "sharing the P2P attributes");
+  p2p_ = json::parse(p2p_text);
+
+  // Without peer access the P2P and latency methods are skipped while the host link and the
+  // baselines still run; a sweep of nothing but P2P methods is refused.
+  if (options_.no_p2p) no_peer_ = "peer access turned off (--no-p2p)";
+  else if (p2p_["known"] == true && p2p_["access_supported"] == false)
+    no_peer_ = "peer access between these GPUs is not possible (cudaDevP2PAttrAccessSupported = 0)";
+  if (int rc = setup_step(comm_, "checking what can run without peer access", [&] {
+        if (!no_peer_ || !std::all_of(cases_.begin(), cases_.end(), [](const CaseSpec& c) { return needs_peer_mapping(c.method); }))
+          return;
+        throw InputError("methods", config_.to_json()["methods"].dump(),
+                         *no_peer_ + ", and every method of this sweep needs it; the baselines (staged, nccl) and the "
+                                     "host link (h2d, d2h) run without it");
+      }))
+    return rc;
+  if (no_peer_ && me_ == 0) std::fprintf(stderr, "p2pbench: warning: %s: P2P and latency methods are skipped\n", no_peer_->c_str());
+  // NCCL would still use P2P where the hardware has it: tell it not to, unless the user chose.
+  if (options_.no_p2p) setenv("NCCL_P2P_DISABLE", "1", 0);
+  return kExitOk;
+}
+
+int Session::check_memory() {
+  // Each rank holds a source and a destination buffer of the largest footprint. At least
+  // 4 MiB: the latency methods' inboxes and pointer chain live in these buffers.
+  capacity_ = 4u << 20;
+  for (const CaseSpec& c : cases_) capacity_ = std::max(capacity_, BufferLayout::for_case(c.bytes, config_.buffer_pool_bytes).footprint());
+  return setup_step(comm_, "checking device memory", [&] {
+    size_t free_bytes = 0, total = 0;
+    cuda_check(cudaMemGetInfo(&free_bytes, &total), "reading free device memory");
+    const uint64_t needed = 2 * capacity_ * (same_device_ ? 2 : 1) + (256ull << 20);
+    if (needed > free_bytes)
+      throw InputError("sizes", format_size(*std::max_element(config_.sizes.begin(), config_.sizes.end())),
+                       "needs " + format_size(needed) + " of device memory per GPU (source + destination" +
+                           std::string(config_.buffer_pool_bytes ? " pools" : "") + "), but only " + format_size(free_bytes) +
+                           " is free");
+  });
+}
+
+int Session::open_gate() {
+  // Rank 0 creates the gate, the others open it, then the name is removed at once.
+  std::string name;
+  if (int rc = setup_step(comm_, "creating the start gate", [&] {
+        if (me_ == 0) gate_.emplace(SharedGate::create());
+        if (me_ == 0) name = gate_->name();
+      }))
+    return rc;
+  comm_.broadcast(name, 0, "sharing the start gate's name");
+  if (int rc = setup_step(comm_, "opening the start gate", [&] {
+        if (me_ != 0) gate_.emplace(SharedGate::open(name));
+      }))
+    return rc;
+  return setup_step(comm_, "registering the start gate", [&] {
+    if (me_ == 0) gate_->unlink();
+    gate_->register_with_device();
+  });
+}
+
+int Session::map_buffers() {
+  sweep_start_ns_ = host_clock_ns();
+  return setup_step(comm_, "mapping the peer's buffers", [&] {
+    Watchdog::Scope guard(&watchdog_, 120.0 * comm_.timeouts().scale, "mapping the peer's buffers");
+    buffers_.emplace(comm_, capacity_, no_peer_);
+    // Both probes spin on the GPU: not under compute-sanitizer, which serializes kernels.
+    if (sanitizer_mode_) return;
+    clock_start_ = calibrate_gpu_clock();
+    gpu_.observed_sm_clock_mhz = measure_sm_clock_mhz();
+  });
+}
+
+// Every rank learns every rank's description and the link's peak (NVML, on rank 0), so every
+// rank builds the same rows and meta and could write the file.
+void Session::describe_run() {
+  const json mine = rank_description(me_, comm_.host(), device_, cpu_binding_, gpu_.to_json(me_), clock_start_.to_json());
+  for (const auto& blob : comm_.allgather(mine.dump(), "gathering rank descriptions")) ranks_.push_back(json::parse(blob));
+  if (me_ == 0) link_.emplace(gpus_);
+  std::string peak = link_ && link_->peak_gbps_per_direction() ? std::to_string(*link_->peak_gbps_per_direction()) : "";
+  comm_.broadcast(peak, 0, "sharing the link's peak");
+  if (!peak.empty()) peak_ = std::stod(peak);
+  RunFacts facts;
+  facts.command_line = command_line_;
+  facts.config = &config_;
+  facts.ranks = ranks_;
+  facts.p2p = p2p_;
+  facts.peer_access = buffers_->no_peer_reason() ? json{{"available", false}, {"reason", *buffers_->no_peer_reason()}}
+                                                 : json{{"available", true}};
+  facts.same_device = same_device_;
+  facts.sanitizer_mode = sanitizer_mode_;
+  meta_ = start_meta(facts);
+  results_->set_meta(meta_);
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,30 @@
+#include "measure/sanitizer_mode.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace p2pbench {
+
+bool sanitizer_mode_wanted(bool requested) {
+  if (requested) return true;
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  return injection && std::strstr(injection, "sanitizer") != nullptr;
+}
+
+std::optional<std::string> sanitizer_skip_reason(Method m) {
+  const char* why = nullptr;
+  switch (m) {
+    case Method::kLatencySignal: why = "its ping-pong kernels spin on flags the peer GPU writes"; break;
+    case Method::kStaged: why = "its pipeline kernels spin on flags written by copies and by the peer"; break;
+    case Method::kNccl: why = "NCCL's kernels spin waiting for their peers"; break;
+    default: return std::nullopt;
+  }
+  return std::string("not run in sanitizer mode: ") + why + " (compute-sanitizer serializes kernels)";
+}
+
+double effective_timeout_scale(bool sanitizer_mode, bool scale_given, double scale) {
+  if (scale_given) return scale;
+  return sanitizer_mode ? 100.0 : 1.0;
+}
+
+}  // namespace p2pbench

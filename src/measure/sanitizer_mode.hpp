@@ -1,0 +1,26 @@
+// Sanitizer mode: the whole driver made runnable under compute-sanitizer (memcheck, racecheck,
+// synccheck). The sanitizer serializes a process's kernels, so no kernel may wait for the host
+// or for another kernel: no start gate, no clock probe, one small sample per case, and the
+// methods whose kernels spin on flags are skipped with the reason. Its figures are not
+// measurements (meta.sanitizer_mode).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+// Whether this process runs under compute-sanitizer (it loads itself through the CUDA
+// injection variable), or `requested` (--sanitize).
+bool sanitizer_mode_wanted(bool requested);
+
+// Why `m` cannot run in sanitizer mode, or nullopt.
+std::optional<std::string> sanitizer_skip_reason(Method m);
+
+// The timeout scale to use: the one given, else 100 in sanitizer mode (everything runs
+// 10-100x slower there), else 1.
+double effective_timeout_scale(bool sanitizer_mode, bool scale_given, double scale);
+
+}  // namespace p2pbench

@@ -1,0 +1,71 @@
+#include "results/results_file.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "common/errors.hpp"
+#include "results/result_writer.hpp"
+
+namespace p2pbench {
+
+namespace {
+using json = nlohmann::json;
+// Text from the command line or the environment may hold any bytes: never let the dump throw.
+std::string dump(const json& j, int indent = -1) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+}  // namespace
+
+std::string checkpoint_reason(size_t done, size_t total) {
+  return "the run ended before all cases finished (" + std::to_string(done) + " of " + std::to_string(total) +
+         " cases written)";
+}
+
+ResultsFile::ResultsFile(std::string path, size_t cases_total, bool writer)
+    : path_(std::move(path)), cases_total_(cases_total), writer_(writer) {}
+
+void ResultsFile::set_meta(const json& meta) {
+  std::lock_guard<std::timed_mutex> lock(mutex_);
+  meta_ = meta;
+  meta_text_ = dump(meta);
+}
+
+void ResultsFile::add_row(const json& row) {
+  std::lock_guard<std::timed_mutex> lock(mutex_);
+  rows_.push_back(row);
+  row_texts_.push_back(dump(row));
+  if (writer_) write(checkpoint_text(checkpoint_reason(rows_.size(), cases_total_)), false);
+}
+
+std::string ResultsFile::checkpoint_text(const std::string& reason) const {
+  std::string text = "{\"schema_version\":" + std::to_string(kSchemaVersion) + ",\"incomplete\":true,\"incomplete_reason\":" +
+                     dump(json(reason)) + ",\"progress\":{\"cases_done\":" + std::to_string(rows_.size()) +
+                     ",\"cases_total\":" + std::to_string(cases_total_) + "},\"meta\":" + meta_text_ + ",\"results\":[";
+  for (size_t i = 0; i < row_texts_.size(); ++i) text += (i ? "," : "") + row_texts_[i];
+  return text + "]}\n";
+}
+
+void ResultsFile::finish(const json& meta, const json& summary, const json& comparison, const std::string& incomplete_reason) {
+  std::lock_guard<std::timed_mutex> lock(mutex_);
+  meta_ = meta;
+  meta_text_ = dump(meta);
+  json doc = result_document(meta, rows_, summary, !incomplete_reason.empty(), incomplete_reason, comparison);
+  doc["progress"] = {{"cases_done", rows_.size()}, {"cases_total", cases_total_}};
+  write(dump(doc, 2) + "\n", true);
+}
+
+bool ResultsFile::write_now(const std::string& reason) noexcept {
+  try {
+    std::unique_lock<std::timed_mutex> lock(mutex_, std::chrono::seconds(2));
+    if (!lock.owns_lock() || meta_text_.empty()) return false;
+    write(checkpoint_text(reason), true);
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "p2pbench: error: could not write the results: %s\n", e.what());
+    return false;
+  }
+}
+
+void ResultsFile::write(const std::string& text, bool durable) const {
+  write_text_atomically(path_, text, durable);
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,57 @@
+// The results file of a run, kept current while the run goes on: after every case the whole
+// document is rewritten atomically ("incomplete": true, with how many cases of how many), so
+// a run killed at any moment loses at most the case in flight. The final write replaces it
+// with the complete document. Thread-safe: the watchdog may write from its own thread.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+class ResultsFile {
+ public:
+  // `writer`: whether this rank writes (the others keep the rows, to write if the writer is lost).
+  ResultsFile(std::string path, size_t cases_total, bool writer);
+
+  const std::string& path() const { return path_; }
+  bool writer() const { return writer_; }
+  void make_writer() { writer_ = true; }  // the writing rank was lost: this one takes over
+
+  // The run's description as known at the start (completed by finish()).
+  void set_meta(const nlohmann::json& meta);
+  // Appends a row and, on the writing rank, rewrites the file (a checkpoint: rename, no fsync).
+  void add_row(const nlohmann::json& row);
+  const std::vector<nlohmann::json>& rows() const { return rows_; }
+  size_t cases_done() const { return rows_.size(); }
+
+  // The final document: complete unless `incomplete_reason` is set; durable (fsync'ed).
+  // `meta` replaces the start meta (the end-of-run fields added).
+  void finish(const nlohmann::json& meta, const nlohmann::json& summary, const nlohmann::json& comparison,
+              const std::string& incomplete_reason);
+  // From any thread, when the run cannot go on: the rows so far with `reason`. Waits at most
+  // two seconds for the main thread's write in progress; false when it could not write.
+  bool write_now(const std::string& reason) noexcept;
+
+ private:
+  std::string checkpoint_text(const std::string& reason) const;
+  void write(const std::string& text, bool durable) const;
+
+  std::string path_;
+  size_t cases_total_;
+  bool writer_;
+  nlohmann::json meta_;
+  std::string meta_text_;                 // meta_ dumped once (checkpoints reuse it)
+  std::vector<nlohmann::json> rows_;
+  std::vector<std::string> row_texts_;    // each row dumped once
+  mutable std::timed_mutex mutex_;
+};
+
+// "the run ended before all cases finished (12 of 234 cases written)": what a checkpoint says
+// about itself, true whoever reads it after the run died.
+std::string checkpoint_reason(size_t done, size_t total);
+
+}  // namespace p2pbench
