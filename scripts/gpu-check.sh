@@ -7,7 +7,11 @@
 # Env:   P2PBENCH_LABEL (result label, default "gpu-node"), P2PBENCH_SKIP_TESTS=1,
 #        P2PBENCH_GBENCH_CONFIG=configs/X.json (also run p2pbench-gbench on it),
 #        P2PBENCH_CUDA_ARCHITECTURES=90 (default: the project's), P2PBENCH_SKIP_SANITIZER=1,
-#        P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of the default config up to 256 MiB)
+#        P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of the default config up to 256 MiB),
+#        P2PBENCH_FAULT_CHECKS=1 (SIGSTOP/SIGKILL/SIGTERM/SIGINT and injected faults against default.json,
+#        logs under OUT_DIR/faults), P2PBENCH_DRIVER_SANITIZER="memcheck racecheck synccheck" (the driver in
+#        sanitizer mode under each tool over P2PBENCH_SANITIZER_CONFIGS, default "default latency atomics
+#        baselines", sizes <= 1 MiB; the tools run at once, logs under OUT_DIR/sanitizer)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUT_DIR [CONFIG.json ...]}
@@ -101,7 +105,37 @@ if [ -x "$gbench" ] && [ -n "${P2PBENCH_GBENCH_CONFIG:-}" ]; then
   fi
 fi
 
-tar -C "$out" -czf "$out/gpu-check.tar.gz" logs results
+if [ "${P2PBENCH_FAULT_CHECKS:-0}" = 1 ]; then
+  python3 tests/gpu_driver/fault_checks.py "$build/src/p2pbench" "${mpirun_cmd[@]}" --config configs/default.json \
+    --keep "$out/faults" >"$out/logs/faults.log" 2>&1
+  rc=$?
+  note "faults (default.json): rc=$rc ($(tail -1 "$out/logs/faults.log"))"
+  [ $rc -ne 0 ] && failed=1
+fi
+
+# The whole driver under compute-sanitizer, in sanitizer mode (no gate, no spinning kernels).
+if [ -n "${P2PBENCH_DRIVER_SANITIZER:-}" ] && command -v compute-sanitizer >/dev/null; then
+  mkdir -p "$out/sanitizer"
+  compute-sanitizer --tool memcheck env 2>/dev/null | grep -E '^(CUDA_INJECTION|LD_PRELOAD|NV_SANITIZER)' \
+    >"$out/sanitizer/environment.txt" 2>&1
+  sanitize_configs=(${P2PBENCH_SANITIZER_CONFIGS:-default latency atomics baselines})
+  for tool in $P2PBENCH_DRIVER_SANITIZER; do
+    (
+      for name in "${sanitize_configs[@]}"; do
+        log="$out/sanitizer/$tool-$name.log"
+        timeout 900 "${mpirun_cmd[@]}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+          "$build/src/p2pbench" --config "configs/$name.json" -e 1M --sanitize \
+          --output "$out/sanitizer/$tool-$name.json" >"$log" 2>&1
+        echo "$tool $name: rc=$? $(grep -h -E '(ERROR|RACECHECK|SYNCCHECK) SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | paste -sd';')"
+      done
+    ) >"$out/sanitizer/$tool.summary" &
+  done
+  wait
+  cat "$out"/sanitizer/*.summary | tee -a "$summary"
+  grep -q "rc=[1-9]" "$out"/sanitizer/*.summary && failed=1
+fi
+
+tar -C "$out" -czf "$out/gpu-check.tar.gz" logs results $(cd "$out" && ls -d faults sanitizer 2>/dev/null)
 note "gpu-check: $([ $failed -eq 0 ] && echo PASSED || echo FAILED)"
 cat "$summary"
 exit $failed

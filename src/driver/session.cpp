@@ -67,6 +67,7 @@ int Session::run() {
   } catch (const StopRequested& e) {
     incomplete_reason_ = std::string(e.what()) + " after " + std::to_string(results_->cases_done()) + " of " +
                          std::to_string(cases_.size()) + " cases";
+    stopping_ = true;  // a scheduler's SIGKILL may follow soon: no optional work at the end
     return finish(e.signal_number());
   } catch (const PeerLost& e) {
     end_after_peer_lost(e);
@@ -160,7 +161,7 @@ json Session::end_meta() {
   json meta = meta_;
   // The timers again: their offset at the end shows how far they drifted during the sweep.
   json clock_end;
-  if (!fatal_ && !sanitizer_mode_) {
+  if (!fatal_ && !sanitizer_mode_ && !stopping_) {
     try {
       clock_end = calibrate_gpu_clock().to_json();
     } catch (const std::exception&) {

@@ -104,6 +104,7 @@ class Session {
   bool any_failed_ = false;
   std::string incomplete_reason_;
   bool fatal_ = false;
+  bool stopping_ = false;  // a stop signal was agreed
 };
 
 }  // namespace p2pbench

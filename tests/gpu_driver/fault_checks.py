@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Faults against `mpirun -np 2 p2pbench` on a GPU node (label `gpu`): the job always ends,
+says why, and keeps what it measured.
+
+Injected (P2PBENCH_FAULT): a rank stopped (SIGSTOP), exiting, throwing outside the lock-step,
+a sticky CUDA error, a hung kernel. From outside, as an operator or a scheduler would: SIGSTOP
+and SIGKILL of a rank at a random point, SIGTERM and SIGINT to mpirun. Every check reads the
+results file: incomplete, with the finished cases and the reason.
+
+Exits 77 (CTest: skipped) when no GPU is visible. Prints 'N passed, N failed'.
+Usage: fault_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...] [--config FILE] [--keep DIR]
+       [--seed N]   (--keep: copy every results file and log there, with the commands)
+"""
+import json
+import os
+import pathlib
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+END_WITHIN_S = 30  # the bound the issue sets for default timeouts
+
+
+def gpu_count():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+
+
+def read_doc(path):
+    """The file as a reader sees it at any moment: it must always parse (atomic replacement)."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+
+
+class FaultChecks:
+    def __init__(self, binary, mpiexec, config, keep, seed):
+        self.binary, self.mpiexec, self.config, self.keep = binary, mpiexec, config, keep
+        self.rng = random.Random(seed)
+        self.passed = self.failed = 0
+        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="p2pbench-faults-"))
+        self.log = []
+
+    def check(self, ok, what, detail=""):
+        print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + detail[-3000:]), flush=True)
+        self.passed += bool(ok)
+        self.failed += not ok
+
+    def start(self, name, fault=None, extra=()):
+        out = self.tmp / f"{name}.json"
+        cmd = [*self.mpiexec, "-np", "2", self.binary, "--config", self.config, "--output", str(out), *extra]
+        env = dict(os.environ)
+        env.pop("P2PBENCH_FAULT", None)
+        if fault:
+            env["P2PBENCH_FAULT"] = fault
+        log = open(self.tmp / f"{name}.log", "w")
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        return proc, out, log, cmd, time.monotonic()
+
+    def wait(self, name, proc, log, cmd, t0, fault=None, note=""):
+        try:
+            proc.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        took = time.monotonic() - t0
+        log.close()
+        text = (self.tmp / f"{name}.log").read_text()
+        self.log.append(f"## {name}\n$ {'P2PBENCH_FAULT=' + fault + ' ' if fault else ''}{' '.join(cmd)}\n"
+                        f"{note}exit {proc.returncode} after {took:.1f} s\n")
+        return proc.returncode, took, text
+
+    def expect_incomplete(self, name, out, rows_at_least, reason_has, text):
+        doc = read_doc(out)
+        self.check(doc is not None, f"{name}: results file written", text)
+        if doc is None:
+            return None
+        n = len(doc["results"])
+        self.log.append(f"results: {n} rows, incomplete={doc['incomplete']}, reason: {doc.get('incomplete_reason')}\n")
+        self.check(doc["incomplete"] is True, f"{name}: marked incomplete", json.dumps(doc.get("incomplete_reason")))
+        self.check(n >= rows_at_least, f"{name}: keeps the {rows_at_least} cases finished before the fault ({n} rows)")
+        reason = doc.get("incomplete_reason", "")
+        self.check(any(h in reason for h in reason_has), f"{name}: the reason says why ({reason[:160]})", text)
+        self.check(all(r["status"] in ("ok", "skipped") for r in doc["results"][:rows_at_least]),
+                   f"{name}: the rows before the fault are whole", json.dumps(doc["results"][:1])[:500])
+        return doc
+
+    def injected(self, kind, rank, at_case, reason_has, rows_at_least=None):
+        name = f"inject-{kind}-rank{rank}"
+        fault = f"rank={rank},case={at_case},fault={kind}"
+        proc, out, log, cmd, t0 = self.start(name, fault)
+        rc, took, text = self.wait(name, proc, log, cmd, t0, fault)
+        self.check(rc != 0, f"{name}: nonzero exit ({rc})", text)
+        self.check(took < END_WITHIN_S, f"{name}: ended within {END_WITHIN_S} s ({took:.1f} s)", text)
+        self.expect_incomplete(name, out, at_case if rows_at_least is None else rows_at_least, reason_has, text)
+        return text
+
+    def rows_now(self, out):
+        doc = read_doc(out)
+        return doc, (len(doc["results"]) if doc else 0)
+
+    def wait_for_rows(self, out, proc, k, limit=60):
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < limit and proc.poll() is None:
+            doc, n = self.rows_now(out)
+            if n >= k:
+                return doc, n
+            time.sleep(0.05)
+        return self.rows_now(out)
+
+    def from_outside(self, name, action):
+        """Lets the run reach a random case, then acts on it as an operator would."""
+        proc, out, log, cmd, t0 = self.start(name)
+        doc, n = self.wait_for_rows(out, proc, self.rng.randint(2, 12))
+        if doc is None or proc.poll() is not None:
+            self.check(False, f"{name}: the run got going", (self.tmp / f"{name}.log").read_text())
+            return None
+        acted_at = time.monotonic()
+        note = action(proc, doc)
+        rc, _, text = self.wait(name, proc, log, cmd, t0, note=f"{note} after {n} rows\n")
+        return rc, time.monotonic() - acted_at, n, out, text
+
+    def stop_rank(self, rank):
+        def act(proc, doc):
+            os.kill(doc["meta"]["ranks"][rank]["pid"], signal.SIGSTOP)
+            return f"kill -STOP rank {rank}"
+        got = self.from_outside(f"sigstop-rank{rank}", act)
+        if got:
+            rc, took, n, out, text = got
+            self.check(rc != 0 and took < END_WITHIN_S, f"sigstop rank {rank}: ended within {END_WITHIN_S} s ({took:.1f} s, exit {rc})", text)
+            self.check(f"rank {rank} " in text and "is stopped" in text, f"sigstop rank {rank}: the stopped rank is named", text)
+            self.expect_incomplete(f"sigstop-rank{rank}", out, n, [f"rank {rank} was lost"], text)
+
+    def kill_rank(self, rank):
+        def act(proc, doc):
+            os.kill(doc["meta"]["ranks"][rank]["pid"], signal.SIGKILL)
+            return f"kill -KILL rank {rank}"
+        got = self.from_outside(f"sigkill-rank{rank}", act)
+        if got:
+            rc, took, n, out, text = got
+            self.check(rc != 0 and took < END_WITHIN_S, f"sigkill rank {rank}: ended ({took:.1f} s, exit {rc})", text)
+            self.expect_incomplete(f"sigkill-rank{rank}", out, n, ["lost", "ended before all cases"], text)
+
+    def signal_mpirun(self, sig):
+        name = f"{signal.Signals(sig).name.lower()}-mpirun"
+        out = self.tmp / f"{name}.json"
+        out.write_text('{"an existing file": "replaced only whole"}\n')
+        seen_bad = []
+
+        def act(proc, doc):
+            proc.send_signal(sig)
+            t_end = time.monotonic() + 10
+            while proc.poll() is None and time.monotonic() < t_end:  # every read parses while it ends
+                try:
+                    read_doc(out)
+                except json.JSONDecodeError as e:
+                    seen_bad.append(str(e))
+            return f"kill -{signal.Signals(sig).name[3:]} mpirun"
+        got = self.from_outside(name, act)
+        if got:
+            rc, took, n, out, text = got
+            self.check(rc == 128 + sig, f"{name}: exit {128 + sig} ({rc}, {took:.1f} s)", text)
+            self.check(not seen_bad, f"{name}: the file parsed at every read", "; ".join(seen_bad[:3]))
+            self.expect_incomplete(name, out, n, [f"interrupted by {signal.Signals(sig).name}"], text)
+
+    def finish(self):
+        if self.keep:
+            keep = pathlib.Path(self.keep)
+            keep.mkdir(parents=True, exist_ok=True)
+            for f in self.tmp.iterdir():
+                shutil.copy(f, keep / f.name)
+            (keep / "commands.txt").write_text("".join(self.log))
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 else 1
+
+
+def main(argv):
+    if gpu_count() < 1:
+        print("SKIPPED: no CUDA GPU is visible: the fault checks run p2pbench on a GPU node")
+        return 77
+    args, config, keep, seed = [], str(HERE / "tiny.json"), None, int(time.time())
+    it = iter(argv[1:])
+    for a in it:
+        if a == "--config":
+            config = next(it)
+        elif a == "--keep":
+            keep = next(it)
+        elif a == "--seed":
+            seed = int(next(it))
+        else:
+            args.append(a)
+    binary, mpiexec = args[0], args[1:]
+    if gpu_count() < 2:
+        print("SKIPPED: the fault checks need two GPUs (one rank each)")
+        return 77
+    c = FaultChecks(binary, mpiexec, config, keep, seed)
+    print(f"fault checks on {config}, seed {seed}", flush=True)
+    c.injected("stop", 1, 5, ["rank 1 was lost"])
+    c.injected("stop", 0, 5, ["rank 0 was lost"])
+    c.injected("exit", 1, 5, ["lost", "ended before all cases"])
+    c.injected("throw", 1, 5, ["stopped by an error on rank 1"])
+    c.injected("cuda", 1, 5, ["fatal error"], rows_at_least=5)
+    c.injected("hang", 0, 5, ["fatal error"], rows_at_least=5)
+    for rank in (0, 1):
+        c.stop_rank(rank)
+    c.kill_rank(1)
+    c.signal_mpirun(signal.SIGTERM)
+    c.signal_mpirun(signal.SIGINT)
+    return c.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
