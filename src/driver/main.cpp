@@ -25,9 +25,12 @@ bool first_rank_by_environment() {
 
 // Timeouts become deadlines in nanoseconds: a finite positive factor that keeps them in range.
 void check_timeout_scale(double scale) {
-  if (!std::isfinite(scale) || scale <= 0 || scale > 1e6)
-    throw InputError("--timeout-scale", std::to_string(scale),
+  if (!std::isfinite(scale) || scale <= 0 || scale > 1e6) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", scale);
+    throw InputError("--timeout-scale", text,
                      "must be a finite number > 0 and at most 1000000 (a 10 s timeout becomes 116 days)");
+  }
 }
 
 // The config (file, or the built-in default.json), flags applied, every limit that needs no GPU

@@ -96,13 +96,17 @@ uint64_t count_cases(const Config& config) {
       total = saturating_add(total, probe_method_cases(m, config));
       continue;
     }
-    // As expand_cases: host links run once per GPU; baselines in one direction; bidir once.
-    const uint64_t directions = is_host_link(m) || is_two_sided_baseline(m) ? 1 : config.directions.size();
-    // Per size and shape: a host link runs on each GPU once (first mode only); uni in both
-    // orientations; bidir once.
-    const uint64_t uni = uint64_t(std::count(config.modes.begin(), config.modes.end(), Mode::kUni));
-    const uint64_t bidir = uint64_t(std::count(config.modes.begin(), config.modes.end(), Mode::kBidir));
-    const uint64_t per_size_and_shape = is_host_link(m) ? 2 : 2 * uni + bidir;
+    // As expand_cases: a host link runs only at the first direction and mode (every entry equal
+    // to them, if a list repeats one), on each GPU; baselines only at the first direction; uni
+    // in both orientations, bidir once.
+    const auto& dirs = config.directions;
+    const auto& modes = config.modes;
+    const auto first_dirs = uint64_t(std::count(dirs.begin(), dirs.end(), dirs.front()));
+    const auto first_modes = uint64_t(std::count(modes.begin(), modes.end(), modes.front()));
+    const auto uni = uint64_t(std::count(modes.begin(), modes.end(), Mode::kUni));
+    const auto bidir = uint64_t(std::count(modes.begin(), modes.end(), Mode::kBidir));
+    const uint64_t directions = is_host_link(m) || is_two_sided_baseline(m) ? first_dirs : dirs.size();
+    const uint64_t per_size_and_shape = is_host_link(m) ? 2 * first_modes : 2 * uni + bidir;
     total = saturating_add(total, product({directions, per_size_and_shape, shapes_count(m, config), config.sizes.size()}));
   }
   return total;
@@ -159,8 +163,8 @@ std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::v
     if (c.blocks) most_blocks = std::max<uint64_t>(most_blocks, uint64_t(*c.blocks));
   if (most_blocks > 0)
     lines.push_back("blocks up to " + std::to_string(most_blocks) +
-                    " against the GPU's SM count (more blocks than SMs run in waves, one per SM at a time; each "
-                    "row's sms_used says how many SMs took part)");
+                    ": whether the GPU has that many SMs (more blocks than SMs run in waves, one per SM at a "
+                    "time; each row's sms_used says how many SMs took part)");
   auto uses = [&](Method m) { return std::find(config.methods.begin(), config.methods.end(), m) != config.methods.end(); };
   if (uses(Method::kTma))
     lines.push_back("tma: compute capability 9.0 or later, and smem_bytes plus mbarriers within the GPU's shared memory "

@@ -61,7 +61,7 @@ TEST(CaseCount, AgreesWithTheExpansionForEveryShippedConfig) {
     EXPECT_EQ(count_cases(c), expand_cases(c).size()) << entry.path();
   }
   // Every method at once, duplicated modes, several shapes.
-  json doc = json::parse(R"({"sizes": [4096, 65536, 1048576], "modes": ["uni", "bidir", "uni"],
+  json doc = json::parse(R"({"sizes": [4096, 65536, 1048576], "modes": ["uni", "bidir", "uni"], "directions": ["pull", "push", "pull"],
       "methods": ["ce", "ldst", "tma", "h2d", "d2h", "staged", "nccl", "latency_signal", "latency_read",
                   "latency_ce", "atomic"],
       "ldst": {"blocks": [1, 2, 4], "threads": [256, 512]}, "tma": {"stages": [2, 4]},
@@ -107,7 +107,9 @@ TEST(BufferArithmetic, NeedMatchesTheSessionsFormula) {
   const DeviceMemoryNeed need = device_memory_need(c, expand_cases(c));
   EXPECT_EQ(need.buffer_bytes, 1ull << 30);
   EXPECT_EQ(need.per_gpu_bytes, 2 * (1ull << 30) + (256ull << 20));
-  c = parse_config(json{{"sizes", {4095}}, {"buffer_pool_bytes", "10000K"}});  // 2500 slots of 4 KiB
+  c = parse_config(json{{"sizes", {4095}}, {"buffer_pool_bytes", "10001K"}});  // 2500 slots of 4 KiB
+  EXPECT_EQ(device_memory_need(c, expand_cases(c)).buffer_bytes, 2500ull * 4096);
+  c = parse_config(json{{"sizes", {4095}}, {"buffer_pool_bytes", "3000K"}});
   EXPECT_EQ(device_memory_need(c, expand_cases(c)).buffer_bytes, 4ull << 20);  // at least 4 MiB
   c = parse_config(json{{"sizes", {4097}}, {"buffer_pool_bytes", "64M"}});    // slots of 8 KiB
   EXPECT_EQ(device_memory_need(c, expand_cases(c)).buffer_bytes, 64ull << 20);
