@@ -73,12 +73,17 @@ void validate_kernel_axes(const Config& config, const KeyOrigins& origins) {
   check_all(config.ldst.unroll, "ldst.unroll", [](uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; },
             "unroll must be 1, 2, 4 or 8");
   check_all(config.tma.stages, "tma.stages", [](uint64_t v) { return v >= 1 && v <= 32; }, "stages must be 1..32");
-  const uint64_t most_stages = *std::max_element(config.tma.stages.begin(), config.tma.stages.end());
-  check_all(config.tma.smem_bytes, "tma.smem_bytes",
-            [&](uint64_t v) { return v >= 16 && v + most_stages * kMbarrierBytesPerStage <= kLargestSmemPerBlockOptin; },
-            "shared memory per block plus " + std::to_string(kMbarrierBytesPerStage) + " bytes of mbarrier per stage (" +
-                std::to_string(most_stages) + " stages) must be 16 bytes .. 227 KiB (232448 bytes), the most any GPU "
-                "with TMA (Hopper, Blackwell) gives one block; the GPU's own limit is checked at run time");
+  // As tma_unsupported_reason: smem_bytes plus one mbarrier per stage within the GPU's limit.
+  for (size_t i = 0; i < config.tma.smem_bytes.size(); ++i)
+    for (uint64_t stages : config.tma.stages) {
+      const uint64_t smem = config.tma.smem_bytes[i];
+      if (smem >= 16 && smem + stages * kMbarrierBytesPerStage <= kLargestSmemPerBlockOptin) continue;
+      throw InputError(key_with_origin(origins, "tma.smem_bytes[" + std::to_string(i) + "]"), std::to_string(smem),
+                       "with " + std::to_string(stages) + " stages, shared memory per block plus " +
+                           std::to_string(kMbarrierBytesPerStage) + " bytes of mbarrier per stage must be 16 bytes .. "
+                           "227 KiB (232448 bytes), the most any GPU with TMA (Hopper, Blackwell) gives one block; "
+                           "the GPU's own limit is checked at run time");
+    }
   check_all(config.atomic.threads, "atomic.threads", [](uint64_t v) { return v >= 1 && v <= kMaxThreadsPerBlock; },
             "threads per block must be 1..1024");
   check_all(config.atomic.blocks, "atomic.blocks", [](uint64_t v) { return v >= 1 && v <= kMaxGridBlocks; },

@@ -124,6 +124,22 @@ TEST_F(SafeFile, SymlinkAtTheOutputIsReplacedNotWrittenThrough) {
   EXPECT_EQ(read_all(path("r.json")), "results");
 }
 
+TEST_F(SafeFile, SymlinksPlantedAtGuessableTemporaryNamesAreNotFollowed) {
+  // The old writer used "<path>.tmp.<pid>" opened without O_EXCL: a link planted there
+  // redirected the write. The temporary is now an mkstemp name: nothing planted is opened.
+  write_plain(path("victim"), "precious");
+  const std::string planted[] = {path("r.json.tmp." + std::to_string(getpid())), path(".r.json.tmp.XXXXXX"),
+                                 path(".p2pbench-write-probe")};
+  for (const auto& p : planted) ASSERT_EQ(symlink(path("victim").c_str(), p.c_str()), 0);
+  write_file_atomically(path("r.json"), "results");
+  check_output_path(path("r.json"));
+  EXPECT_EQ(read_all(path("victim")), "precious");
+  EXPECT_EQ(read_all(path("r.json")), "results");
+  std::set<std::string> expected{"victim", "r.json"};
+  for (const auto& p : planted) expected.insert(p.substr(dir_.size() + 1));
+  EXPECT_EQ(entries(), expected);  // the planted links untouched, no temporary left
+}
+
 TEST_F(SafeFile, MissingDirectoryNamesThePath) {
   const std::string target = path("missing/r.json");
   EXPECT_TRUE(throws_mentioning<RuntimeFailure>([&] { write_file_atomically(target, "x"); }, {target, "No such file"}));
