@@ -10,11 +10,15 @@ namespace p2pbench {
 
 namespace {
 
+// Binary multiples in any case: k, K, KiB, kib, ... (as nccl-tests reads -b/-e, K = 1024).
 uint64_t multiplier_for(const std::string& suffix) {
-  if (suffix.empty()) return 1;
-  if (suffix == "K" || suffix == "KiB") return 1ull << 10;
-  if (suffix == "M" || suffix == "MiB") return 1ull << 20;
-  if (suffix == "G" || suffix == "GiB") return 1ull << 30;
+  std::string s;
+  for (char c : suffix) s += char(std::tolower(static_cast<unsigned char>(c)));
+  if (s.empty()) return 1;
+  if (s == "k" || s == "kib") return 1ull << 10;
+  if (s == "m" || s == "mib") return 1ull << 20;
+  if (s == "g" || s == "gib") return 1ull << 30;
+  if (s == "t" || s == "tib") return 1ull << 40;
   return 0;
 }
 
@@ -35,14 +39,17 @@ uint64_t parse_size_text(const std::string& text, const std::string& key) {
   size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   const std::string digits = text.substr(0, i);
-  const std::string suffix = text.substr(i);
-  const uint64_t mult = multiplier_for(suffix);
+  const uint64_t mult = multiplier_for(text.substr(i));
   if (digits.empty() || mult == 0)
     throw InputError(key, "\"" + text + "\"",
-                     "not a size: use a positive integer of bytes, optionally with K/KiB, M/MiB or G/GiB "
-                     "(binary multiples)");
-  if (digits.size() > 15) throw InputError(key, "\"" + text + "\"", "size too large");
-  const uint64_t value = std::stoull(digits) * mult;
+                     "not a size: use a positive integer of bytes, optionally with K/KiB, M/MiB, G/GiB or T/TiB "
+                     "in any case (binary multiples)");
+  uint64_t value = 0;
+  for (char d : digits)
+    if (__builtin_mul_overflow(value, 10u, &value) || __builtin_add_overflow(value, uint64_t(d - '0'), &value))
+      throw InputError(key, "\"" + text + "\"", "size does not fit in 64 bits");
+  if (__builtin_mul_overflow(value, mult, &value))
+    throw InputError(key, "\"" + text + "\"", "size does not fit in 64 bits (at most 16 EiB)");
   if (value == 0) throw InputError(key, "\"" + text + "\"", "size must be at least 1 byte");
   return value;
 }
@@ -56,30 +63,28 @@ uint64_t parse_size(const nlohmann::json& value, const std::string& key) {
 }
 
 std::string format_size(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  // The largest binary unit that divides the size exactly: 4096 -> "4 KiB", 1.5 MiB ->
+  // "1536 KiB", 4097 -> "4097 B". Never rounded, so two different sizes never print alike.
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;
-  double v = static_cast<double>(bytes);
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
+  while (bytes != 0 && bytes % 1024 == 0 && u < 6) {
+    bytes /= 1024;
     ++u;
   }
-  char buf[32];
-  if (v == static_cast<double>(static_cast<uint64_t>(v)))
-    std::snprintf(buf, sizeof buf, "%llu %s", static_cast<unsigned long long>(v), units[u]);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
-  return buf;
+  return std::to_string(bytes) + " " + units[u];
 }
 
 std::vector<uint64_t> geometric_range(uint64_t min, uint64_t max, uint64_t factor, const std::string& key) {
   if (factor < 2) throw InputError(key + ".factor", std::to_string(factor), "factor must be an integer >= 2");
   if (min > max)
     throw InputError(key, std::to_string(min) + ".." + std::to_string(max), "min is larger than max");
+  // min, min*F, min*F^2, ... below max, then max itself: "1..132" ends at 132, not 128.
   std::vector<uint64_t> values;
-  for (uint64_t v = min; v <= max; v *= factor) {
+  for (uint64_t v = min; v < max; v *= factor) {
     values.push_back(v);
     if (v > std::numeric_limits<uint64_t>::max() / factor) break;
   }
+  values.push_back(max);
   return values;
 }
 

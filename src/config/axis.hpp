@@ -9,15 +9,17 @@
 
 namespace p2pbench {
 
-// "4096", "64K", "64KiB", "1M", "1MiB", "1G", "1GiB" (binary multiples, as nccl-tests reads
-// -b/-e). Throws InputError naming `key` on anything else, including zero or negative sizes.
+// "4096", "64K", "64k", "64KiB", "64kib", "1M", "1MiB", "1g", "1GiB", "1T" (binary multiples in
+// any case, as nccl-tests reads -b/-e; plain numbers are bytes). Throws InputError naming `key`
+// on anything else, including zero, negative sizes and sizes that do not fit in 64 bits.
 uint64_t parse_size_text(const std::string& text, const std::string& key);
 uint64_t parse_size(const nlohmann::json& value, const std::string& key);
 
 // "a,b,c" -> {"a", "b", "c"} (an empty string gives one empty item).
 std::vector<std::string> split_list(const std::string& text, char separator = ',');
 
-// "1.5 GiB"-style text for console output.
+// Exact text for console output: the largest binary unit that divides the size ("4 KiB",
+// "1536 KiB"), else bytes ("4097 B").
 std::string format_size(uint64_t bytes);
 
 // An axis in a config file: a JSON list of values, or {"min": A, "max": B, "factor": F}
@@ -28,7 +30,8 @@ std::vector<uint64_t> parse_axis(const nlohmann::json& value, const std::string&
 // Returns the JSON form, so that flags and files are validated by one code path.
 nlohmann::json axis_flag_to_json(const std::string& text, const std::string& flag);
 
-// The values of a geometric range, min and max included where reached. Throws on min > max.
+// The values of a geometric range: min, min*F, ... below max, and max itself (always included,
+// so "1..132" ends at 132). Throws on min > max.
 std::vector<uint64_t> geometric_range(uint64_t min, uint64_t max, uint64_t factor, const std::string& key);
 
 }  // namespace p2pbench

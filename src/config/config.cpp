@@ -8,6 +8,7 @@
 
 #include "common/errors.hpp"
 #include "config/axis.hpp"
+#include "config/default_config.hpp"  // generated from configs/default.json
 
 namespace p2pbench {
 
@@ -15,21 +16,10 @@ namespace {
 
 using json = nlohmann::json;
 
-// Names the key as the user wrote it: "samples (from --samples)" for a flag override.
 class KeyNamer {
  public:
   explicit KeyNamer(const KeyOrigins& origins) : origins_(origins) {}
-  std::string operator()(const std::string& key) const {
-    // A nested key ("ldst.blocks[2]") takes the origin of its closest overridden parent.
-    for (std::string k = key; !k.empty();) {
-      const auto it = origins_.find(k);
-      if (it != origins_.end()) return key + " (from " + it->second + ")";
-      const size_t cut = k.find_last_of(".[");
-      if (cut == std::string::npos) break;
-      k = k.substr(0, cut);
-    }
-    return key;
-  }
+  std::string operator()(const std::string& key) const { return key_with_origin(origins_, key); }
 
  private:
   const KeyOrigins& origins_;
@@ -118,6 +108,38 @@ void parse_latency_and_atomic(const json& doc, const KeyNamer& name, Config& c) 
 
 }  // namespace
 
+std::string key_with_origin(const KeyOrigins& origins, const std::string& key) {
+  // A nested key ("ldst.blocks[2]") takes the origin of its closest overridden parent.
+  for (std::string k = key; !k.empty();) {
+    const auto it = origins.find(k);
+    if (it != origins.end()) return key + " (from " + it->second + ")";
+    const size_t cut = k.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    k = k.substr(0, cut);
+  }
+  return key;
+}
+
+json parse_json_text(const std::string& text, const std::string& key, const std::string& source) {
+  // The parser reports each object's and array's depth as it opens: refuse absurd nesting
+  // before it is built (no config needs more than a few levels).
+  const json::parser_callback_t depth_guard = [&](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxConfigDepth)
+      throw InputError(key, source, "nested deeper than " + std::to_string(kMaxConfigDepth) + " levels");
+    return true;
+  };
+  try {
+    return json::parse(text, depth_guard);
+  } catch (const json::parse_error& e) {
+    throw InputError(key, source, std::string("invalid JSON: ") + e.what());
+  }
+}
+
+json default_config_document() {
+  return parse_json_text(kDefaultConfigJson, "configs/default.json (built in)", "(built in)");
+}
+
 const std::vector<std::pair<std::string, std::string>>& config_key_help() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
       {"label", "name of this run/system, recorded in the results (string)"},
@@ -147,11 +169,7 @@ json read_json_file(const std::string& path, const std::string& key) {
   if (!in) throw InputError(key, "\"" + path + "\"", "cannot open the file");
   std::stringstream text;
   text << in.rdbuf();
-  try {
-    return json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(key, "\"" + path + "\"", std::string("invalid JSON: ") + e.what());
-  }
+  return parse_json_text(text.str(), key, "\"" + path + "\"");
 }
 
 Config parse_config(const json& doc, const KeyOrigins& origins) {

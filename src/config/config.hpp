@@ -69,8 +69,22 @@ using KeyOrigins = std::map<std::string, std::string>;
 // Throws InputError naming the key (and the flag it came from) and the value.
 Config parse_config(const nlohmann::json& doc, const KeyOrigins& origins = {});
 
+// "ldst.threads[0] (from --threads)" where a flag set the key or a parent of it, else the key.
+std::string key_with_origin(const KeyOrigins& origins, const std::string& key);
+
+// A config nested deeper than this is refused (nothing real needs more than a few levels).
+constexpr int kMaxConfigDepth = 64;
+
+// Parses JSON text; InputError naming `key` and `source` on invalid JSON or nesting deeper
+// than kMaxConfigDepth.
+nlohmann::json parse_json_text(const std::string& text, const std::string& key, const std::string& source);
+
 // Reads and parses a JSON file; InputError on a missing file or invalid JSON.
 nlohmann::json read_json_file(const std::string& path, const std::string& key);
+
+// configs/default.json as it was at build time (CMake embeds the file): the sweep that flags
+// alone override when no --config is given.
+nlohmann::json default_config_document();
 
 // Every key the config file accepts, with a one-line explanation (for --help and the README).
 const std::vector<std::pair<std::string, std::string>>& config_key_help();

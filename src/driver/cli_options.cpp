@@ -1,6 +1,7 @@
 #include "driver/cli_options.hpp"
 
 #include "common/errors.hpp"
+#include "common/version.hpp"
 #include "config/axis.hpp"
 
 namespace p2pbench {
@@ -33,9 +34,11 @@ std::string footer() {
       "  mpirun -np 2 p2pbench --config configs/ce-large.json -b 64M -e 1G -f 2 --samples 20\n"
       "  mpirun -np 2 p2pbench --config configs/sm-scaling.json --methods ldst --blocks 1..32\n"
       "  p2pbench --config configs/default.json --dry-run      # list the cases, no MPI, no GPU\n"
+      "  p2pbench --methods ldst --sizes 1M --blocks 1..132 --dry-run   # flags alone: default.json's other keys\n"
       "\nAxes (--sizes, --blocks, --threads, --unroll, --smem, --stages) take a list \"1,2,4\",\n"
-      "a power-of-two range \"1..132\" (1,2,4,..,128) or a range with a factor \"4K..1G:4\".\n"
-      "Sizes take K/KiB, M/MiB, G/GiB (binary multiples). GB/s in the output means 1e9 bytes/s.\n"
+      "a power-of-two range \"1..132\" (1,2,4,..,128,132: the end is always included) or a range\n"
+      "with a factor \"4K..1G:4\". Sizes are bytes, or take K/KiB, M/MiB, G/GiB, T/TiB in any case\n"
+      "(64k, 1g, 4KiB: binary multiples). GB/s in the output means 1e9 bytes/s.\n"
       "Push: the source GPU writes the peer's memory. Pull: the destination GPU reads it.\n"
       "Bidir: both ranks transfer at once; its GB/s is all bytes over the union of both windows.\n"
       "\nConfig file keys (flags override them):\n";
@@ -53,7 +56,10 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
       "through the copy engine (ce), SM load/store kernels (ldst) and Hopper TMA bulk copies (tma).\n"
       "Every transfer is verified byte for byte. Results go to a JSON file (schema_version 1).");
   app.footer(footer());
-  app.add_option("--config", o.config_path, "JSON config file (see configs/)")->check(CLI::ExistingFile);
+  app.set_version_flag("--version", std::string(app.get_name()) + " " + tool_version() + " (git " + tool_git_sha() + ")");
+  app.add_option("--config", o.config_path,
+                 "JSON config file (see configs/); without it, configs/default.json as built in, flags override its keys")
+      ->check(CLI::ExistingFile);
   app.add_option("--output,-o", o.output_path, "results JSON file, written atomically at the end")->capture_default_str();
   app.add_option("--label", o.label, "name of this system/run in the results (overrides 'label')");
   app.add_flag("--dry-run", o.dry_run, "validate the config and list the cases; no MPI, no GPU");
@@ -119,8 +125,11 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
     range["max"] = !o.max_bytes.empty() ? json(o.max_bytes) : current.empty() ? json() : json(current.back());
     if (range["min"].is_null()) range["min"] = range["max"];
     if (range["max"].is_null()) range["max"] = range["min"];
-    if (!o.step_factor.empty()) range["factor"] = number_flag(o.step_factor, "-f/--stepfactor", true);
-    set("sizes", range, "-b/-e/-f");
+    if (!o.step_factor.empty()) range["factor"] = number_flag(o.step_factor, "-f", true);
+    std::string given;  // the flags actually given, so an error names them
+    for (const auto& [flag, value] : {std::pair{"-b", &o.min_bytes}, {"-e", &o.max_bytes}, {"-f", &o.step_factor}})
+      if (!value->empty()) given += (given.empty() ? "" : "/") + std::string(flag);
+    set("sizes", range, given);
   }
   if (!o.samples.empty()) set("samples", number_flag(o.samples, "--samples", true), "--samples");
   if (!o.min_sample_time.empty())

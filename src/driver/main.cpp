@@ -1,10 +1,11 @@
 // p2pbench: parses flags and the config BEFORE MPI starts, so bad input gets one clear message
 // and exit status 2 with no result file; then hands over to the two-rank session.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include "common/errors.hpp"
+#include "common/safe_file.hpp"
 #include "config/axis.hpp"
 #include "driver/benchmark_session.hpp"
 #include "driver/cli_options.hpp"
@@ -22,14 +23,30 @@ bool first_rank_by_environment() {
   return true;
 }
 
-void check_output_writable(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  const std::string probe = dir + "/.p2pbench-write-probe";
-  std::ofstream out(probe);
-  if (!out) throw InputError("--output", path, "cannot write into the directory " + dir);
-  out.close();
-  std::remove(probe.c_str());
+// Timeouts become deadlines in nanoseconds: a finite positive factor that keeps them in range.
+void check_timeout_scale(double scale) {
+  if (!std::isfinite(scale) || scale <= 0 || scale > 1e6) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", scale);
+    throw InputError("--timeout-scale", text,
+                     "must be a finite number > 0 and at most 1000000 (a 10 s timeout becomes 116 days)");
+  }
+}
+
+// The config (file, or the built-in default.json), flags applied, every limit that needs no GPU
+// checked, and the cases. Throws InputError naming the key or flag.
+std::vector<CaseSpec> load_sweep(const CliOptions& options, Config& config) {
+  check_timeout_scale(options.timeout_scale);
+  nlohmann::json doc = options.config_path.empty() ? default_config_document()
+                                                   : read_json_file(options.config_path, "--config");
+  KeyOrigins origins;
+  apply_overrides(doc, options, origins);
+  config = parse_config(doc, origins);
+  validate_kernel_axes(config, origins);
+  check_case_count(config);  // before expanding
+  std::vector<CaseSpec> cases = expand_cases(config);
+  device_memory_need(config, cases, origins);  // throws where the buffers overflow 64 bits
+  return cases;
 }
 
 int print_dry_run(const Config& config, const std::vector<CaseSpec>& cases) {
@@ -37,7 +54,12 @@ int print_dry_run(const Config& config, const std::vector<CaseSpec>& cases) {
   std::printf("p2pbench dry run: config '%s' is valid\n", config.label.c_str());
   std::printf("%zu cases (%zu skipped up front), %d samples each, >= %.3g ms per sample%s\n", e.cases, e.skipped,
               config.samples, config.min_sample_time_ms, config.verify ? ", every byte verified" : ", NOT verified");
-  std::printf("estimated: %.1f GB moved (1 GB = 1e9 B), about %.0f s at ~380 GB/s\n\n", e.bytes_moved / 1e9, e.seconds);
+  std::printf("estimated: %.1f GB moved (1 GB = 1e9 B), about %.0f s at ~380 GB/s\n", e.bytes_moved / 1e9, e.seconds);
+  std::printf("checked: the config's keys and kernel shapes, %zu cases <= %llu, buffer sizes within 64 bits\n",
+              cases.size(), static_cast<unsigned long long>(kMaxCases));
+  std::printf("NOT checked without a GPU (the run checks them):\n");
+  for (const std::string& line : checks_needing_a_gpu(config, cases)) std::printf("  - %s\n", line.c_str());
+  std::printf("\n");
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto skip = static_skip_reason(cases[i]);
     std::printf("%5zu  %-70s %12s%s\n", i + 1, cases[i].name().c_str(), format_size(cases[i].bytes).c_str(),
@@ -64,14 +86,8 @@ int main(int argc, char** argv) {
   Config config;
   std::vector<CaseSpec> cases;
   try {
-    if (options.config_path.empty()) throw InputError("--config", "(missing)", "a config file is required (see configs/)");
-    nlohmann::json doc = read_json_file(options.config_path, "--config");
-    KeyOrigins origins;
-    apply_overrides(doc, options, origins);
-    config = parse_config(doc, origins);
-    validate_kernel_axes(config);
-    cases = expand_cases(config);
-    if (!options.dry_run) check_output_writable(options.output_path);
+    cases = load_sweep(options, config);
+    if (!options.dry_run) check_output_path(options.output_path, "--output");
   } catch (const InputError& e) {
     if (printer) std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
     return kExitBadInput;

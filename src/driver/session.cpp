@@ -190,12 +190,12 @@ int Session::finish(int signal_number) {
     const auto& rows = results_->rows();
     const json summary = summarize_rows(rows);
     if (!summary.empty()) {
-      std::printf("\nSummary (best configuration; knee = fewest SMs reaching 90%% of the best):\n");
+      std::printf("\n%s\n", summary_heading(summary).c_str());
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
     const json comparison = compare_methods(rows);
     if (!comparison.empty()) {
-      std::printf("\nBest one-way P2P method per size band (GB/s, 1 GB = 1e9 B; speedup over the baselines):\n");
+      std::printf("\n%s\n", comparison_heading(comparison).c_str());
       for (const auto& line : comparison_lines(comparison)) std::printf("  %s\n", line.c_str());
     }
     try {

@@ -14,6 +14,7 @@
 #include "driver/session.hpp"
 #include "measure/cpu_binding.hpp"
 #include "measure/sanitizer_mode.hpp"
+#include "sweep/sweep.hpp"
 
 namespace p2pbench {
 
@@ -128,19 +129,19 @@ int Session::check_pair() {
 }
 
 int Session::check_memory() {
-  // Each rank holds a source and a destination buffer of the largest footprint. At least
-  // 4 MiB: the latency methods' inboxes and pointer chain live in these buffers.
-  capacity_ = 4u << 20;
-  for (const CaseSpec& c : cases_) capacity_ = std::max(capacity_, BufferLayout::for_case(c.bytes, config_.buffer_pool_bytes).footprint());
+  // Each rank holds a source and a destination buffer of the largest footprint (the formula
+  // --dry-run reports); two ranks on one GPU hold both ranks' buffers there.
+  const DeviceMemoryNeed need = device_memory_need(config_, cases_);
+  capacity_ = need.buffer_bytes;
   return setup_step(comm_, "checking device memory", [&] {
     size_t free_bytes = 0, total = 0;
     cuda_check(cudaMemGetInfo(&free_bytes, &total), "reading free device memory");
-    const uint64_t needed = 2 * capacity_ * (same_device_ ? 2 : 1) + (256ull << 20);
+    const uint64_t needed = need.per_gpu_bytes + (same_device_ ? 2 * need.buffer_bytes : 0);
     if (needed > free_bytes)
       throw InputError("sizes", format_size(*std::max_element(config_.sizes.begin(), config_.sizes.end())),
                        "needs " + format_size(needed) + " of device memory per GPU (source + destination" +
-                           std::string(config_.buffer_pool_bytes ? " pools" : "") + "), but only " + format_size(free_bytes) +
-                           " is free");
+                           std::string(config_.buffer_pool_bytes ? " pools" : "") + "), but only " +
+                           format_size(free_bytes) + " is free");
   });
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/errors.hpp"
+#include "common/safe_file.hpp"
 #include "config/axis.hpp"
 
 namespace p2pbench {
@@ -81,14 +82,14 @@ SharedHostMemory SharedHostMemory::create(size_t bytes, const std::string& what)
     const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) throw RuntimeFailure(os_error("creating " + what + " (POSIX shared memory " + name + ")"));
-    // posix_fallocate returns the error instead of setting errno.
-    int err = ftruncate(fd, off_t(bytes)) != 0 ? errno : posix_fallocate(fd, 0, off_t(bytes));
-    if (err != 0) {
+    // Real pages reserved now (posix_fallocate, which also sets the size): a full /dev/shm is
+    // this error, not a SIGBUS at the first touch below.
+    try {
+      reserve_file_space(fd, bytes, what + " (" + format_size(bytes) + " of POSIX shared memory " + name + ")");
+    } catch (...) {
       close(fd);
       shm_unlink(name.c_str());
-      throw RuntimeFailure(os_error("allocating " + format_size(bytes) + " of POSIX shared memory for " + what + " (" +
-                                        name + ")",
-                                    err));
+      throw;
     }
     void* mapping = nullptr;
     try {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/errors.hpp"
 #include "kernels/pattern_kernels.hpp"
 #include "stats/statistics.hpp"
 #include "sweep/sweep.hpp"
@@ -12,8 +13,6 @@ namespace p2pbench {
 namespace {
 
 using json = nlohmann::json;
-
-constexpr uint64_t kSlotAlignment = 4096;
 
 uint64_t sample_seed(uint64_t case_index, int sample) { return (case_index << 20) ^ uint64_t(sample) ^ 0x5eed5eedull; }
 
@@ -35,8 +34,13 @@ RunnerOptions RunnerOptions::from(const Config& c, double timeout_scale, Watchdo
 }
 
 BufferLayout BufferLayout::for_case(uint64_t bytes, uint64_t pool_bytes) {
+  // A size within 4 KiB of 2^64 would round up to a stride of 0 (every slot at one address):
+  // refused here as well as up front (device_memory_need), whoever calls this.
+  const auto stride = buffer_slot_stride(bytes);
+  if (!stride)
+    throw InputError("sizes", std::to_string(bytes), "rounded up to whole buffer slots it does not fit in 64 bits");
   BufferLayout l;
-  l.stride = (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
+  l.stride = *stride;
   l.slots = (pool_bytes > l.stride) ? pool_bytes / l.stride : 1;
   return l;
 }

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "common/errors.hpp"
+#include "common/safe_file.hpp"
 
 namespace p2pbench {
 
@@ -46,11 +47,14 @@ SharedGate SharedGate::create() {
     const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) throw RuntimeFailure(os_error("creating the start-gate shared memory " + name));
-    if (ftruncate(fd, kGateBytes) != 0) {
-      const std::string msg = os_error("sizing the start-gate shared memory " + name);
+    // Real pages reserved now: ftruncate alone would let a full /dev/shm raise SIGBUS at the
+    // first touch below instead of saying what is wrong.
+    try {
+      reserve_file_space(fd, kGateBytes, "the start gate (POSIX shared memory " + name + ")");
+    } catch (...) {
       close(fd);
       shm_unlink(name.c_str());
-      throw RuntimeFailure(msg);
+      throw;
     }
     void* mapping = nullptr;
     try {

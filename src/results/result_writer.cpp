@@ -1,12 +1,9 @@
 #include "results/result_writer.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <ctime>
-#include <fstream>
 
 #include "common/errors.hpp"
+#include "common/safe_file.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
@@ -118,27 +115,10 @@ json result_document(const json& meta, const std::vector<json>& rows, const json
   return doc;
 }
 
-void write_json_atomically(const std::string& path, const json& doc) {
-  write_text_atomically(path, doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n", true);
-}
-
-void write_text_atomically(const std::string& path, const std::string& text, bool durable) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    if (!out) throw RuntimeFailure("cannot create " + tmp + " to write the results");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw RuntimeFailure("writing the results to " + tmp + " failed");
-    }
-  }
-  (void)durable;
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw RuntimeFailure("renaming " + tmp + " to " + path + " failed");
-  }
+void write_json_atomically(const std::string& path, const json& doc, bool durable) {
+  // Invalid UTF-8 (a command line or label with stray bytes) becomes U+FFFD instead of making
+  // dump() throw after the whole sweep.
+  write_file_atomically(path, doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n", durable);
 }
 
 std::string utc_timestamp() {

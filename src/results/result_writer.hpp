@@ -23,12 +23,11 @@ nlohmann::json result_document(const nlohmann::json& meta, const std::vector<nlo
                                const nlohmann::json& summary, bool incomplete, const std::string& incomplete_reason,
                                const nlohmann::json& comparison = nlohmann::json());
 
-// Writes to a temporary file beside `path`, then renames it over `path`: a reader never sees
-// half a file, and an existing file stays untouched until the new one is complete.
-void write_json_atomically(const std::string& path, const nlohmann::json& doc);
-// The same for text; `durable` also fsyncs (checkpoints skip it: a killed process keeps its
-// written pages, only an OS crash would lose them).
-void write_text_atomically(const std::string& path, const std::string& text, bool durable);
+// The document as UTF-8 JSON (invalid bytes in strings replaced by U+FFFD), written with
+// write_file_atomically (common/safe_file.hpp): a reader never sees half a file, an existing
+// file stays untouched unless the new one is complete. durable = false skips the fsyncs (for
+// checkpoints after every case; see write_file_atomically for why that is safe against kills).
+void write_json_atomically(const std::string& path, const nlohmann::json& doc, bool durable = true);
 
 // UTC now as "2026-11-22T08:00:00Z".
 std::string utc_timestamp();

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/errors.hpp"
+#include "common/safe_file.hpp"
 #include "results/result_writer.hpp"
 
 namespace p2pbench {
@@ -65,7 +66,7 @@ bool ResultsFile::write_now(const std::string& reason) noexcept {
 }
 
 void ResultsFile::write(const std::string& text, bool durable) const {
-  write_text_atomically(path_, text, durable);
+  write_file_atomically(path_, text, durable);
 }
 
 }  // namespace p2pbench

@@ -1,8 +1,10 @@
 #include "results/summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 namespace p2pbench {
@@ -46,8 +48,13 @@ json summarize_rows(const std::vector<json>& rows) {
                   {"knee", json()}};
     // The knee: fewest SMs whose median reaches 90% of the best, at the best's message size
     // (a smaller message reaching 90% at some SM count says nothing about the large one).
+    // Only where the sweep varied the SM count there: with one block count there is no knee.
+    std::set<int64_t> block_counts;
+    for (const json* r : members)
+      if (r->at("bytes") == best->at("bytes") && !r->at("blocks").is_null()) block_counts.insert(r->at("blocks").get<int64_t>());
     const json* knee = nullptr;
     for (const json* r : members) {
+      if (block_counts.size() < 2) break;
       if (r->at("sms_used").is_null() || r->at("bytes") != best->at("bytes") ||
           median_of(*r) < kKneeFraction * median_of(*best))
         continue;
@@ -61,6 +68,20 @@ json summarize_rows(const std::vector<json>& rows) {
     summary.push_back(entry);
   }
   return summary;
+}
+
+std::string summary_heading(const json& summary) {
+  const bool any_knee = std::any_of(summary.begin(), summary.end(), [](const json& e) { return !e["knee"].is_null(); });
+  return any_knee ? "Summary (best configuration; knee = fewest SMs reaching 90% of the best):"
+                  : "Summary (best configuration):";
+}
+
+std::string comparison_heading(const json& comparison) {
+  const bool any_baseline = std::any_of(comparison.begin(), comparison.end(), [](const json& e) {
+    return !e["speedup_over_staged"].is_null() || !e["speedup_over_nccl"].is_null();
+  });
+  return std::string("Best one-way P2P method per size band (GB/s, 1 GB = 1e9 B") +
+         (any_baseline ? "; speedup over the baselines):" : "):");
 }
 
 std::vector<std::string> summary_lines(const json& summary) {

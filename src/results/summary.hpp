@@ -1,5 +1,5 @@
-// The sweep's answer per method x direction x mode: the best configuration and the knee
-// (the fewest SMs reaching 90% of that best).
+// The sweep's answer per method x direction x mode: the best configuration and, where the sweep
+// varied the SM count (blocks) at the best's size, the knee (the fewest SMs reaching 90% of it).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,5 +21,11 @@ std::vector<std::string> comparison_lines(const nlohmann::json& comparison);
 
 // Console lines for the summary ("ldst push uni: best 371.2 GB/s at ..., knee 8 SMs (336.1 GB/s)").
 std::vector<std::string> summary_lines(const nlohmann::json& summary);
+
+// The headings printed above those lines: the knee is explained only where a knee was found
+// (the sweep varied the SM count), the speedup only where a baseline (staged, nccl) was
+// measured at a size of the table.
+std::string summary_heading(const nlohmann::json& summary);
+std::string comparison_heading(const nlohmann::json& comparison);
 
 }  // namespace p2pbench

@@ -154,22 +154,6 @@ std::optional<std::string> static_skip_reason(const CaseSpec& c) {
   return std::nullopt;
 }
 
-void validate_kernel_axes(const Config& config) {
-  auto check_all = [](const std::vector<uint64_t>& values, const std::string& key, auto ok, const char* why) {
-    for (size_t i = 0; i < values.size(); ++i)
-      if (!ok(values[i])) throw InputError(key + "[" + std::to_string(i) + "]", std::to_string(values[i]), why);
-  };
-  check_all(config.ldst.blocks, "ldst.blocks", [](uint64_t v) { return v >= 1 && v <= 65535; }, "blocks must be 1..65535");
-  check_all(config.tma.blocks, "tma.blocks", [](uint64_t v) { return v >= 1 && v <= 65535; }, "blocks must be 1..65535");
-  check_all(config.ldst.threads, "ldst.threads", [](uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; },
-            "threads per block must be a multiple of 32 from 32 to 1024");
-  check_all(config.ldst.unroll, "ldst.unroll", [](uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; },
-            "unroll must be 1, 2, 4 or 8");
-  check_all(config.tma.stages, "tma.stages", [](uint64_t v) { return v >= 1 && v <= 32; }, "stages must be 1..32");
-  check_all(config.tma.smem_bytes, "tma.smem_bytes", [](uint64_t v) { return v >= 16 && v <= (1u << 20); },
-            "shared memory per block must be 16 bytes .. 1 MiB (the device limit is checked at run time)");
-}
-
 SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases, double gbps) {
   SweepEstimate e;
   e.cases = cases.size();

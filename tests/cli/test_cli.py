@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -82,9 +83,9 @@ def test_bad_config_exits_2_naming_key_and_leaves_output_alone(tmp_path, name, t
     [
         (["--samples", "0"], ["--samples", "0"]),
         (["--samples", "x"], ["--samples", "x"]),
-        (["-b", "0"], ["-b/-e/-f", "0"]),
+        (["-b", "0"], ["(from -b)", "0"]),
         (["--methods", "ce,dma"], ["--methods", "dma"]),
-        (["--threads", "1025", "--methods", "ldst"], ["ldst.threads[0]", "1025"]),
+        (["--threads", "1025", "--methods", "ldst"], ["ldst.threads[0] (from --threads)", "1025"]),
         (["--min-sample-time", "-1"], ["--min-sample-time", "-1"]),
     ],
 )
@@ -103,16 +104,148 @@ def test_missing_config_file(tmp_path):
     assert "nope.json" in r.stderr
 
 
-def test_no_config_given():
-    r = run()
-    assert r.returncode == 2
-    assert "--config" in r.stderr
+def test_no_config_runs_the_built_in_default():
+    """Flags alone define a sweep: without --config, configs/default.json as built in."""
+    with_file = run("--config", DEFAULT, "--dry-run")
+    without = run("--dry-run")
+    assert without.returncode == 0, without.stderr
+    assert without.stdout == with_file.stdout
 
 
-def test_unwritable_output_directory(tmp_path):
-    r = run("--config", DEFAULT, "--output", str(tmp_path / "missing-dir" / "r.json"))
+def test_flags_alone_override_the_built_in_default():
+    r = run("--dry-run", "--methods", "ce", "--sizes", "64k,1g", "--modes", "uni", "--directions", "push")
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stdout.splitlines() if "/push/uni/" in l]
+    assert len(lines) == 4, r.stdout  # 2 sizes x 2 orientations
+    assert all(l.split()[1].startswith("ce/") for l in lines)
+    assert re.search(r"bytes:65536\b", r.stdout) and re.search(r"bytes:1073741824\b", r.stdout)
+
+
+def test_config_wins_over_the_default(tmp_path):
+    r = run("--config", write(tmp_path, '{"label": "mine", "sizes": [4096], "methods": ["ce"]}'), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "config 'mine'" in r.stdout
+    assert "ldst" not in r.stdout
+
+
+def test_version_prints_name_version_and_sha():
+    r = run("--version")
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"p2pbench \d+\.\d+\.\d+ \(git ([0-9a-f]{7,40}|unknown)\)\n", r.stdout), r.stdout
+
+
+@pytest.mark.parametrize("text,bytes_", [("64k", 65536), ("1g", 1 << 30), ("4KiB", 4096), ("4kib", 4096),
+                                         ("1M", 1 << 20), ("2GiB", 2 << 30), ("4095", 4095)])
+def test_size_suffixes_in_any_case(text, bytes_):
+    r = run("--dry-run", "--methods", "ce", "--modes", "uni", "--directions", "push", "--sizes", text)
+    assert r.returncode == 0, r.stderr
+    assert f"bytes:{bytes_}" in r.stdout, r.stdout
+
+
+def test_ranges_include_their_end():
+    r = run("--dry-run", "--methods", "ldst", "--modes", "uni", "--directions", "push", "--sizes", "1M",
+            "--blocks", "1..132")
+    assert r.returncode == 0, r.stderr
+    blocks = sorted({int(m) for m in re.findall(r"blocks:(\d+)", r.stdout)})
+    assert blocks == [1, 2, 4, 8, 16, 32, 64, 128, 132]
+    r = run("--dry-run", "--methods", "ce", "--modes", "uni", "--directions", "push", "-b", "4K", "-e", "100K", "-f", "4")
+    assert r.returncode == 0, r.stderr
+    sizes = sorted({int(m) for m in re.findall(r"bytes:(\d+)", r.stdout)})
+    assert sizes == [4096, 16384, 65536, 102400]
+
+
+def test_sizes_printed_exactly():
+    r = run("--dry-run", "--methods", "ce", "--modes", "uni", "--directions", "push", "--sizes", "4095,4096,4097,1536K")
+    assert r.returncode == 0, r.stderr
+    for text in ["4095 B", "4 KiB", "4097 B", "1536 KiB"]:
+        assert re.search(rf"\s{text}\s*$", r.stdout, re.M), (text, r.stdout)
+    assert "4.00 KiB" not in r.stdout
+
+
+def test_dry_run_says_what_it_did_not_check():
+    r = run("--dry-run", "--methods", "ldst,tma", "--blocks", "500", "--sizes", "1G")
+    assert r.returncode == 0, r.stderr
+    assert "NOT checked without a GPU" in r.stdout
+    assert "device memory: needs 2304 MiB per GPU" in r.stdout  # 2 x 1 GiB + 256 MiB
+    assert "blocks up to 500" in r.stdout
+    assert "compute capability 9.0" in r.stdout
+
+
+@pytest.mark.parametrize("make,why", [
+    (lambda d: d / "missing-dir" / "r.json", "No such file"),
+    (lambda d: str(d) + "/", "names a directory"),
+    (lambda d: d, "is a directory"),
+    (lambda d: (d / "sub").mkdir() or str(d / "sub") + "/r.json/", "names a directory"),
+    (lambda d: (d / "t").write_text("keep") and (d / "l.json").symlink_to(d / "t") or d / "l.json", "symbolic link"),
+    (lambda d: (d / "f").write_text("keep") and d / "f" / "r.json", "is not a directory"),
+], ids=["missing-dir", "trailing-slash", "directory", "sub-trailing-slash", "symlink", "file-as-dir"])
+def test_unusable_output_refused_up_front(tmp_path, make, why):
+    out = str(make(tmp_path))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = run("--config", DEFAULT, "--output", out)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("p2pbench: error: --output = \"" + out + "\""), r.stderr
+    assert why in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no probe or temporary left
+    for name in ("t", "f"):
+        if (tmp_path / name).exists():
+            assert (tmp_path / name).read_text() == "keep"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories (tests/unit covers it as nobody)")
+def test_read_only_output_directory(tmp_path):
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o555)
+    try:
+        r = run("--config", DEFAULT, "--output", str(d / "r.json"))
+    finally:
+        d.chmod(0o755)
     assert r.returncode == 2
-    assert "--output" in r.stderr
+    assert "cannot create files" in r.stderr and "Permission denied" in r.stderr
+
+
+LIMITS = [
+    (["--sizes", "17179869185G"], ["sizes", "(from --sizes)", "17179869185G", "64 bits"]),
+    (["--sizes", "18446744073709551615"], ["sizes", "(from --sizes)", "64 bits"]),
+    (["-b", "1k", "-e", "99999999999999999999"], ["(from -b/-e)", "64 bits"]),
+    (["--buffer-pool", "17179869185G"], ["buffer_pool_bytes (from --buffer-pool)", "64 bits"]),
+    (["--timeout-scale", "0"], ["--timeout-scale", "finite number > 0"]),
+    (["--timeout-scale", "-3"], ["--timeout-scale", "finite number > 0"]),
+    (["--timeout-scale", "inf"], ["--timeout-scale"]),
+    (["--timeout-scale", "nan"], ["--timeout-scale"]),
+    (["--threads", "1025", "--methods", "ldst"], ["ldst.threads[0] (from --threads) = 1025", "multiple of 32"]),
+    (["--threads", "100", "--methods", "ldst"], ["(from --threads)", "multiple of 32"]),
+    (["--smem", "300K", "--methods", "tma"], ["tma.smem_bytes[0] (from --smem) = 307200", "227 KiB"]),
+    (["--blocks", "0"], ["(from --blocks)", "0"]),
+    (["--blocks", "70000"], ["ldst.blocks[0] (from --blocks) = 70000", "1..65535"]),
+    (["--stages", "33", "--methods", "tma"], ["tma.stages[0] (from --stages) = 33"]),
+    (["--unroll", "3"], ["ldst.unroll[0] (from --unroll) = 3"]),
+    (["--methods", "ldst", "--sizes", "1..1T:2", "--blocks", "1..65535:2", "--threads", "32..1024:2",
+      "--unroll", "1,2,4,8"], ["sweep", "more than the limit of 100000 cases"]),
+    (["--samples", "2.5"], ["--samples", "2.5"]),
+    (["-f", "1"], ["factor", "(from -f)"]),
+]
+
+
+@pytest.mark.parametrize("flags,needles", LIMITS, ids=[" ".join(f) for f, _ in LIMITS])
+def test_limits_refused_naming_the_flag_even_in_a_dry_run(tmp_path, flags, needles):
+    for extra in (["--dry-run"], ["--output", str(tmp_path / "r.json")]):
+        r = run(*flags, *extra)
+        assert r.returncode == 2, (flags, r.stdout, r.stderr)
+        for needle in needles:
+            assert needle in r.stderr, (needle, r.stderr)
+        assert not (tmp_path / "r.json").exists()
+
+
+def test_deeply_nested_config_refused(tmp_path):
+    text = '{"label": ' + "[" * 100 + "]" * 100 + "}"
+    r = run("--config", write(tmp_path, text), "--dry-run")
+    assert r.returncode == 2
+    assert "nested deeper than 64 levels" in r.stderr
+    r = run("--config", write(tmp_path, "[" * 1000000), "--dry-run")
+    assert r.returncode == 2, r.stderr[-300:]
+    assert "nested deeper than 64 levels" in r.stderr
 
 
 def test_single_process_run_refuses_clearly(tmp_path):
