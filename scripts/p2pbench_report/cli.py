@@ -285,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
     nccl.add_argument("input", metavar="FILE", help="nccl-tests output: its text (stdout) or its -J JSON file")
     nccl.add_argument("--in-place", action="store_true", help="use the in-place columns (default: out-of-place)")
     _import_options(nccl, "nccl-tests")
+
+    from p2pbench_report.cli_expect import register as register_expectations
+    register_expectations(subparsers, _subcommand)  # expect make, check
     return parser
 
 
