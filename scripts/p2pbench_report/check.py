@@ -163,7 +163,7 @@ def render_text(report: CheckReport, verbose: bool = True) -> str:
         table.add(j.result.lower() if j.result == "NO EXPECTATION" else j.result, *_case_cells(j.row),
                   f"{format_value(j.figure if j.figure is not None else _row_median(j.row))} {unit}".strip(),
                   _limit_text(j.entry) if j.entry else "-",
-                  f"{j.margin:+.3g} {unit}" if j.margin is not None else "-",
+                  f"{j.margin:+.{3 if unit == 'µs' else 2}f} {unit}" if j.margin is not None else "-",
                   f"{j.margin_pct:+.1f}%" if j.margin_pct is not None else "-", j.note)
     if table.rows:
         lines.append(table.to_markdown())

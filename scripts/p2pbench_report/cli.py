@@ -123,9 +123,18 @@ def run_export(args: argparse.Namespace) -> int:
     from p2pbench_report.export import write_csv
     from p2pbench_report.loader import load_results
 
-    write_csv(load_results(args.results), args.csv)
-    if args.csv != "-":
-        print(f"wrote {args.csv}", file=sys.stderr)
+    output = args.output or args.csv
+    if not output:
+        print(f"{PROGRAM} export: error: say where to write: -o FILE (or --csv FILE; '-' for stdout)", file=sys.stderr)
+        return 2
+    if args.format == "prometheus":
+        from p2pbench_report.prometheus import write_prometheus  # prometheus_client only when asked for
+
+        write_prometheus(load_results(args.results).document, output)
+    else:
+        write_csv(load_results(args.results), output)
+    if output != "-":
+        print(f"wrote {output} ({args.format})", file=sys.stderr)
     return 0
 
 
@@ -247,12 +256,21 @@ def build_parser() -> argparse.ArgumentParser:
     regression.add_argument("-v", "--verbose", action="store_true", help="list SAME cases too (markdown)")
 
     export = _subcommand(
-        subparsers, "export", run_export, "CSV for spreadsheets: one row per case, one column per field",
-        "Statistics are flattened (bandwidth_gbps_median, time_us_stdev, latency_us_p95 ...), bidir\n"
-        "per-direction figures become directions_<i>_<field>, raw samples one ';'-joined column.",
-        "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head")
+        subparsers, "export", run_export, "CSV for spreadsheets, or a Prometheus textfile",
+        "csv: one row per case, one column per field. Statistics are flattened (bandwidth_gbps_median,\n"
+        "time_us_stdev, latency_us_p95 ...), bidir per-direction figures become directions_<i>_<field>,\n"
+        "raw samples one ';'-joined column; label, host, GPU names, UUIDs, bus ids and driver version\n"
+        "on every row, so files of several clusters stack.\n"
+        "prometheus: OpenMetrics text for node-exporter's textfile collector (needs prometheus_client):\n"
+        "p2pbench_bandwidth_gbps, p2pbench_latency_seconds, p2pbench_case_ok per case, labelled method,\n"
+        "direction, mode, bytes, shape, src/dst GPU UUID, host, label; p2pbench_run_health_ok,\n"
+        "_contention, _throttled, _link_errors and _timestamp_seconds per run.",
+        "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head\n"
+        "  p2pbench-report export --format prometheus run.json -o /var/lib/node_exporter/textfile/p2pbench.prom")
     export.add_argument("results", metavar="RESULTS.json")
-    export.add_argument("--csv", required=True, metavar="FILE", help="CSV file to write ('-' for stdout)")
+    export.add_argument("--format", choices=("csv", "prometheus"), default="csv", help="what to write (default csv)")
+    export.add_argument("-o", "--output", metavar="FILE", help="file to write ('-' for stdout)")
+    export.add_argument("--csv", metavar="FILE", help="the same as --format csv -o FILE")
 
     nvbandwidth = _subcommand(
         subparsers, "import-nvbandwidth", run_import_nvbandwidth,
