@@ -5,6 +5,7 @@
   FAIL            below the floor / above the ceiling, or the case failed or was skipped
   no expectation  a row of the run that no entry matches (listed, never fails)
   not measured    an entry that no row of the run matches (listed, never fails)
+A run none of whose rows matches an entry is unusable input (exit 2): another system's file.
 Margin: how far the figure is on the good side of the limit, in the metric's unit and in % of the
 limit (negative: the FAIL's shortfall). Exit status 1 on any FAIL, else 0.
 
@@ -118,6 +119,11 @@ def check(results_path: str, expectations_path: str, force: bool = False, pair_c
             used.add(entry_index)
             report.judged.append(_judge(index, row, entry))
     report.not_measured = [e for i, e in enumerate(entries) if i not in used]
+    if not used:  # the wrong system's file would otherwise "pass" with nothing checked
+        classes = sorted({str(e.get("pair_class")) for e in expectations["expectations"]})
+        raise InputError(results_path, f"no row of the run matches an expectation of {expectations_path} (the run's "
+                                       f"pair class is {report.pair_class}; the file's: {', '.join(classes) or 'none'}): "
+                                       f"expectations of another system or sweep?")
     return report
 
 

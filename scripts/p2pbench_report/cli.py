@@ -263,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
         "on every row, so files of several clusters stack.\n"
         "prometheus: OpenMetrics text for node-exporter's textfile collector (needs prometheus_client):\n"
         "p2pbench_bandwidth_gbps, p2pbench_latency_seconds, p2pbench_case_ok per case, labelled method,\n"
-        "direction, mode, bytes, shape, src/dst GPU UUID, host, label; p2pbench_run_health_ok,\n"
+        "direction, mode, bytes, shape, src/dst rank and GPU UUID, host, label; p2pbench_run_health_ok,\n"
         "_contention, _throttled, _link_errors and _timestamp_seconds per run.",
         "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head\n"
         "  p2pbench-report export --format prometheus run.json -o /var/lib/node_exporter/textfile/p2pbench.prom")

@@ -112,11 +112,14 @@ def _written_as_integers(text: pd.Series) -> bool:
 
 
 def read_csv(path: str | Path) -> pd.DataFrame:
-    """Reads an exported CSV back: samples as lists of floats, integer fields as Int64."""
+    """Reads an exported CSV back: samples as lists of floats, integer fields as Int64, the
+    identity columns as text."""
     frame = pd.read_csv(path, keep_default_na=True, float_precision="round_trip")
     text = pd.read_csv(path, dtype=str, keep_default_na=True)  # the cells as written
     for column in frame.columns:
-        if is_sample_column(column):
+        if column in IDENTITY_COLUMNS:  # names and versions stay text ("999.1" is not a number)
+            frame[column] = text[column].astype(object).where(text[column].notna(), None)
+        elif is_sample_column(column):
             frame[column] = text[column].map(_split_samples)
         elif column in INTEGER_FIELDS or _written_as_integers(text[column]):
             frame[column] = text[column].map(lambda v: int(v) if isinstance(v, str) else pd.NA).astype("Int64")

@@ -3,7 +3,8 @@ collector (written atomically: a temporary file renamed into place, as the colle
 
 Metrics (gauges), one sample per case; labels method, direction, mode, bytes, shape (the kernel
 shape and payload as `compare` prints them, e.g. "b132 t512 u4"; "" for the copy engine),
-src_gpu_uuid, dst_gpu_uuid (a bidir row: rank 0's and rank 1's GPU), host and label (meta.label):
+src_rank, dst_rank ("" for a bidir row; they tell apart two ranks on one GPU), src_gpu_uuid,
+dst_gpu_uuid (a bidir row: rank 0's and rank 1's GPU), host and label (meta.label):
   p2pbench_bandwidth_gbps     median of the raw samples, GB/s (1 GB = 1e9 B), ok bandwidth rows
   p2pbench_latency_seconds    median of the raw samples, seconds, ok latency rows
   p2pbench_case_ok            1 when the case ran (status ok), 0 when it failed or was skipped
@@ -27,7 +28,8 @@ from p2pbench_report.export import identity_of
 from p2pbench_report.expectations import figure_of, metric_of
 from p2pbench_report.verdicts import run_verdicts
 
-CASE_LABELS = ("method", "direction", "mode", "bytes", "shape", "src_gpu_uuid", "dst_gpu_uuid", "host", "label")
+CASE_LABELS = ("method", "direction", "mode", "bytes", "shape", "src_rank", "dst_rank", "src_gpu_uuid", "dst_gpu_uuid",
+               "host", "label")
 RUN_LABELS = ("host", "label")
 NEEDED_FOR = "for the Prometheus export (pip install prometheus-client)"
 
@@ -35,8 +37,9 @@ NEEDED_FOR = "for the Prometheus export (pip install prometheus-client)"
 def _case_labels(meta: dict, row: dict, occurrence: int) -> list[str]:
     where = identity_of(meta, row)
     key = identity(row) + (occurrence,)
+    ranks = ["" if row.get(name) is None else str(row.get(name)) for name in ("src_rank", "dst_rank")]
     return [str(row.get("method")), str(row.get("direction")), str(row.get("mode")), str(row.get("bytes")),
-            describe_config(key), str(where["src_gpu_uuid"] or ""), str(where["dst_gpu_uuid"] or ""),
+            describe_config(key), *ranks, str(where["src_gpu_uuid"] or ""), str(where["dst_gpu_uuid"] or ""),
             str(where["host"] or ""), str(meta.get("label") or "")]
 
 
