@@ -176,7 +176,8 @@ def render_text(report: CheckReport, verbose: bool = True) -> str:
     if report.not_measured:
         lines += ["", f"not measured ({len(report.not_measured)} expectations no row of the run matches):"]
         for entry in report.not_measured:
-            case = " ".join(c for c in describe_case(identity(entry["match"])).values() if c)
+            described = dict(describe_case(identity(entry["match"])), ranks="")  # both orientations
+            case = " ".join(c for c in described.values() if c)
             lines.append(f"  not measured: {case} {entry['metric']} {_limit_text(entry)}")
     return "\n".join(lines + ["", summary_line(report)]) + "\n"
 

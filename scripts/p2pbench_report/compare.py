@@ -12,6 +12,7 @@ import io
 from dataclasses import dataclass
 
 from p2pbench_report.conditions import conditions_warning, run_conditions
+from p2pbench_report.verdicts import run_verdicts
 from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, match_cases, median_of
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.tables import Table
@@ -104,6 +105,10 @@ def render_markdown(comparison: Comparison) -> str:
     warning = conditions_warning([r.document["meta"] for r in comparison.result_sets])
     if warning:
         parts += ["", f"**{warning}**"]
+    evidence = [f"- {r.name}: {message}" for r in comparison.result_sets
+                for message in run_verdicts(r.document["meta"]).messages]
+    if evidence:
+        parts += ["", "Health verdicts (evidence):", *evidence]
     sections = _sections(comparison)
     for title, table in sections:
         parts += ["", f"## {title}", "", table.to_markdown()]

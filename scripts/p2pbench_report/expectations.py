@@ -6,15 +6,18 @@ Format (shared with the driver's --expect FILE; documented in README.md):
    "made_from": ["results/h200-nv18/default.json", ...], "tolerance_pct": 5.0,
    "made_with": {"verify": true, "samples": 10, "min_sample_time_ms": 1.0},
    "expectations": [{"match": {"method": "ce", "direction": "push", "mode": "uni",
-                               "bytes": 1073741824, "src_rank": 0, "dst_rank": 1, "blocks": null, ...},
+                               "bytes": 1073741824, "blocks": null, ...},
                      "pair_class": "NV18", "metric": "bandwidth_gbps",
                      "reference": 396.03, "floor": 376.23}, ...]}
-`match` holds every independent variable of the row (cases.INDEPENDENT_VARIABLES: method,
-direction, mode, bytes, the ranks, the kernel shape, buffer_pool_bytes and the payload fields),
-null where the row has null; a row matches when each equals the row's field (null matches null or
-a missing field) and the run's meta.topology.topo_label equals `pair_class`. `reference` is the
-known-good median of the raw samples (where several source rows measured the case: the worst of
-them, so that every source passes); `floor` = reference x (1 - tolerance) for bandwidth_gbps,
+`match` holds every independent variable of the row but its ranks (MATCH_FIELDS: method,
+direction, mode, bytes, the kernel shape, buffer_pool_bytes and the payload fields), null where
+the row has null; a row matches when each equals the row's field (null matches null or a missing
+field) and the run's meta.topology.topo_label equals `pair_class`. Both orientations (0->1, 1->0)
+of a case share one entry: the committed runs were made on several GPU pairs, and an orientation
+difference seen on one pair (latency_ce: 7.6 µs 0->1, 6.6 µs 1->0) is not known to follow the
+rank rather than the GPU. `reference` is the known-good median of the raw samples (where several
+source rows measured the case, orientations included: the worst of them, so that every source
+passes); `floor` = reference x (1 - tolerance) for bandwidth_gbps,
 `ceiling` = reference x (1 + tolerance) for latency_us. `made_with` records how the sources were
 made (the least of them): `check` refuses a run made with less (fewer samples, shorter samples,
 verification off) unless forced. It is an addition to the agreed keys; readers ignore it.
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from p2pbench_report.cases import INDEPENDENT_VARIABLES, sort_key
+from p2pbench_report.cases import INDEPENDENT_VARIABLES, identity, sort_key
 from p2pbench_report.errors import InputError
 from p2pbench_report.loader import read_document
 from p2pbench_report.verdicts import run_verdicts
@@ -37,6 +40,7 @@ FORMAT = "p2pbench-expectations"
 VERSION = 1
 # metric -> (raw samples field, the limit's key, higher is better)
 METRICS = {"bandwidth_gbps": ("samples_gbps", "floor", True), "latency_us": ("samples_us", "ceiling", False)}
+MATCH_FIELDS = tuple(name for name in INDEPENDENT_VARIABLES if name not in ("src_rank", "dst_rank"))
 DIGITS = 4  # GB/s and µs to 1e-4: far below any run-to-run difference
 
 
@@ -55,7 +59,7 @@ def figure_of(row: dict, metric: str) -> float:
 
 
 def match_of(row: dict) -> dict[str, Any]:
-    return {name: row.get(name) for name in INDEPENDENT_VARIABLES}
+    return {name: row.get(name) for name in MATCH_FIELDS}
 
 
 def matches(match: dict[str, Any], row: dict) -> bool:
@@ -143,7 +147,7 @@ def make_expectations(paths: list[str], tolerance_pct: float, system: str | None
                 worst[key] = candidate
     if not worst:
         raise InputError(paths[0], "no ok bandwidth or latency row to make expectations from")
-    ordered = sorted(worst.values(), key=lambda c: (sort_key(tuple(c.match.values())), c.pair_class, c.metric))
+    ordered = sorted(worst.values(), key=lambda c: (sort_key(identity(c.match)), c.pair_class, c.metric))
     samples = [_config_number(d, "samples") for d in documents]
     sample_times = [_config_number(d, "min_sample_time_ms") for d in documents]
     made_with = {"verify": all(d["meta"].get("verify") is True for d in documents)}

@@ -86,14 +86,26 @@ def _throttle_reasons(meta: dict) -> list[str]:
     return found
 
 
+def _link_error_messages(delta: dict) -> list[str]:
+    """'link errors on GPU-...: crc_data +759, ecc_data +1770 (NVLink counters during the run)'."""
+    messages = []
+    for gpu in delta.get("gpus") or []:
+        counters = gpu.get("nvlink_errors") if isinstance(gpu, dict) else None
+        rose = {k: v for k, v in (counters or {}).items() if isinstance(v, (int, float)) and v > 0}
+        down = gpu.get("links_down") if isinstance(gpu, dict) else None
+        if rose or down:
+            parts = [f"{name} +{count:g}" for name, count in rose.items()] + ([f"links down {down}"] if down else [])
+            messages.append(f"link errors on {gpu.get('uuid', '?')}: {', '.join(parts)} (NVLink counters during the run)")
+    return messages or ["link errors: NVLink error counters rose during the run (meta.health_delta)"]
+
+
 def _derived(meta: dict) -> RunVerdicts:
     if not any(_gpus(meta.get(when)) for when in SNAPSHOTS):
         return RunVerdicts("unknown", False, False, False, source="not recorded")
     contention, throttle = _foreign_processes(meta), _throttle_reasons(meta)
     delta = meta.get("health_delta") if isinstance(meta.get("health_delta"), dict) else {}
     link_errors = bool(delta.get("errors_increased"))
-    messages = contention + throttle + (["link errors: NVLink error counters rose during the run "
-                                         "(meta.health_delta)"] if link_errors else [])
+    messages = contention + throttle + (_link_error_messages(delta) if link_errors else [])
     status = "warn" if messages else "ok"
     return RunVerdicts(status, bool(contention), bool(throttle), link_errors, tuple(messages),
                        source="derived from meta.health_*")

@@ -28,7 +28,7 @@ CONTENDED = {"status": "warn", "contention": True, "throttled": False, "link_err
 
 def test_compare_shows_and_flags_how_the_runs_were_made(cli, write_json, one_baseline_path, one_baseline_document):
     other = copy.deepcopy(one_baseline_document)
-    other["meta"].update(verify=False, verdicts=CONTENDED, nccl_version="9.9.9")
+    other["meta"].update(verify=False, verdicts=CONTENDED, nccl_version="9.9.9", label="candidate-node")
     other["meta"]["config"].update(samples=3, min_sample_time_ms=0.1)
     code, out, err = cli("compare", one_baseline_path, write_json("other.json", other))
     assert code == 0, err
@@ -40,6 +40,7 @@ def test_compare_shows_and_flags_how_the_runs_were_made(cli, write_json, one_bas
     assert rows["buffer pool"][-1] == "" and rows["clocks (current/max)"][-1] == ""
     warning = next(line for line in out.splitlines() if "WARNING: the runs were made differently" in line)
     assert "samples per case" in warning and "verify: on / off" in warning
+    assert "- candidate-node: pid 4242 (not a rank of this run) used 2.0 GiB on GPU 1" in out
     code, out, _ = cli("compare", one_baseline_path, one_baseline_path)
     assert "WARNING" not in out
 
