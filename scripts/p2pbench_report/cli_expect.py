@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -19,11 +18,11 @@ def _percent(text: str) -> float:
 
 
 def run_expect_make(args: argparse.Namespace) -> int:
-    from p2pbench_report.expectations import make_expectations
+    from p2pbench_report.expectations import make_expectations, render_expectations
 
     document = make_expectations(args.results, args.tolerance, system=args.system, pair_class=args.pair_class,
                                  force=args.force)
-    text = json.dumps(document, indent=1) + "\n"
+    text = render_expectations(document)
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:

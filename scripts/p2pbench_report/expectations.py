@@ -160,6 +160,13 @@ def make_expectations(paths: list[str], tolerance_pct: float, system: str | None
             "expectations": [_entry(c, tolerance_pct / 100.0) for c in ordered]}
 
 
+def render_expectations(document: dict) -> str:
+    """JSON text with one line per expectation (reviewable, and a diff shows the cases that moved)."""
+    head = json.dumps({k: v for k, v in document.items() if k != "expectations"}, indent=1)
+    entries = ",\n".join("  " + json.dumps(entry) for entry in document["expectations"])
+    return head[:-2] + ',\n "expectations": [\n' + entries + "\n ]\n}\n"
+
+
 def _entry_problem(entry: Any) -> str | None:
     if not isinstance(entry, dict) or not isinstance(entry.get("match"), dict):
         return "an entry without a 'match' object"
