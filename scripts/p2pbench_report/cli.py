@@ -1,7 +1,9 @@
 """Command line: `p2pbench-report SUBCOMMAND ...`. `main(argv)` returns the exit status.
 
 Exit status: 0 success; 1 `regress` found a SLOWER or BROKEN case (or MISSING with
---require-all); 2 unusable input (a file missing, not JSON, not schema-valid) or bad usage.
+--require-all), or `check` a FAIL; 2 unusable input (a file missing, not JSON, not schema-valid,
+a run `check` refuses) or bad usage; 3 `regress`: a slowdown measured on a contended or throttled
+candidate (UNRELIABLE: re-run).
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ examples:
   p2pbench-report compare old.json new.json --html comparison.html
   p2pbench-report regress baseline.json candidate.json --threshold 5%
   p2pbench-report export run.json --csv run.csv
+  p2pbench-report expect make good.json -o expect.json && p2pbench-report check run.json --expect expect.json
   p2pbench-report import-nvbandwidth nvbandwidth.json -o nvbandwidth.p2pbench.json
   p2pbench-report plot run.json nvbandwidth.p2pbench.json -o figures/   # p2pbench beside nvbandwidth
 
-exit status: 0 ok; 1 regress found a regression; 2 unusable input or bad usage.
+exit status: 0 ok; 1 regress found a regression / check a FAIL; 2 unusable input or bad usage;
+3 regress: UNRELIABLE (slower on a contended or throttled candidate: re-run).
 'p2pbench-report SUBCOMMAND --help' explains each subcommand.
 """
 
@@ -123,9 +127,18 @@ def run_export(args: argparse.Namespace) -> int:
     from p2pbench_report.export import write_csv
     from p2pbench_report.loader import load_results
 
-    write_csv(load_results(args.results), args.csv)
-    if args.csv != "-":
-        print(f"wrote {args.csv}", file=sys.stderr)
+    output = args.output or args.csv
+    if not output:
+        print(f"{PROGRAM} export: error: say where to write: -o FILE (or --csv FILE; '-' for stdout)", file=sys.stderr)
+        return 2
+    if args.format == "prometheus":
+        from p2pbench_report.prometheus import write_prometheus  # prometheus_client only when asked for
+
+        write_prometheus(load_results(args.results).document, output)
+    else:
+        write_csv(load_results(args.results), output)
+    if output != "-":
+        print(f"wrote {output} ({args.format})", file=sys.stderr)
     return 0
 
 
@@ -207,7 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
         subparsers, "compare", run_compare, "side-by-side table of several results files",
         "Matches cases on their independent variables (method, direction, mode, bytes, src_rank,\n"
         "dst_rank, blocks, threads, unroll, smem_bytes, stages, buffer_pool_bytes, and payload fields of\n"
-        "latency rows) and prints, as Markdown, a metadata diff (GPU, driver, CUDA, link, hosts) and\n"
+        "latency rows) and prints, as Markdown, a metadata diff (GPU, driver, CUDA, link, hosts; how\n"
+        "each run was made: verify, samples, sample time, buffer pool, clocks, NCCL, sanitizer mode;\n"
+        "each run's health verdicts, with a WARNING where these differ) and\n"
         "each file's median with the ratio to the first file. Cases measured in only one file are\n"
         "left out unless --all-cases.",
         "examples:\n"
@@ -223,18 +238,24 @@ def build_parser() -> argparse.ArgumentParser:
         "  SLOWER     median worse by more than the threshold AND a one-sided Mann-Whitney U test on\n"
         "             the raw samples (alpha = 0.05) says the candidate is worse       -> exit 1\n"
         "  BROKEN     ok in the baseline, failed or skipped in the candidate            -> exit 1\n"
+        "  UNRELIABLE would be SLOWER, but the candidate run had contention or throttled clocks\n"
+        "             (meta.verdicts, or derived from its health snapshots): re-run  -> exit 3\n"
         "  MISSING    absent from the candidate                         -> exit 1 only with --require-all\n"
         "  AMBIGUOUS  the median moved past the threshold but the test cannot confirm it (too few\n"
         "             samples for p < alpha, e.g. 3 vs 3, or p >= alpha)\n"
         "  FASTER     better by more than the threshold, confirmed (never fails)\n"
         "  SAME       within the threshold;  UNMEASURED: not ok in the baseline;  NEW: candidate only\n"
         "Bandwidth rows use --threshold (higher is better); latency rows (latency_us) use\n"
-        "--latency-threshold (lower is better). SLOWER and BROKEN cases are listed first.",
+        "--latency-threshold (lower is better). Medians and the test come from the raw samples.\n"
+        "Both runs' health verdicts and any difference in how they were made (verify, samples,\n"
+        "sample time, buffer pool, clocks, NCCL, sanitizer mode) are printed. SLOWER and BROKEN\n"
+        "cases are listed first.",
         "examples:\n"
         "  p2pbench-report regress baseline.json candidate.json\n"
         "  p2pbench-report regress baseline.json candidate.json --threshold 3% --require-all\n"
         "  p2pbench-report regress baseline.json candidate.json --format json > verdicts.json\n\n"
-        "exit status: 0 no regression; 1 SLOWER or BROKEN (or MISSING with --require-all); 2 unusable input.")
+        "exit status: 0 no regression; 1 SLOWER or BROKEN (or MISSING with --require-all); 2 unusable\n"
+        "input; 3 no failing case but an UNRELIABLE one (a gate must not pass it: re-run on idle GPUs).")
     regression.add_argument("baseline", metavar="BASELINE.json")
     regression.add_argument("candidate", metavar="CANDIDATE.json")
     regression.add_argument("--threshold", type=_fraction, default=0.05, metavar="5%",
@@ -247,12 +268,21 @@ def build_parser() -> argparse.ArgumentParser:
     regression.add_argument("-v", "--verbose", action="store_true", help="list SAME cases too (markdown)")
 
     export = _subcommand(
-        subparsers, "export", run_export, "CSV for spreadsheets: one row per case, one column per field",
-        "Statistics are flattened (bandwidth_gbps_median, time_us_stdev, latency_us_p95 ...), bidir\n"
-        "per-direction figures become directions_<i>_<field>, raw samples one ';'-joined column.",
-        "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head")
+        subparsers, "export", run_export, "CSV for spreadsheets, or a Prometheus textfile",
+        "csv: one row per case, one column per field. Statistics are flattened (bandwidth_gbps_median,\n"
+        "time_us_stdev, latency_us_p95 ...), bidir per-direction figures become directions_<i>_<field>,\n"
+        "raw samples one ';'-joined column; label, host, GPU names, UUIDs, bus ids and driver version\n"
+        "on every row, so files of several clusters stack.\n"
+        "prometheus: OpenMetrics text for node-exporter's textfile collector (needs prometheus_client):\n"
+        "p2pbench_bandwidth_gbps, p2pbench_latency_seconds, p2pbench_case_ok per case, labelled method,\n"
+        "direction, mode, bytes, shape, src/dst rank and GPU UUID, host, label; p2pbench_run_health_ok,\n"
+        "_contention, _throttled, _link_errors and _timestamp_seconds per run.",
+        "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head\n"
+        "  p2pbench-report export --format prometheus run.json -o /var/lib/node_exporter/textfile/p2pbench.prom")
     export.add_argument("results", metavar="RESULTS.json")
-    export.add_argument("--csv", required=True, metavar="FILE", help="CSV file to write ('-' for stdout)")
+    export.add_argument("--format", choices=("csv", "prometheus"), default="csv", help="what to write (default csv)")
+    export.add_argument("-o", "--output", metavar="FILE", help="file to write ('-' for stdout)")
+    export.add_argument("--csv", metavar="FILE", help="the same as --format csv -o FILE")
 
     nvbandwidth = _subcommand(
         subparsers, "import-nvbandwidth", run_import_nvbandwidth,
@@ -285,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     nccl.add_argument("input", metavar="FILE", help="nccl-tests output: its text (stdout) or its -J JSON file")
     nccl.add_argument("--in-place", action="store_true", help="use the in-place columns (default: out-of-place)")
     _import_options(nccl, "nccl-tests")
+
+    from p2pbench_report.cli_expect import register as register_expectations
+    register_expectations(subparsers, _subcommand)  # expect make, check
     return parser
 
 

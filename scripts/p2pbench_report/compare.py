@@ -11,6 +11,8 @@ import html
 import io
 from dataclasses import dataclass
 
+from p2pbench_report.conditions import conditions_warning, run_conditions
+from p2pbench_report.verdicts import run_verdicts
 from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, match_cases, median_of
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.tables import Table
@@ -46,8 +48,9 @@ def compare(result_sets: list[ResultSet], all_cases: bool = False) -> Comparison
 
 
 def metadata_table(result_sets: list[ResultSet]) -> Table:
-    """One row per metadata field, one column per file, and whether the files differ."""
-    fields = [r.system.diff_fields() for r in result_sets]
+    """One row per metadata field (the system, then how the run was made: conditions.py), one
+    column per file, and whether the files differ."""
+    fields = [{**r.system.diff_fields(), **run_conditions(r.document["meta"])} for r in result_sets]
     table = Table(["field"] + [r.name for r in result_sets] + ["differs"])
     for name in fields[0]:
         values = [f[name] for f in fields]
@@ -99,6 +102,13 @@ def render_markdown(comparison: Comparison) -> str:
     parts = ["# p2pbench comparison", "", "Files:"]
     parts += [f"- {r.name}: `{r.path}`{' (INCOMPLETE run)' if r.incomplete else ''}" for r in comparison.result_sets]
     parts += ["", "## Metadata", "", metadata_table(comparison.result_sets).to_markdown()]
+    warning = conditions_warning([r.document["meta"] for r in comparison.result_sets])
+    if warning:
+        parts += ["", f"**{warning}**"]
+    evidence = [f"- {r.name}: {message}" for r in comparison.result_sets
+                for message in run_verdicts(r.document["meta"]).messages]
+    if evidence:
+        parts += ["", "Health verdicts (evidence):", *evidence]
     sections = _sections(comparison)
     for title, table in sections:
         parts += ["", f"## {title}", "", table.to_markdown()]
@@ -138,6 +148,9 @@ def render_html(comparison: Comparison) -> str:
     body += [f"<li>{html.escape(r.name)}: <code>{html.escape(str(r.path))}</code>"
              f"{' (INCOMPLETE run)' if r.incomplete else ''}</li>" for r in comparison.result_sets]
     body += ["</ul>", "<h2>Metadata</h2>", metadata_table(comparison.result_sets).to_html()]
+    warning = conditions_warning([r.document["meta"] for r in comparison.result_sets])
+    if warning:
+        body.append(f"<p><strong>{html.escape(warning)}</strong></p>")
     figures = build_figures(comparison.result_sets)
     try:
         if figures:

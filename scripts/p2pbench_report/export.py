@@ -7,6 +7,12 @@ bidir per-direction figures as directions_<i>_<field>, and raw samples as one co
 directions_0_samples_gbps, ...), written with full precision so that `read_csv` gets back the
 same numbers. Integer fields are written as digits and floats by repr (always with '.', 'e',
 'inf' or 'nan'), so `read_csv` also gets back which columns are integers.
+
+After the independent variables come the columns that say where a row was measured, so that
+files of several clusters stack into one table (IDENTITY_COLUMNS): label (meta.label), host (the
+source rank's host; both hosts joined with ';' where a bidir row's ranks differ), the source and
+destination GPU's name, UUID and PCI bus id (a bidir row: rank 0 -> rank 1, the pair; a host-link
+row: the GPU on both sides), and the GPU driver version.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from p2pbench_report.loader import INTEGER_FIELDS, ResultSet, is_sample_column
 
 SAMPLE_SEPARATOR = ";"
 LOADER_ONLY_COLUMNS = ("metric", "row_index")
+IDENTITY_COLUMNS = ("label", "host", "src_gpu_name", "src_gpu_uuid", "src_gpu_pci_bus_id", "dst_gpu_name",
+                    "dst_gpu_uuid", "dst_gpu_pci_bus_id", "driver_version")
 INTEGER_TEXT = re.compile(r"-?[0-9]+")
 
 
@@ -30,10 +38,47 @@ def _is_sample_column(frame: pd.DataFrame, column: str) -> bool:
     return is_sample_column(column) or bool(frame[column].map(lambda v: isinstance(v, list)).any())
 
 
+def _by_rank(entries) -> dict:
+    return {e.get("rank"): e for e in entries or [] if isinstance(e, dict)}
+
+
+def _rank_pair(row: dict) -> tuple:
+    """(source rank, destination rank) of a row; a bidir row's pair from its first direction, else 0 -> 1."""
+    if row.get("src_rank") is not None or row.get("dst_rank") is not None:
+        return row.get("src_rank"), row.get("dst_rank")
+    directions = row.get("directions") or []
+    first = directions[0] if directions and isinstance(directions[0], dict) else {}
+    return first.get("src_rank", 0), first.get("dst_rank", 1)
+
+
+def identity_of(meta: dict, row: dict) -> dict[str, object]:
+    """The IDENTITY_COLUMNS of one results row (None where the file does not say)."""
+    gpus, ranks = _by_rank(meta.get("gpus")), _by_rank(meta.get("ranks"))
+    src, dst = _rank_pair(row)
+    src_gpu, dst_gpu = gpus.get(src, {}), gpus.get(dst, {})
+    hosts = list(dict.fromkeys(ranks[r]["host"] for r in (src, dst) if r in ranks and ranks[r].get("host")))
+    if not hosts and len(meta.get("hosts") or []) == 1:
+        hosts = list(meta["hosts"])
+    if row.get("mode") == "uni" and hosts:
+        hosts = hosts[:1]  # a one-way row: the source's host
+    return {
+        "label": meta.get("label"), "host": ";".join(hosts) or None,
+        "src_gpu_name": src_gpu.get("name"), "src_gpu_uuid": src_gpu.get("uuid"),
+        "src_gpu_pci_bus_id": src_gpu.get("pci_bus_id"), "dst_gpu_name": dst_gpu.get("name"),
+        "dst_gpu_uuid": dst_gpu.get("uuid"), "dst_gpu_pci_bus_id": dst_gpu.get("pci_bus_id"),
+        "driver_version": src_gpu.get("driver_version") or dst_gpu.get("driver_version"),
+    }
+
+
 def csv_frame(result_set: ResultSet) -> pd.DataFrame:
-    """The loader's rows, made flat: lists joined with ';', loader-only columns dropped."""
+    """The loader's rows, made flat: identity columns added, lists joined with ';', loader-only
+    columns dropped."""
     frame = result_set.rows.drop(columns=[c for c in LOADER_ONLY_COLUMNS if c in result_set.rows.columns])
-    first = [c for c in INDEPENDENT_VARIABLES if c in frame.columns]
+    meta, rows = result_set.document["meta"], result_set.document["results"]
+    identities = pd.DataFrame([identity_of(meta, rows[i]) for i in result_set.rows["row_index"]],
+                              index=frame.index, columns=list(IDENTITY_COLUMNS), dtype=object)
+    frame = pd.concat([frame.drop(columns=[c for c in IDENTITY_COLUMNS if c in frame.columns]), identities], axis=1)
+    first = [c for c in INDEPENDENT_VARIABLES if c in frame.columns] + list(IDENTITY_COLUMNS)
     frame = frame[first + [c for c in frame.columns if c not in first]].copy()
     for column in frame.columns:
         if _is_sample_column(frame, column):
@@ -67,11 +112,14 @@ def _written_as_integers(text: pd.Series) -> bool:
 
 
 def read_csv(path: str | Path) -> pd.DataFrame:
-    """Reads an exported CSV back: samples as lists of floats, integer fields as Int64."""
+    """Reads an exported CSV back: samples as lists of floats, integer fields as Int64, the
+    identity columns as text."""
     frame = pd.read_csv(path, keep_default_na=True, float_precision="round_trip")
     text = pd.read_csv(path, dtype=str, keep_default_na=True)  # the cells as written
     for column in frame.columns:
-        if is_sample_column(column):
+        if column in IDENTITY_COLUMNS:  # names and versions stay text ("999.1" is not a number)
+            frame[column] = text[column].astype(object).where(text[column].notna(), None)
+        elif is_sample_column(column):
             frame[column] = text[column].map(_split_samples)
         elif column in INTEGER_FIELDS or _written_as_integers(text[column]):
             frame[column] = text[column].map(lambda v: int(v) if isinstance(v, str) else pd.NA).astype("Int64")

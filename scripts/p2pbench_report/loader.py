@@ -24,6 +24,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from p2pbench_report.cases import INTEGER_VARIABLES, PAYLOAD_VARIABLES, metric_name_of
+from p2pbench_report.consistency import check_statistics
 from p2pbench_report.errors import InputError
 from p2pbench_report.schema import schema_path, validate
 from p2pbench_report.system import SystemInfo, describe_system
@@ -138,7 +139,8 @@ def rows_frame(results: list[dict]) -> pd.DataFrame:
 
 
 def read_document(path: str | Path) -> dict:
-    """Parses and validates a results file; InputError (naming file and field) otherwise."""
+    """Parses and validates a results file (schema, and statistics against the raw samples:
+    consistency.py); InputError (naming file and field) otherwise."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -155,6 +157,7 @@ def read_document(path: str | Path) -> dict:
     digest = f"{schema_path()}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
     if digest not in _VALIDATED_TEXTS:  # validation is the slow part of loading a large file
         validate(document, path)
+        check_statistics(document, str(path))
         _VALIDATED_TEXTS.add(digest)
     return document
 

@@ -4,6 +4,8 @@ Verdicts, in the order they are listed:
   SLOWER      the median is worse by more than the threshold AND a one-sided Mann-Whitney U
               test on the raw samples says the candidate is worse (p < α = 0.05)   -> fails
   BROKEN      `ok` in the baseline, `failed` or `skipped` in the candidate         -> fails
+  UNRELIABLE  would be SLOWER, but the candidate run had contention (another process on its
+              GPUs) or throttled clocks (its health verdicts: verdicts.py): re-run it   -> exit 3
   MISSING     in the baseline, absent from the candidate              -> fails with --require-all
   AMBIGUOUS   the median moved past the threshold but the test cannot confirm it (too few
               samples for p < α to be reachable, or p >= α)
@@ -12,28 +14,39 @@ Verdicts, in the order they are listed:
   NEW         only in the candidate
   SAME        the median moved by no more than the threshold
 Bandwidth rows: higher is better, `--threshold`. Latency rows (latency_us, samples_us): lower is
-better, `--latency-threshold`.
+better, `--latency-threshold`. The figures compared are the medians of the raw samples
+(samples_gbps / samples_us), and the test runs on those samples; the stored median is used only
+for a row without samples (the loader has already checked that the two agree).
+Exit status: 1 when a case fails (SLOWER, BROKEN, MISSING with --require-all); otherwise 3 when a
+case is UNRELIABLE (the gate must neither pass nor blame the software: re-run on idle GPUs);
+otherwise 0.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import statistics
 from dataclasses import dataclass, field
 from enum import Enum
 
 from p2pbench_report.cases import (INDEPENDENT_VARIABLES, LATENCY, MatchedCase, Metric, describe_case,
                                    match_cases, median_of, samples_of, sort_key)
+from p2pbench_report.conditions import conditions_warning, differing_conditions
 from p2pbench_report.errors import InputError
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.significance import ALPHA, TEST_NAME, Significance, one_sided_greater, one_sided_less
 from p2pbench_report.tables import Table
 from p2pbench_report.units import format_percent, format_value
+from p2pbench_report.verdicts import RunVerdicts, run_verdicts
+
+EXIT_UNRELIABLE = 3
 
 
 class Verdict(str, Enum):
     SLOWER = "SLOWER"
     BROKEN = "BROKEN"
+    UNRELIABLE = "UNRELIABLE"
     MISSING = "MISSING"
     AMBIGUOUS = "AMBIGUOUS"
     FASTER = "FASTER"
@@ -83,9 +96,17 @@ class CaseVerdict:
         }
 
 
+def figure_of(row, metric: Metric) -> float | None:
+    """The median of the row's raw samples; the stored median where the row has no samples."""
+    if row is None or row.get("status") != "ok":
+        return None
+    samples = samples_of(row, metric)
+    return statistics.median(samples) if samples else median_of(row, metric)
+
+
 def _moved(case: MatchedCase, metric: Metric, thresholds: Thresholds) -> CaseVerdict:
     baseline, candidate = case.rows
-    base, cand = median_of(baseline, metric), median_of(candidate, metric)
+    base, cand = figure_of(baseline, metric), figure_of(candidate, metric)
     if base is None or cand is None or base <= 0:
         return CaseVerdict(case.key, Verdict.AMBIGUOUS, f"no usable {metric.name} median in both files", metric,
                            base, cand)
@@ -109,7 +130,23 @@ def _moved(case: MatchedCase, metric: Metric, thresholds: Thresholds) -> CaseVer
     return verdict
 
 
-def classify(case: MatchedCase, thresholds: Thresholds) -> CaseVerdict:
+def _unreliable(verdict: CaseVerdict, candidate_run: RunVerdicts) -> CaseVerdict:
+    """A slowdown measured while another job shared the GPUs, or with throttled clocks, says
+    nothing about the software under test."""
+    if verdict.verdict is Verdict.SLOWER and candidate_run.unreliable:
+        causes = [c for c, on in (("contention", candidate_run.contention), ("throttled clocks", candidate_run.throttled)) if on]
+        verdict.verdict = Verdict.UNRELIABLE
+        verdict.reason = (f"median {format_percent(verdict.change)} ({verdict.reason}) but the candidate run had "
+                          f"{' and '.join(causes)}: re-run on idle GPUs")
+    return verdict
+
+
+def classify(case: MatchedCase, thresholds: Thresholds, candidate_run: RunVerdicts | None = None) -> CaseVerdict:
+    verdict = _classify(case, thresholds)
+    return _unreliable(verdict, candidate_run) if candidate_run is not None else verdict
+
+
+def _classify(case: MatchedCase, thresholds: Thresholds) -> CaseVerdict:
     baseline, candidate = case.rows
     metric = case.metric()
 
@@ -152,8 +189,24 @@ class RegressionReport:
         return not any(v.verdict in self.failing for v in self.verdicts)
 
     @property
+    def unreliable(self) -> bool:
+        return self.count(Verdict.UNRELIABLE) > 0
+
+    @property
+    def result(self) -> str:
+        return "fail" if not self.passed else "unreliable" if self.unreliable else "pass"
+
+    @property
     def exit_code(self) -> int:
-        return 0 if self.passed else 1
+        return {"fail": 1, "unreliable": EXIT_UNRELIABLE, "pass": 0}[self.result]
+
+    @property
+    def baseline_verdicts(self) -> RunVerdicts:
+        return run_verdicts(self.baseline.document["meta"])
+
+    @property
+    def candidate_verdicts(self) -> RunVerdicts:
+        return run_verdicts(self.candidate.document["meta"])
 
 
 def _listing_key(verdict: CaseVerdict) -> tuple:
@@ -171,7 +224,8 @@ def regress(baseline: ResultSet, candidate: ResultSet, thresholds: Thresholds = 
     if not matched:
         raise InputError(baseline.path, "no result rows to compare")
     report = RegressionReport(baseline, candidate, thresholds, require_all)
-    report.verdicts = sorted((classify(case, thresholds) for case in matched), key=_listing_key)
+    candidate_run = report.candidate_verdicts
+    report.verdicts = sorted((classify(case, thresholds, candidate_run) for case in matched), key=_listing_key)
     return report
 
 
@@ -179,23 +233,35 @@ def regress(baseline: ResultSet, candidate: ResultSet, thresholds: Thresholds = 
 
 def _file_line(role: str, result_set: ResultSet) -> str:
     note = " (INCOMPLETE run)" if result_set.incomplete else ""
-    return f"- {role}: `{result_set.path}` — {result_set.system.title_line()}{note}"
+    verdicts = run_verdicts(result_set.document["meta"])
+    return (f"- {role}: `{result_set.path}` — {result_set.system.title_line()}{note}; "
+            f"health: {verdicts.summary()}")
+
+
+def _verdict_lines(role: str, verdicts: RunVerdicts) -> list[str]:
+    return [f"  - {role}: {message}" for message in verdicts.messages]
 
 
 def render_markdown(report: RegressionReport, verbose: bool = False) -> str:
     t = report.thresholds
     counts = ", ".join(f"{report.count(v)} {v.value}" for v in LISTING_ORDER if report.count(v))
     lines = [
-        f"## p2pbench regression check: {'PASS' if report.passed else 'FAIL'}",
+        f"## p2pbench regression check: {report.result.upper()}",
         "",
         _file_line("baseline", report.baseline),
+        *_verdict_lines("baseline", report.baseline_verdicts),
         _file_line("candidate", report.candidate),
+        *_verdict_lines("candidate", report.candidate_verdicts),
         f"- thresholds: bandwidth {format_percent(t.bandwidth, signed=False)}, latency "
         f"{format_percent(t.latency, signed=False)}; test: {TEST_NAME}, α = {t.alpha:g}",
-        f"- fails on: {', '.join(sorted(v.value for v in report.failing))}",
+        f"- fails on: {', '.join(sorted(v.value for v in report.failing))} (exit 1); "
+        f"UNRELIABLE: exit {EXIT_UNRELIABLE} (re-run)",
         f"- cases: {counts}",
         "",
     ]
+    warning = conditions_warning([report.baseline.document["meta"], report.candidate.document["meta"]])
+    if warning:
+        lines[-1:-1] = [f"- **{warning}**"]
     table = Table(["verdict", "method", "direction", "mode", "size", "ranks", "config", "baseline", "candidate",
                    "change", "evidence"], numeric={7, 8, 9})
     listed = [v for v in report.verdicts if verbose or v.verdict not in QUIET]
@@ -215,18 +281,25 @@ def render_markdown(report: RegressionReport, verbose: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _health(verdicts: RunVerdicts) -> dict:
+    return {"status": verdicts.status, "contention": verdicts.contention, "throttled": verdicts.throttled,
+            "link_errors": verdicts.link_errors, "messages": list(verdicts.messages), "source": verdicts.source}
+
+
 def render_json(report: RegressionReport) -> str:
     t = report.thresholds
     document = {
-        "result": "pass" if report.passed else "fail",
+        "result": report.result,
         "exit_code": report.exit_code,
         "baseline": {"path": str(report.baseline.path), "label": report.baseline.system.label,
-                     "incomplete": report.baseline.incomplete},
+                     "incomplete": report.baseline.incomplete, "health": _health(report.baseline_verdicts)},
         "candidate": {"path": str(report.candidate.path), "label": report.candidate.system.label,
-                      "incomplete": report.candidate.incomplete},
+                      "incomplete": report.candidate.incomplete, "health": _health(report.candidate_verdicts)},
         "thresholds": {"bandwidth": t.bandwidth, "latency": t.latency},
         "test": {"name": TEST_NAME, "alpha": t.alpha},
         "fails_on": sorted(v.value for v in report.failing),
+        "differing_conditions": differing_conditions([report.baseline.document["meta"],
+                                                      report.candidate.document["meta"]]),
         "counts": {v.value: report.count(v) for v in LISTING_ORDER},
         "cases": [v.as_dict() for v in report.verdicts],
     }

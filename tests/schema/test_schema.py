@@ -74,3 +74,42 @@ def mutate(path, value, delete=False):
 )
 def test_malformed_documents_are_rejected(path, value, delete):
     assert errors(mutate(path, value, delete)), f"accepted a document with {path} = {value!r} (delete={delete})"
+
+
+def committed(name="default.json"):
+    path = REPO / "results" / "h200-nv18" / name
+    if not path.exists():
+        pytest.skip(f"{path} is not committed")
+    return json.loads(path.read_text())
+
+
+VERDICTS = {"status": "warn", "contention": True, "throttled": False, "link_errors": True,
+            "items": [{"code": "contention", "severity": "warn", "rank": 1, "gpu_uuid": "GPU-x",
+                       "message": "pid 4242 used 2.0 GiB on GPU 1 during the run", "evidence": {"pid": 4242}},
+                      {"code": "health_unavailable", "severity": "info", "rank": None, "gpu_uuid": None,
+                       "message": "NVML not found", "evidence": {}}]}
+
+
+def test_verdicts_sanitizer_mode_and_progress_validate():
+    doc = committed()
+    doc["meta"].update(verdicts=VERDICTS, sanitizer_mode=False)
+    doc["progress"] = {"cases_done": 10, "cases_total": 144}
+    assert errors(doc) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d["meta"].update(sanitizer_mode="no"),
+        lambda d: d["meta"].update(verdicts=dict(VERDICTS, status="bad")),
+        lambda d: d["meta"].update(verdicts={k: v for k, v in VERDICTS.items() if k != "contention"}),
+        lambda d: d["meta"].update(verdicts=dict(VERDICTS, items=[dict(VERDICTS["items"][0], code="oops")])),
+        lambda d: d["meta"].update(verdicts=dict(VERDICTS, items=[dict(VERDICTS["items"][0], severity="fatal")])),
+        lambda d: d.update(progress={"cases_done": -1, "cases_total": 3}),
+        lambda d: d.update(progress={"cases_done": 1}),
+    ],
+)
+def test_malformed_verdicts_and_progress_are_rejected(change):
+    doc = committed()
+    change(doc)
+    assert errors(doc), "accepted a malformed meta.verdicts / meta.sanitizer_mode / progress"

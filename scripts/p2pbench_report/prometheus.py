@@ -1,0 +1,120 @@
+"""OpenMetrics / Prometheus text export of a results file, for node-exporter's textfile
+collector (written atomically: a temporary file renamed into place, as the collector needs).
+
+Metrics (gauges), one sample per case; labels method, direction, mode, bytes, shape (the kernel
+shape and payload as `compare` prints them, e.g. "b132 t512 u4"; "" for the copy engine),
+src_rank, dst_rank ("" for a bidir row; they tell apart two ranks on one GPU), src_gpu_uuid,
+dst_gpu_uuid (a bidir row: rank 0's and rank 1's GPU), host and label (meta.label):
+  p2pbench_bandwidth_gbps     median of the raw samples, GB/s (1 GB = 1e9 B), ok bandwidth rows
+  p2pbench_latency_seconds    median of the raw samples, seconds, ok latency rows
+  p2pbench_case_ok            1 when the case ran (status ok), 0 when it failed or was skipped
+Per run (labels host, label): p2pbench_run_health_ok (1: verdict status ok, 0: warn or unknown),
+p2pbench_run_contention, p2pbench_run_throttled, p2pbench_run_link_errors (1/0), and
+p2pbench_run_timestamp_seconds (meta.timestamp_utc, Unix time) so stale files can be alerted on.
+prometheus_client is imported only here: without it this export fails with a clear message and
+every other subcommand still works.
+"""
+
+from __future__ import annotations
+
+import calendar
+import sys
+import time
+from pathlib import Path
+
+from p2pbench_report.cases import describe_config, identity
+from p2pbench_report.errors import require
+from p2pbench_report.export import identity_of
+from p2pbench_report.expectations import figure_of, metric_of
+from p2pbench_report.verdicts import run_verdicts
+
+CASE_LABELS = ("method", "direction", "mode", "bytes", "shape", "src_rank", "dst_rank", "src_gpu_uuid", "dst_gpu_uuid",
+               "host", "label")
+RUN_LABELS = ("host", "label")
+NEEDED_FOR = "for the Prometheus export (pip install prometheus-client)"
+
+
+def _case_labels(meta: dict, row: dict, occurrence: int) -> list[str]:
+    where = identity_of(meta, row)
+    key = identity(row) + (occurrence,)
+    ranks = ["" if row.get(name) is None else str(row.get(name)) for name in ("src_rank", "dst_rank")]
+    return [str(row.get("method")), str(row.get("direction")), str(row.get("mode")), str(row.get("bytes")),
+            describe_config(key), *ranks, str(where["src_gpu_uuid"] or ""), str(where["dst_gpu_uuid"] or ""),
+            str(where["host"] or ""), str(meta.get("label") or "")]
+
+
+def _timestamp(meta: dict) -> float | None:
+    try:
+        return float(calendar.timegm(time.strptime(str(meta.get("timestamp_utc")), "%Y-%m-%dT%H:%M:%SZ")))
+    except ValueError:
+        return None
+
+
+def _families(document: dict):
+    """The metric families of one results document."""
+    metrics = require("prometheus_client.core", NEEDED_FOR)
+    gauge = metrics.GaugeMetricFamily
+    meta = document["meta"]
+    bandwidth = gauge("p2pbench_bandwidth_gbps", "Median bandwidth of the raw samples, GB/s (1 GB = 1e9 B)",
+                      labels=CASE_LABELS)
+    latency = gauge("p2pbench_latency_seconds", "Median latency of the raw samples, seconds", labels=CASE_LABELS)
+    case_ok = gauge("p2pbench_case_ok", "1 when the case ran (status ok), 0 when it failed or was skipped",
+                    labels=CASE_LABELS)
+    seen: dict[tuple, int] = {}
+    for row in document["results"]:
+        key = identity(row)
+        seen[key] = seen.get(key, 0) + 1
+        labels = _case_labels(meta, row, seen[key])
+        case_ok.add_metric(labels, 1.0 if row.get("status") == "ok" else 0.0)
+        metric = metric_of(row)
+        if row.get("status") == "ok" and metric == "bandwidth_gbps":
+            bandwidth.add_metric(labels, figure_of(row, metric))
+        elif row.get("status") == "ok" and metric == "latency_us":
+            latency.add_metric(labels, figure_of(row, metric) * 1e-6)
+    yield from (bandwidth, latency, case_ok)
+    yield from _run_families(gauge, meta)
+
+
+def _run_families(gauge, meta: dict):
+    verdicts = run_verdicts(meta)
+    hosts = meta.get("hosts") or []
+    run_labels = [";".join(hosts), str(meta.get("label") or "")]
+    for name, value, text in (
+            ("p2pbench_run_health_ok", verdicts.status == "ok", "1 when the run's health verdict is ok (0: warn or unknown)"),
+            ("p2pbench_run_contention", verdicts.contention, "1 when another process used a GPU of the run"),
+            ("p2pbench_run_throttled", verdicts.throttled, "1 when a clock-slowing reason was set during the run"),
+            ("p2pbench_run_link_errors", verdicts.link_errors, "1 when NVLink error counters rose during the run")):
+        family = gauge(name, text, labels=RUN_LABELS)
+        family.add_metric(run_labels, 1.0 if value else 0.0)
+        yield family
+    stamp = _timestamp(meta)
+    if stamp is not None:
+        family = gauge("p2pbench_run_timestamp_seconds", "When the run was made (meta.timestamp_utc), Unix time",
+                       labels=RUN_LABELS)
+        family.add_metric(run_labels, stamp)
+        yield family
+
+
+class _DocumentCollector:
+    def __init__(self, document: dict):
+        self.document = document
+
+    def collect(self):
+        return _families(self.document)
+
+
+def registry_of(document: dict):
+    registry_module = require("prometheus_client", NEEDED_FOR)
+    registry = registry_module.CollectorRegistry(auto_describe=False)
+    registry.register(_DocumentCollector(document))
+    return registry
+
+
+def write_prometheus(document: dict, destination: str | Path) -> None:
+    """Writes the text exposition to `destination` (atomically), or to standard output for '-'."""
+    client = require("prometheus_client", NEEDED_FOR)
+    registry = registry_of(document)
+    if str(destination) == "-":
+        sys.stdout.write(client.generate_latest(registry).decode("utf-8"))
+    else:
+        client.write_to_textfile(str(destination), registry)
