@@ -248,7 +248,7 @@ pip_install() {  # installs the missing Python packages, pinned as in scripts/re
   local unlisted=()  # missing packages that scripts/requirements.txt does not pin
   for m in "${pip_missing[@]}"; do [ "$(pip_spec "$m")" = "${m//_/-}" ] && unlisted+=("${m//_/-}"); done
   if python3 -m venv .venv \
-     && .venv/bin/python3 -m pip install "${pip_flags[@]}" -r scripts/requirements.txt "${unlisted[@]}"; then
+     && .venv/bin/python3 -m pip install "${pip_flags[@]}" -r scripts/requirements.txt ${unlisted[@]+"${unlisted[@]}"}; then
     return 0
   fi
   echo "install-deps: could not install Python packages; .venv removed"
