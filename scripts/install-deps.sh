@@ -217,7 +217,9 @@ apt_install() {  # installs the apt packages of the missing items, where apt-get
     sudo=sudo
   fi
   command -v apt-get >/dev/null || { echo "install-deps: no apt-get here"; return 0; }
-  if ! $sudo apt-get update -qq >/dev/null 2>&1; then
+  # Bounded, so that an offline machine says so within a minute instead of retrying.
+  local apt_net=(-o Acquire::Retries=0 -o Acquire::http::Timeout=20 -o Acquire::https::Timeout=20)
+  if ! $sudo apt-get "${apt_net[@]}" update -qq >/dev/null 2>&1; then
     echo "install-deps: apt-get update failed (no network or no repository?): installing nothing with apt"
     return 0
   fi
@@ -228,7 +230,7 @@ apt_install() {  # installs the apt packages of the missing items, where apt-get
   done
   ((${#available[@]})) || return 0
   echo "install-deps: apt-get install ${available[*]}"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${available[@]}" \
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get "${apt_net[@]}" install -y -qq --no-install-recommends "${available[@]}" \
     || echo "install-deps: apt-get install failed"
 }
 

@@ -127,7 +127,7 @@ def test_old_cmake_exits_1_and_headers_are_still_checked(node):
     assert result.returncode == 1, out
     assert "MISSING  [required] CMake >= 3.24 (found: 3.20.0)" in out, out
     assert "pip install 'cmake>=3.24'" in out, out
-    assert "apt-get update" in calls and "installing nothing with apt" in out, out
+    assert "update" in calls and "apt-get" in calls and "installing nothing with apt" in out, out
     assert "ok       nlohmann-json" in out and "ok       CLI11" in out, out   # from the headers
 
 
