@@ -24,6 +24,10 @@ struct CliOptions {
   bool progress = false;
   bool no_verify = false;
   double timeout_scale = 1.0;
+  // --expect FILE: expected values checked at the end (driver/expectations.hpp). main() parses
+  // the file before the run into `expectations` (null without --expect).
+  std::string expect_path;
+  nlohmann::json expectations;
   // Config overrides, empty when not given.
   std::string min_bytes, max_bytes, step_factor, sizes;
   std::string samples, min_sample_time, warmup_time, buffer_pool;

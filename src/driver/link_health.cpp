@@ -1,5 +1,10 @@
 #include "driver/link_health.hpp"
 
+#include <cuda_runtime.h>
+
+#include "common/version.hpp"
+#include "engines/nccl_engine.hpp"
+
 namespace p2pbench {
 
 using json = nlohmann::json;
@@ -30,6 +35,24 @@ void LinkHealth::finish(json& meta) {
   const json after = health_snapshot(*lib_, ids_);
   meta["health_after"] = after;
   meta["health_delta"] = health_delta(before_, after);
+}
+
+json start_meta(const LinkHealth& link, const json& config, const std::vector<json>& gpus, const std::string& host) {
+  int driver = 0, runtime = 0;
+  // Versions are informative here: a failed query leaves 0, printed as 0.0.
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  json meta = link.start_meta();
+  meta["tool"] = {{"name", "p2pbench"}, {"version", tool_version()}, {"git_sha", tool_git_sha()}};
+  meta["label"] = config.value("label", "");
+  meta["config"] = config;
+  meta["verify"] = config.value("verify", true);
+  meta["hosts"] = {host};
+  meta["gpus"] = gpus;
+  meta["cuda_driver_version"] = driver;
+  meta["cuda_runtime_version"] = runtime;
+  meta["nccl_version"] = nccl_in_build() ? json(nccl_version()) : json();
+  return meta;
 }
 
 }  // namespace p2pbench

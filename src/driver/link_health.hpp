@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -23,6 +24,8 @@ class LinkHealth {
   std::optional<double> peak_gbps_per_direction() const { return peak_; }
   // Adds topology, health_before, health_after and health_delta to `meta`.
   void finish(nlohmann::json& meta);
+  // What is known before the sweep: {"topology", "health_before"}.
+  nlohmann::json start_meta() const { return {{"topology", topology_}, {"health_before", before_}}; }
 
  private:
   std::optional<NvmlLibrary> lib_;
@@ -30,5 +33,12 @@ class LinkHealth {
   nlohmann::json topology_, before_;
   std::optional<double> peak_;
 };
+
+// meta as known before the sweep (rank 0), for print_run_header (run_header.hpp): tool,
+// label, config, verify, host, gpus, CUDA and NCCL versions, topology and health_before. The
+// ranks' pids and CPU binding are gathered at the end of the run today: "ranks" is absent and
+// the header says so.
+nlohmann::json start_meta(const LinkHealth& link, const nlohmann::json& config, const std::vector<nlohmann::json>& gpus,
+                          const std::string& host);
 
 }  // namespace p2pbench

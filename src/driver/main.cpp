@@ -8,6 +8,7 @@
 #include "config/axis.hpp"
 #include "driver/benchmark_session.hpp"
 #include "driver/cli_options.hpp"
+#include "driver/expectations.hpp"
 #include "sweep/sweep.hpp"
 
 namespace {
@@ -71,6 +72,10 @@ int main(int argc, char** argv) {
     config = parse_config(doc, origins);
     validate_kernel_axes(config);
     cases = expand_cases(config);
+    if (!options.expect_path.empty()) {  // a bad expectations file stops the run before it starts
+      options.expectations = load_expectations(options.expect_path);
+      check_run_comparable(options.expectations, config.to_json(), options.expect_path);
+    }
     if (!options.dry_run) check_output_writable(options.output_path);
   } catch (const InputError& e) {
     if (printer) std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
