@@ -15,7 +15,10 @@
 #include "common/version.hpp"
 #include "config/axis.hpp"
 #include "driver/console.hpp"
+#include "driver/expectations.hpp"
 #include "driver/link_health.hpp"
+#include "driver/run_header.hpp"
+#include "driver/verdicts.hpp"
 #include "engines/nccl_engine.hpp"
 #include "measure/clock_sync.hpp"
 #include "measure/cpu_binding.hpp"
@@ -203,6 +206,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   std::optional<LinkHealth> link;
   if (me == 0) link.emplace(gpus);
   const std::optional<double> peak = link ? link->peak_gbps_per_direction() : std::nullopt;
+  if (me == 0) print_run_header(stdout, start_meta(*link, config.to_json(), gpus, comm.host()));  // issue 12: header
 
   // The sweep. Baseline methods get their session resources (NCCL communicator, staging area)
   // only while their cases run.
@@ -317,6 +321,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
                                      : json()}}},
     };
     link->finish(meta);
+    add_verdicts(meta);  // issue 12: meta.verdicts from the health snapshots and every rank's pid
     // The driver's own version string, where NVML answered (the CUDA number is in meta).
     if (meta["health_before"].contains("driver_version"))
       for (json& g : meta["gpus"]) g["driver_version"] = meta["health_before"]["driver_version"];
@@ -338,6 +343,8 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
       exit_status = kExitFailure;
     }
+    print_verdicts(stdout, meta["verdicts"]);  // issue 12: WARN lines at the end
+    exit_status = std::max(exit_status, report_expectations(stdout, options.expectations, rows, meta));  // issue 12: --expect
     if (!incomplete_reason.empty()) std::fprintf(stderr, "p2pbench: %s\n", incomplete_reason.c_str());
     if (any_failed) std::fprintf(stderr, "p2pbench: some cases failed; see the 'error' fields\n");
   }
