@@ -52,7 +52,8 @@ std::string entry_problem(const json& e) {
   if (m == nullptr)
     return "metric " + (e.contains("metric") ? e["metric"].dump() : std::string("(missing)")) +
            " is not one of bandwidth_gbps, latency_us";
-  if (!e.contains(m->limit) || !is_number(e[m->limit])) return std::string("a ") + m->name + " entry needs a number '" + m->limit + "'";
+  if (!e.contains(m->limit) || !is_number(e[m->limit]))
+    return std::string("a ") + m->name + " entry needs a number '" + m->limit + "'";
   if (!e.contains("pair_class") || !e["pair_class"].is_string()) return "'pair_class' must be a string";
   return "";
 }

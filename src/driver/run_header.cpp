@@ -58,7 +58,8 @@ void print_identity(std::FILE* out, const json& meta) {
   const json& verify = field(meta, "verify");
   std::fprintf(out, "run: label %s, verify %s, %s samples per case of >= %s ms, warm-up %s ms\n",
                text(meta, "label", text(config, "label")).c_str(),
-               verify.is_boolean() ? (verify.get<bool>() ? "on (every byte checked)" : "OFF (copies not checked)") : "unknown",
+               verify.is_boolean() ? (verify.get<bool>() ? "on (every byte checked)" : "OFF (copies not checked)")
+                                   : "unknown",
                text(config, "samples").c_str(), text(config, "min_sample_time_ms").c_str(),
                text(config, "warmup_time_ms").c_str());
   std::string driver = text(field(meta, "health_before"), "driver_version", "");

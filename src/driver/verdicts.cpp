@@ -95,8 +95,10 @@ void nvlink_error_item(const GpuRef& gpu, const json& delta, const RunTime& t, j
   std::string what;
   for (const auto& [n, name] : {std::pair{flit, "CRC-flit"}, {data, "CRC-data"}, {ecc, "ECC-data"}})
     if (n > 0) what += format("%s+%llu %s", what.empty() ? "" : ", ", n, name);
-  json evidence = {{"crc_flit", flit}, {"crc_data", data}, {"ecc_data", ecc}, {"seconds", t.seconds ? json(*t.seconds) : json()},
+  json evidence = {{"crc_flit", flit}, {"crc_data", data}, {"ecc_data", ecc},
+                   {"seconds", t.seconds ? json(*t.seconds) : json()},
                    {"seconds_source", t.source}, {"links", links.links}, {"worst_link", links.worst},
+                   {"by_link", delta.value("nvlink_errors_by_link", json::array())},
                    {"dcgm_crc_limit_per_second", kDcgmNvLinkCrcErrorsPerSecond}};
   std::string why;
   bool warn = ecc >= kDcgmMaxNvLinkError;
