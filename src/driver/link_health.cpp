@@ -4,6 +4,7 @@
 
 #include "common/version.hpp"
 #include "engines/nccl_engine.hpp"
+#include "results/result_writer.hpp"
 
 namespace p2pbench {
 
@@ -44,6 +45,7 @@ json start_meta(const LinkHealth& link, const json& config, const std::vector<js
   if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
   json meta = link.start_meta();
   meta["tool"] = {{"name", "p2pbench"}, {"version", tool_version()}, {"git_sha", tool_git_sha()}};
+  meta["timestamp_utc"] = utc_timestamp();
   meta["label"] = config.value("label", "");
   meta["config"] = config;
   meta["verify"] = config.value("verify", true);

@@ -35,7 +35,7 @@ class LinkHealth {
 };
 
 // meta as known before the sweep (rank 0), for print_run_header (run_header.hpp): tool,
-// label, config, verify, host, gpus, CUDA and NCCL versions, topology and health_before. The
+// timestamp_utc (the start), label, config, verify, host, gpus, CUDA and NCCL versions, topology and health_before. The
 // ranks' pids and CPU binding are gathered at the end of the run today: "ranks" is absent and
 // the header says so.
 nlohmann::json start_meta(const LinkHealth& link, const nlohmann::json& config, const std::vector<nlohmann::json>& gpus,
