@@ -43,7 +43,8 @@ std::string footer() {
       "Bidir: both ranks transfer at once; its GB/s is all bytes over the union of both windows.\n"
       "\nConfig file keys (flags override them):\n";
   for (const auto& [key, help] : config_key_help()) f += "  " + key + std::string(20 - std::min<size_t>(19, key.size()), ' ') + help + "\n";
-  f += "\nExit status: 0 all cases ok; 1 a case failed (e.g. verification) or the run ended early;\n"
+  f += "\nExit status: 0 all cases ok; 1 a case failed (e.g. verification), the run ended early, or --expect\n"
+       "found a FAIL (or could not tell the pair's link);\n"
        "2 bad input (the message names the key and value; no result file is written).\n";
   return f;
 }
@@ -71,6 +72,10 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_flag("--no-p2p", o.no_p2p,
                "run as if the GPUs had no peer access: P2P and latency rows are skipped, the host link and the "
                "baselines (staged, nccl with NCCL_P2P_DISABLE=1) run");
+  app.add_option("--expect", o.expect_path,
+                 "expected values (p2pbench-report expect make): print PASS/FAIL per case with the margin at the end "
+                 "and exit 1 on any FAIL; checked before the run")
+      ->check(CLI::ExistingFile);
   app.add_option("--timeout-scale", o.timeout_scale,
                  "multiply every timeout and deadline between ranks (default 1; 100 in sanitizer mode)")->capture_default_str();
   app.add_flag("--sanitize", o.sanitize,

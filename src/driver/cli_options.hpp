@@ -26,6 +26,10 @@ struct CliOptions {
   double timeout_scale = 1.0;
   bool timeout_scale_given = false;  // set after parsing: --timeout-scale was on the command line
   bool sanitize = false;             // --sanitize: run so compute-sanitizer can check every kernel
+  // --expect FILE: expected values checked at the end (driver/expectations.hpp). main() parses
+  // the file before the run into `expectations` (null without --expect).
+  std::string expect_path;
+  nlohmann::json expectations;
   // Config overrides, empty when not given.
   std::string min_bytes, max_bytes, step_factor, sizes;
   std::string samples, min_sample_time, warmup_time, buffer_pool;

@@ -1,5 +1,11 @@
 #include "driver/link_health.hpp"
 
+#include <cuda_runtime.h>
+
+#include "common/version.hpp"
+#include "engines/nccl_engine.hpp"
+#include "results/result_writer.hpp"
+
 namespace p2pbench {
 
 using json = nlohmann::json;

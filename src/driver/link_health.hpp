@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -23,6 +24,8 @@ class LinkHealth {
   std::optional<double> peak_gbps_per_direction() const { return peak_; }
   // Adds topology, health_before, health_after and health_delta to `meta`.
   void finish(nlohmann::json& meta);
+  // What is known before the sweep: {"topology", "health_before"}.
+  nlohmann::json start_meta() const { return {{"topology", topology_}, {"health_before", before_}}; }
 
  private:
   std::optional<NvmlLibrary> lib_;

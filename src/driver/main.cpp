@@ -9,6 +9,7 @@
 #include "config/axis.hpp"
 #include "driver/benchmark_session.hpp"
 #include "driver/cli_options.hpp"
+#include "driver/expectations.hpp"
 #include "sweep/sweep.hpp"
 
 namespace {
@@ -87,6 +88,10 @@ int main(int argc, char** argv) {
   std::vector<CaseSpec> cases;
   try {
     cases = load_sweep(options, config);
+    if (!options.expect_path.empty()) {  // a bad expectations file stops the run before it starts
+      options.expectations = load_expectations(options.expect_path);
+      check_run_comparable(options.expectations, config.to_json(), options.expect_path);
+    }
     if (!options.dry_run) check_output_path(options.output_path, "--output");
   } catch (const InputError& e) {
     if (printer) std::fprintf(stderr, "p2pbench: error: %s\n", e.what());

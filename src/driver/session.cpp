@@ -8,6 +8,8 @@
 #include "common/errors.hpp"
 #include "common/stop_signal.hpp"
 #include "driver/console.hpp"
+#include "driver/expectations.hpp"
+#include "driver/verdicts.hpp"
 #include "driver/run_meta.hpp"
 #include "kernels/fault_kernels.hpp"
 #include "measure/sanitizer_mode.hpp"
@@ -175,6 +177,7 @@ json Session::end_meta() {
     // The driver's own version string, where NVML answered (the CUDA number is in meta).
     if (meta["health_before"].contains("driver_version"))
       for (json& g : meta["gpus"]) g["driver_version"] = meta["health_before"]["driver_version"];
+    add_verdicts(meta);  // health and contention, from the snapshots and every rank's pid
   }
   return meta;
 }
@@ -205,6 +208,8 @@ int Session::finish(int signal_number) {
       std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
       status = std::max(status, int(kExitFailure));
     }
+    if (meta.contains("verdicts")) print_verdicts(stdout, meta["verdicts"]);
+    status = std::max(status, report_expectations(stdout, options_.expectations, rows, meta));
     if (!incomplete_reason_.empty()) std::fprintf(stderr, "p2pbench: %s\n", incomplete_reason_.c_str());
     if (any_failed_) std::fprintf(stderr, "p2pbench: some cases failed; see the 'error' fields\n");
   }

@@ -10,6 +10,7 @@
 #include "common/errors.hpp"
 #include "common/stop_signal.hpp"
 #include "config/axis.hpp"
+#include "driver/run_header.hpp"
 #include "driver/run_meta.hpp"
 #include "driver/session.hpp"
 #include "measure/cpu_binding.hpp"
@@ -196,6 +197,11 @@ void Session::describe_run() {
   facts.sanitizer_mode = sanitizer_mode_;
   meta_ = start_meta(facts);
   results_->set_meta(meta_);
+  if (me_ == 0) {  // the header: a pasted log says what ran where
+    json header = meta_;
+    if (link_) header.update(link_->start_meta());
+    print_run_header(stdout, header);
+  }
 }
 
 }  // namespace p2pbench

@@ -15,9 +15,10 @@ namespace {
 
 // Driver flags with no meaning here: results go through --benchmark_out, cases are listed by
 // --benchmark_list_tests, GPUs are chosen by --src/--dst, one process binds no CPUs, and Google
-// Benchmark decides how many samples a case takes (--benchmark_min_time).
+// Benchmark decides how many samples a case takes (--benchmark_min_time); expected values are
+// checked by `p2pbench-report check` on the driver's results.
 constexpr const char* kDriverOnly[] = {"--output", "--dry-run", "--topology", "--progress",
-                                       "--devices", "--no-cpu-binding", "--samples"};
+                                       "--devices", "--no-cpu-binding", "--samples", "--expect"};
 
 std::string footer() {
   std::string f =

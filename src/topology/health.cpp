@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <utility>
+
+#include "topology/throttle_health.hpp"
 
 namespace p2pbench {
 
@@ -151,6 +154,8 @@ json gpu_health(const NvmlLibrary& lib, const GpuIdentity& id) {
   gpu["ecc"] = ecc_health(lib, g.device);
   gpu["mig"] = mig_health(lib, g.device);
   gpu["clocks_mhz"] = clocks_health(lib, g.device);
+  put(gpu, "persistence_mode", persistence_mode(lib, g.device));
+  gpu["violation_ns"] = violation_times_ns(lib, g.device);
   const auto reasons = lib.query<unsigned long long>(
       "nvmlDeviceGetCurrentClocksEventReasons", api.DeviceGetCurrentClocksEventReasons, g.device);
   put(gpu, "clock_event_reasons",
@@ -263,6 +268,9 @@ json gpu_delta(const json& before, const json& after) {
   d["ecc_volatile"] = diff_counters(child(ecc_b, "volatile"), child(ecc_a, "volatile"), increased);
   d["ecc_aggregate"] =
       diff_counters(child(ecc_b, "aggregate"), child(ecc_a, "aggregate"), increased);
+  // Limiter time is not an error: it does not count towards errors_increased.
+  bool limited = false;
+  d["violation_ns"] = diff_counters(child(&before, "violation_ns"), child(&after, "violation_ns"), limited);
   d["errors_increased"] = increased;
   return d;
 }
@@ -270,7 +278,10 @@ json gpu_delta(const json& before, const json& after) {
 }  // namespace
 
 json health_snapshot(const NvmlLibrary& lib, const std::vector<GpuIdentity>& gpus) {
-  json out = {{"available", true}, {"nvml_library", lib.path()}};
+  // The time lets a counter's increase be read as a rate (errors per second of the run).
+  const double now_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  json out = {{"available", true}, {"nvml_library", lib.path()}, {"taken_at_unix_s", now_s}};
   char version[nvml::kDriverVersionBufferSize] = {};
   const nvml::Return rc =
       lib.call(lib.api().SystemGetDriverVersion, version, nvml::kDriverVersionBufferSize);
@@ -305,7 +316,10 @@ json health_delta(const json& before, const json& after) {
     increased = increased || d.value("errors_increased", false);
     gpus.push_back(std::move(d));
   }
-  return {{"available", true}, {"gpus", std::move(gpus)}, {"errors_increased", increased}};
+  json delta = {{"available", true}, {"gpus", std::move(gpus)}, {"errors_increased", increased}};
+  if (before.contains("taken_at_unix_s") && after.contains("taken_at_unix_s"))
+    delta["seconds"] = after["taken_at_unix_s"].get<double>() - before["taken_at_unix_s"].get<double>();
+  return delta;
 }
 
 std::vector<std::string> clock_event_reason_names(unsigned long long bits) {

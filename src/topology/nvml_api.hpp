@@ -56,6 +56,17 @@ enum EccCounterType : int { kVolatileEcc = 0, kAggregateEcc = 1 };
 enum ClockType : int { kClockGraphics = 0, kClockSm = 1, kClockMem = 2, kClockVideo = 3 };
 enum TemperatureSensor : int { kTemperatureGpu = 0 };
 
+// nvmlPerfPolicyType_t: the limiter whose "held below application clocks" time
+// nvmlDeviceGetViolationStatus reports (a counter in ns, growing while the limiter acts).
+enum PerfPolicyType : int {
+  kPerfPolicyPower = 0,           // NVML_PERF_POLICY_POWER
+  kPerfPolicyThermal = 1,         // NVML_PERF_POLICY_THERMAL
+  kPerfPolicySyncBoost = 2,       // NVML_PERF_POLICY_SYNC_BOOST
+  kPerfPolicyBoardLimit = 3,      // NVML_PERF_POLICY_BOARD_LIMIT
+  kPerfPolicyLowUtilization = 4,  // NVML_PERF_POLICY_LOW_UTILIZATION
+  kPerfPolicyReliability = 5,     // NVML_PERF_POLICY_RELIABILITY
+};
+
 // nvmlValueType_t: which member of Value a FieldValue carries.
 enum ValueType : int {
   kValueDouble = 0,
@@ -156,6 +167,12 @@ struct ProcessInfo {
   unsigned int computeInstanceId;
 };
 
+// nvmlViolationTime_t
+struct ViolationTime {
+  unsigned long long referenceTime;  // CPU timestamp, microseconds
+  unsigned long long violationTime;  // accumulated time below application clocks, nanoseconds
+};
+
 // Function signatures, one per symbol looked up with dlsym.
 using InitFn = Return (*)();
 using ShutdownFn = Return (*)();
@@ -183,5 +200,7 @@ using DeviceGetTotalEccErrorsFn = Return (*)(Device, MemoryErrorType, EccCounter
 using DeviceGetMigModeFn = Return (*)(Device, unsigned int*, unsigned int*);
 using DeviceGetClockFn = Return (*)(Device, ClockType, unsigned int*);
 using DeviceGetTemperatureFn = Return (*)(Device, TemperatureSensor, unsigned int*);
+using DeviceGetEnableStateFn = Return (*)(Device, EnableState*);
+using DeviceGetViolationStatusFn = Return (*)(Device, PerfPolicyType, ViolationTime*);
 
 }  // namespace p2pbench::nvml

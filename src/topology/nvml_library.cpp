@@ -49,6 +49,8 @@ NvmlApi load_api(void* h) {
   }
   load(h, a.DeviceGetTemperature, "nvmlDeviceGetTemperature");
   load(h, a.DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage");
+  load(h, a.DeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode");
+  load(h, a.DeviceGetViolationStatus, "nvmlDeviceGetViolationStatus");
   return a;
 }
 

@@ -57,6 +57,8 @@ struct NvmlApi {
   nvml::DeviceGetUllFn DeviceGetCurrentClocksEventReasons = nullptr;
   nvml::DeviceGetTemperatureFn DeviceGetTemperature = nullptr;
   nvml::DeviceGetUintFn DeviceGetPowerUsage = nullptr;
+  nvml::DeviceGetEnableStateFn DeviceGetPersistenceMode = nullptr;
+  nvml::DeviceGetViolationStatusFn DeviceGetViolationStatus = nullptr;
 };
 
 // A query result that is either a value or the reason it is missing ("<call>: <NVML message>").

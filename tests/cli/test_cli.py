@@ -255,3 +255,37 @@ def test_single_process_run_refuses_clearly(tmp_path):
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "exactly 2 ranks" in r.stderr
     assert not out.exists()
+
+
+# --expect FILE (issue 12): the file is checked before anything runs.
+EXPECT_OK = {"format": "p2pbench-expectations", "version": 1, "system": "h200-nv18", "tolerance_pct": 5.0,
+             "made_with": {"verify": True, "samples": 10, "min_sample_time_ms": 1.0},
+             "expectations": [{"match": {"method": "ce", "direction": "push", "mode": "uni", "bytes": 1073741824},
+                               "pair_class": "NV18", "metric": "bandwidth_gbps", "reference": 396.0, "floor": 376.2}]}
+
+
+@pytest.mark.parametrize("change, needles", [
+    ({"format": "nvbandwidth"}, ["--expect", "format: not an expectations file"]),
+    ({"version": 2}, ["--expect", "version: 2 is not supported"]),
+    ({"expectations": [{"match": {}, "pair_class": "NV18", "metric": "bandwidth_gbps", "reference": 1}]},
+     ["--expect", "expectations[0]", "floor"]),
+    ({"made_with": {"samples": 50}}, ["--expect", "made_with.samples", "50"]),
+])
+def test_bad_expectations_exit_2_before_the_run(tmp_path, change, needles):
+    path = tmp_path / "expect.json"
+    path.write_text(json.dumps({**EXPECT_OK, **change}))
+    out = tmp_path / "r.json"
+    r = run("--config", DEFAULT, "--expect", str(path), "--output", str(out))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    for needle in needles:
+        assert needle in r.stderr, r.stderr
+    assert "exactly 2 ranks" not in r.stderr  # refused before MPI starts
+    assert not out.exists()
+
+
+def test_good_expectations_pass_the_dry_run(tmp_path):
+    path = tmp_path / "expect.json"
+    path.write_text(json.dumps(EXPECT_OK))
+    r = run("--config", DEFAULT, "--expect", str(path), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "--expect" in run("--help").stdout

@@ -3,7 +3,8 @@
 // Built with FAKE_NVML_PCIE_ONLY: two PCIe-only L40S (Gen4 x16, no NVLink, no MIG), exporting
 // only the pre-r535 ...ThrottleReasons name. Stateless: knobs are read from the environment at
 // every call, so tests can change them between two snapshots.
-//   FAKE_NVML_TICK=n          NVLink/ECC error counters grow by n steps (see counters below)
+//   FAKE_NVML_TICK=n          NVLink/ECC error counters and limiter times grow by n steps (see
+//                             the counters below)
 //   FAKE_NVML_SPEED=per_link|none   hide the common speed field / all NVLink speed fields
 //   FAKE_NVML_NVLINK=direct|untyped  links go straight to the peer GPU / the remote device type
 //                                    query is unsupported (remote bus id is an NVSwitch's)
@@ -336,6 +337,29 @@ nv::Return nvmlDeviceGetTemperature(nv::Device d, nv::TemperatureSensor, unsigne
 nv::Return nvmlDeviceGetPowerUsage(nv::Device d, unsigned* milliwatts) {
   const FakeGpu* g = gpu_of(d);
   return g ? (*milliwatts = g->power_mw, nv::kSuccess) : nv::kErrorInvalidArgument;
+}
+
+// Persistence mode: on for the first GPU, off for the second.
+nv::Return nvmlDeviceGetPersistenceMode(nv::Device d, nv::EnableState* mode) {
+  const FakeGpu* g = gpu_of(d);
+  if (!g) return nv::kErrorInvalidArgument;
+  *mode = index_of(g) == 0 ? nv::kFeatureEnabled : nv::kFeatureDisabled;
+  return nv::kSuccess;
+}
+
+// Limiter times (ns): GPU1 was power-capped for 7 ms before the run and 3 ms more per tick; both
+// GPUs gain 1 s of low-utilization time per tick (idle is not throttling). The reliability
+// limiter is unsupported, to exercise the null-with-reason path.
+nv::Return nvmlDeviceGetViolationStatus(nv::Device d, nv::PerfPolicyType policy,
+                                        nv::ViolationTime* t) {
+  const FakeGpu* g = gpu_of(d);
+  if (!g || t == nullptr) return nv::kErrorInvalidArgument;
+  if (policy == nv::kPerfPolicyReliability) return nv::kErrorNotSupported;
+  t->referenceTime = 1700000000000000ULL + tick();
+  t->violationTime = 0;
+  if (policy == nv::kPerfPolicyPower && index_of(g) == 1) t->violationTime = 7000000 + 3000000 * tick();
+  if (policy == nv::kPerfPolicyLowUtilization) t->violationTime = 1000000000ULL * tick();
+  return nv::kSuccess;
 }
 
 }  // extern "C"

@@ -53,6 +53,12 @@ P2P_SAME_VALUE(n::kClockSm, NVML_CLOCK_SM);
 P2P_SAME_VALUE(n::kClockMem, NVML_CLOCK_MEM);
 P2P_SAME_VALUE(n::kClockVideo, NVML_CLOCK_VIDEO);
 P2P_SAME_VALUE(n::kTemperatureGpu, NVML_TEMPERATURE_GPU);
+P2P_SAME_VALUE(n::kPerfPolicyPower, NVML_PERF_POLICY_POWER);
+P2P_SAME_VALUE(n::kPerfPolicyThermal, NVML_PERF_POLICY_THERMAL);
+P2P_SAME_VALUE(n::kPerfPolicySyncBoost, NVML_PERF_POLICY_SYNC_BOOST);
+P2P_SAME_VALUE(n::kPerfPolicyBoardLimit, NVML_PERF_POLICY_BOARD_LIMIT);
+P2P_SAME_VALUE(n::kPerfPolicyLowUtilization, NVML_PERF_POLICY_LOW_UTILIZATION);
+P2P_SAME_VALUE(n::kPerfPolicyReliability, NVML_PERF_POLICY_RELIABILITY);
 P2P_SAME_VALUE(n::kValueDouble, NVML_VALUE_TYPE_DOUBLE);
 P2P_SAME_VALUE(n::kValueUnsignedInt, NVML_VALUE_TYPE_UNSIGNED_INT);
 P2P_SAME_VALUE(n::kValueUnsignedLong, NVML_VALUE_TYPE_UNSIGNED_LONG);
@@ -136,6 +142,11 @@ P2P_SAME_MEMBER(n::ProcessInfo, nvmlProcessInfo_t, usedGpuMemory);
 P2P_SAME_MEMBER(n::ProcessInfo, nvmlProcessInfo_t, gpuInstanceId);
 P2P_SAME_MEMBER(n::ProcessInfo, nvmlProcessInfo_t, computeInstanceId);
 
+static_assert(sizeof(n::ViolationTime) == sizeof(nvmlViolationTime_t) &&
+              alignof(n::ViolationTime) == alignof(nvmlViolationTime_t));
+P2P_SAME_MEMBER(n::ViolationTime, nvmlViolationTime_t, referenceTime);
+P2P_SAME_MEMBER(n::ViolationTime, nvmlViolationTime_t, violationTime);
+
 // Function shapes: same arity, same size of every argument and of what pointer arguments point
 // to (opaque handles excepted), same return size. Catches a missing or mistyped argument.
 namespace abi {
@@ -207,6 +218,8 @@ P2P_SAME_SHAPE(DeviceGetUllFn, nvmlDeviceGetCurrentClocksEventReasons);
 P2P_SAME_SHAPE(DeviceGetUllFn, nvmlDeviceGetCurrentClocksThrottleReasons);
 P2P_SAME_SHAPE(DeviceGetTemperatureFn, nvmlDeviceGetTemperature);
 P2P_SAME_SHAPE(DeviceGetUintFn, nvmlDeviceGetPowerUsage);
+P2P_SAME_SHAPE(DeviceGetEnableStateFn, nvmlDeviceGetPersistenceMode);
+P2P_SAME_SHAPE(DeviceGetViolationStatusFn, nvmlDeviceGetViolationStatus);
 #pragma GCC diagnostic pop
 
 #endif  // __has_include(<nvml.h>)

@@ -244,6 +244,14 @@ TEST(Health, SnapshotOfTheH200Node) {
   EXPECT_EQ(g0["processes"][0]["pid"], 4242);
   EXPECT_EQ(g0["processes"][0]["used_memory_bytes"], 536870912);
   EXPECT_TRUE(g1["processes"].empty());
+  EXPECT_EQ(g0["persistence_mode"], true);
+  EXPECT_EQ(g1["persistence_mode"], false);
+  EXPECT_EQ(g1["violation_ns"]["power"], 7000000);
+  EXPECT_EQ(g0["violation_ns"]["power"], 0);
+  EXPECT_TRUE(g0["violation_ns"]["reliability"].is_null());
+  EXPECT_EQ(g0["violation_ns"]["unavailable"]["reliability"],
+            "nvmlDeviceGetViolationStatus(reliability): Not Supported");
+  EXPECT_TRUE(snap["taken_at_unix_s"].is_number());
 }
 
 TEST(Health, NotSupportedQueryBecomesNullWithReason) {
@@ -300,6 +308,11 @@ TEST(Health, DeltaShowsCountersThatIncreased) {
   EXPECT_EQ(d1["nvlink_errors_by_link"][0]["link"], 3);
   EXPECT_EQ(d1["nvlink_errors_by_link"][0]["replay"], 5);
   EXPECT_TRUE(d1["links_down"].empty());
+  // Limiter time: 3 ms of power capping on GPU1; idle time grows but is not an error.
+  EXPECT_EQ(d1["violation_ns"]["power"], 3000000);
+  EXPECT_EQ(d0["violation_ns"]["power"], 0);
+  EXPECT_EQ(d0["violation_ns"]["low_utilization"], 1000000000);
+  EXPECT_GE(delta["seconds"].get<double>(), 0.0);
   // Counters going backwards (driver reload) are not reported as a huge increase.
   const json backwards = health_delta(after, before);
   EXPECT_TRUE(backwards["gpus"][1]["nvlink_errors"]["replay"].is_null());

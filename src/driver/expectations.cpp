@@ -1,0 +1,260 @@
+#include "driver/expectations.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstring>
+#include <optional>
+
+#include "common/errors.hpp"
+#include "config/axis.hpp"
+#include "config/config.hpp"
+
+namespace p2pbench {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kFormat = "p2pbench-expectations";
+
+struct Metric {
+  const char* name;
+  const char* samples;  // raw samples field
+  const char* limit;    // "floor" or "ceiling"
+  const char* unit;
+  bool higher_is_better;
+};
+constexpr Metric kMetrics[] = {{"bandwidth_gbps", "samples_gbps", "floor", "GB/s", true},
+                               {"latency_us", "samples_us", "ceiling", "us", false}};
+
+const Metric* metric_named(const json& name) {
+  for (const Metric& m : kMetrics)
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
+// The metric whose statistics object an ok row carries, or null.
+const Metric* metric_of(const json& row) {
+  for (const Metric& m : kMetrics)
+    if (row.contains(m.name) && row[m.name].is_object()) return &m;
+  return nullptr;
+}
+
+bool is_number(const json& v) { return v.is_number(); }  // bool is not a number in nlohmann
+
+[[noreturn]] void bad(const std::string& path, const std::string& field, const std::string& why) {
+  throw InputError("--expect", path, field + ": " + why);
+}
+
+std::string entry_problem(const json& e) {
+  if (!e.is_object() || !e.contains("match") || !e["match"].is_object()) return "an entry without a 'match' object";
+  const Metric* m = e.contains("metric") ? metric_named(e["metric"]) : nullptr;
+  if (m == nullptr)
+    return "metric " + (e.contains("metric") ? e["metric"].dump() : std::string("(missing)")) +
+           " is not one of bandwidth_gbps, latency_us";
+  if (!e.contains(m->limit) || !is_number(e[m->limit]))
+    return std::string("a ") + m->name + " entry needs a number '" + m->limit + "'";
+  if (!e.contains("pair_class") || !e["pair_class"].is_string()) return "'pair_class' must be a string";
+  return "";
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// Median of the raw samples, else the stored median.
+std::optional<double> figure_of(const json& row, const Metric& m) {
+  if (row.contains(m.samples) && row[m.samples].is_array() && !row[m.samples].empty()) {
+    std::vector<double> s;
+    for (const json& x : row[m.samples])
+      if (x.is_number()) s.push_back(x.get<double>());
+    if (!s.empty()) return median(s);
+  }
+  if (row.contains(m.name) && row[m.name].is_object() && row[m.name].contains("median") && row[m.name]["median"].is_number())
+    return row[m.name]["median"].get<double>();
+  return std::nullopt;
+}
+
+bool matches(const json& match, const json& row) {
+  for (const auto& [key, value] : match.items()) {
+    const bool present = row.contains(key) && !row[key].is_null();
+    if (value.is_null() ? present : !present || row[key] != value) return false;
+  }
+  return true;
+}
+
+// "ce push uni 1 GiB blocks=132 threads=512" from the match keys.
+std::string describe(const json& match) {
+  std::string out;
+  for (const char* key : {"method", "direction", "mode"})
+    if (match.contains(key) && match[key].is_string()) out += (out.empty() ? "" : " ") + match[key].get<std::string>();
+  if (match.contains("bytes") && match["bytes"].is_number_integer() && match["bytes"] >= 0)
+    out += " " + format_size(match["bytes"].get<uint64_t>());
+  for (const auto& [key, value] : match.items()) {
+    if (key == "method" || key == "direction" || key == "mode" || key == "bytes" || value.is_null()) continue;
+    if (key == "src_rank" || key == "dst_rank" || key == "buffer_pool_bytes") continue;  // rarely differ
+    out += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+std::string number(double v) { return format("%.4g", v); }
+
+struct Judged {
+  bool pass = false;
+  std::string line;
+  std::optional<double> margin_pct;
+  std::string case_name;
+};
+
+Judged judge(const json& row, const json& entry) {
+  const Metric& m = *metric_named(entry["metric"]);
+  Judged j;
+  j.case_name = describe(entry["match"]);
+  const double limit = entry[m.limit].get<double>();
+  const std::string limit_text = std::string(m.limit) + " " + number(limit) + " " + m.unit;
+  if (row.value("status", "") != "ok") {
+    j.line = "FAIL " + j.case_name + ": the case " + row.value("status", std::string("has no status")) +
+             (row.contains("error") && row["error"].is_string() ? ": " + row["error"].get<std::string>() : "") +
+             " (" + limit_text + ")";
+    return j;
+  }
+  const std::optional<double> figure = figure_of(row, m);
+  if (!figure) {
+    j.line = "FAIL " + j.case_name + ": the row has no " + m.name + " figures (" + limit_text + ")";
+    return j;
+  }
+  const double margin = m.higher_is_better ? *figure - limit : limit - *figure;
+  j.pass = margin >= 0;
+  if (limit != 0) j.margin_pct = margin / limit * 100.0;
+  j.line = format("%s %s: %s %s %s %s, margin %+.3g %s (%s)", j.pass ? "PASS" : "FAIL", j.case_name.c_str(),
+                  number(*figure).c_str(), m.unit, m.higher_is_better ? ">=" : "<=", limit_text.c_str(), margin, m.unit,
+                  j.margin_pct ? format("%+.1f%%", *j.margin_pct).c_str() : "-");
+  return j;
+}
+
+}  // namespace
+
+void validate_expectations(const json& doc, const std::string& path) {
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat)
+    bad(path, "format", std::string("not an expectations file (its \"format\" must be \"") + kFormat + "\")");
+  if (!doc.contains("version") || doc["version"] != 1)
+    bad(path, "version", (doc.contains("version") ? doc["version"].dump() : std::string("(missing)")) +
+                             " is not supported (this p2pbench reads version 1)");
+  if (!doc.contains("expectations") || !doc["expectations"].is_array()) bad(path, "expectations", "must be a list");
+  for (size_t i = 0; i < doc["expectations"].size(); ++i) {
+    const std::string problem = entry_problem(doc["expectations"][i]);
+    if (!problem.empty()) bad(path, "expectations[" + std::to_string(i) + "]", problem);
+  }
+}
+
+json load_expectations(const std::string& path) {
+  json doc;
+  try {
+    doc = read_json_file(path, "--expect");
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError("--expect", path, std::string("not a readable JSON file: ") + e.what());
+  }
+  validate_expectations(doc, path);
+  return doc;
+}
+
+void check_run_comparable(const json& expectations, const json& config, const std::string& path) {
+  if (!expectations.contains("made_with") || !expectations["made_with"].is_object()) return;
+  const json& made = expectations["made_with"];
+  if (made.value("verify", true) && config.value("verify", true) == false)
+    bad(path, "made_with.verify", "the expectations come from verified runs and this sweep has verification off "
+                                  "(--no-verify or \"verify\": false)");
+  if (made.contains("samples") && made["samples"].is_number() && config.contains("samples") &&
+      config["samples"].get<double>() < made["samples"].get<double>())
+    bad(path, "made_with.samples", "the expectations' sources had " + made["samples"].dump() +
+                                       " samples per case, this sweep " + config["samples"].dump());
+  if (made.contains("min_sample_time_ms") && made["min_sample_time_ms"].is_number() &&
+      config.contains("min_sample_time_ms") &&
+      config["min_sample_time_ms"].get<double>() < made["min_sample_time_ms"].get<double>())
+    bad(path, "made_with.min_sample_time_ms", "the expectations' sources had samples of at least " +
+                                                  made["min_sample_time_ms"].dump() + " ms, this sweep " +
+                                                  config["min_sample_time_ms"].dump() + " ms");
+}
+
+ExpectationReport check_expectations(const json& expectations, const std::vector<json>& rows,
+                                     const std::string& pair_class) {
+  ExpectationReport report;
+  std::vector<const json*> entries;
+  for (const json& e : expectations["expectations"])
+    if (e["pair_class"] == pair_class) entries.push_back(&e);
+  std::vector<bool> used(entries.size(), false);
+  std::optional<Judged> smallest;
+  for (const json& row : rows) {
+    const bool ok = row.value("status", "") == "ok";
+    const Metric* row_metric = metric_of(row);
+    bool found = false;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const json& e = *entries[i];
+      if (!matches(e["match"], row) || (ok && row_metric != nullptr && e["metric"] != row_metric->name)) continue;
+      found = used[i] = true;
+      Judged j = judge(row, e);
+      (j.pass ? report.passed : report.failed) += 1;
+      report.lines.push_back(j.line);
+      if (j.margin_pct && (!smallest || *j.margin_pct < *smallest->margin_pct)) smallest = j;
+    }
+    if (!found && ok && row_metric != nullptr) ++report.without_expectation;
+  }
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (!used[i])
+      report.not_measured.push_back(describe((*entries[i])["match"]) + " " + (*entries[i])["metric"].get<std::string>());
+  const std::string worst =
+      smallest ? format("; smallest margin %+.1f%% (%s)", *smallest->margin_pct, smallest->case_name.c_str()) : "";
+  report.summary = format("check %s: %d PASS, %d FAIL of %d cases with an expectation%s; %d rows without "
+                          "expectation; %zu expectations not measured",
+                          report.failed ? "FAIL" : "PASS", report.passed, report.failed, report.passed + report.failed,
+                          worst.c_str(), report.without_expectation, report.not_measured.size());
+  return report;
+}
+
+}  // namespace p2pbench
+
+namespace p2pbench {
+
+int report_expectations(std::FILE* out, const json& expectations, const std::vector<json>& rows, const json& meta) {
+  if (expectations.is_null()) return kExitOk;
+  const json topology = meta.value("topology", json::object());
+  const std::string pair_class = topology.is_object() && topology.contains("topo_label") && topology["topo_label"].is_string()
+                                     ? topology["topo_label"].get<std::string>()
+                                     : "";
+  std::fprintf(out, "\nExpected values (--expect: system %s, tolerance %s%%, pair class %s; figure = median of the raw "
+               "samples; GB/s with 1 GB = 1e9 B):\n",
+               expectations.value("system", std::string("unnamed")).c_str(),
+               expectations.contains("tolerance_pct") ? expectations["tolerance_pct"].dump().c_str() : "?",
+               pair_class.empty() ? "unknown" : pair_class.c_str());
+  if (pair_class.empty()) {
+    std::fprintf(out, "  NOT CHECKED: the run does not know which link joins its GPUs (meta.topology.topo_label "
+                      "missing: NVML unavailable?)\n");
+    return kExitFailure;
+  }
+  const json verdicts = meta.value("verdicts", json::object());
+  if (verdicts.is_object() && (verdicts.value("contention", false) || verdicts.value("throttled", false)))
+    std::fprintf(out, "  WARNING: the health verdicts say %s: figures may be low for reasons outside the link\n",
+                 verdicts.value("contention", false) ? "another process used the GPUs" : "clocks were throttled");
+  const ExpectationReport report = check_expectations(expectations, rows, pair_class);
+  for (const auto& line : report.lines) std::fprintf(out, "  %s\n", line.c_str());
+  for (const auto& entry : report.not_measured) std::fprintf(out, "  not measured: %s\n", entry.c_str());
+  std::fprintf(out, "  %s\n", report.summary.c_str());
+  return report.any_fail() ? kExitFailure : kExitOk;
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,59 @@
+// The driver's --expect FILE: expected values per case ("is this number normal?"), read before
+// the run and checked against its rows at the end. Format (shared with `p2pbench-report expect
+// make` / `check`, scripts/p2pbench_report/expectations.py):
+//   {"format": "p2pbench-expectations", "version": 1, "system", "made_from", "tolerance_pct",
+//    "made_with": {"verify", "samples", "min_sample_time_ms"} (optional),
+//    "expectations": [{"match": {...row fields...}, "pair_class": "NV18",
+//                      "metric": "bandwidth_gbps" | "latency_us", "reference", "floor" | "ceiling"}]}
+// Semantics, the same as the report tool's `check`:
+// - a row matches an entry when every key of "match" equals the row's field (null matches a null
+//   or missing field), the run's pair class (meta.topology.topo_label) equals "pair_class", and
+//   the row is not ok or carries the entry's metric;
+// - the figure is the median of the row's raw samples (samples_gbps / samples_us), else the
+//   stored <metric>.median;
+// - PASS when figure >= floor (bandwidth) or figure <= ceiling (latency); a failed or skipped
+//   row is a FAIL; margin = distance to the limit on the good side, in the unit and in % of the
+//   limit (negative for a FAIL);
+// - rows no entry matches and entries no row matches are listed, never failed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+// Reads and checks the file; InputError naming --expect, the file and the field otherwise.
+nlohmann::json load_expectations(const std::string& path);
+
+// Checks a parsed document (load_expectations without the file); `path` names it in errors.
+void validate_expectations(const nlohmann::json& doc, const std::string& path);
+
+// Refuses (InputError naming --expect) a sweep made with less care than the expectations'
+// sources (their "made_with"): verification off, fewer samples, shorter samples. Checked before
+// the run, as the report tool's `check` refuses such a file unless forced.
+void check_run_comparable(const nlohmann::json& expectations, const nlohmann::json& config, const std::string& path);
+
+struct ExpectationReport {
+  std::vector<std::string> lines;  // one per judged case, "PASS ..." / "FAIL ..."
+  std::vector<std::string> not_measured;
+  int passed = 0;
+  int failed = 0;
+  int without_expectation = 0;  // ok rows that no entry matches
+  std::string summary;
+  bool any_fail() const { return failed > 0; }
+};
+
+ExpectationReport check_expectations(const nlohmann::json& expectations, const std::vector<nlohmann::json>& rows,
+                                     const std::string& pair_class);
+
+// The end-of-run block for --expect (nothing when `expectations` is null): the PASS/FAIL lines,
+// what was not measured, a warning where the run's verdicts (meta.verdicts) say contention or
+// throttling, and the summary. Returns the exit status it asks for: 1 on any FAIL or when the
+// run's pair class is unknown (nothing could be checked), else 0.
+int report_expectations(std::FILE* out, const nlohmann::json& expectations, const std::vector<nlohmann::json>& rows,
+                        const nlohmann::json& meta);
+
+}  // namespace p2pbench

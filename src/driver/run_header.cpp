@@ -1,0 +1,152 @@
+#include "driver/run_header.hpp"
+
+#include <cstdarg>
+#include <string>
+
+namespace p2pbench {
+
+using nlohmann::json;
+
+namespace {
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+// obj[key] as text: strings as they are, numbers as JSON, else `missing`.
+std::string text(const json& obj, const char* key, const std::string& missing = "unknown") {
+  if (!obj.is_object() || !obj.contains(key) || obj[key].is_null()) return missing;
+  return obj[key].is_string() ? obj[key].get<std::string>() : obj[key].dump();
+}
+
+const json& field(const json& obj, const char* key) {
+  static const json kNull;
+  return obj.is_object() && obj.contains(key) ? obj[key] : kNull;
+}
+
+// CUDA's integer version (13000) as "13.0".
+std::string cuda_version(const json& v) {
+  if (!v.is_number_integer()) return "unknown";
+  const int n = v.get<int>();
+  return format("%d.%d", n / 1000, (n % 1000) / 10);
+}
+
+// The health_before entry of a GPU (matched by UUID), or null.
+const json& health_of(const json& meta, const json& gpu) {
+  static const json kNull;
+  const json& gpus = field(field(meta, "health_before"), "gpus");
+  if (!gpus.is_array()) return kNull;
+  for (const json& h : gpus)
+    if (!text(gpu, "uuid", "").empty() && text(h, "uuid", "") == text(gpu, "uuid", "")) return h;
+  return kNull;
+}
+
+void print_identity(std::FILE* out, const json& meta) {
+  const json& tool = field(meta, "tool");
+  std::string hosts;
+  for (const json& h : field(meta, "hosts").is_array() ? field(meta, "hosts") : json::array())
+    hosts += (hosts.empty() ? "" : ", ") + h.get<std::string>();
+  std::fprintf(out, "p2pbench %s (git %s), %s, host %s\n", text(tool, "version").c_str(), text(tool, "git_sha").c_str(),
+               text(meta, "timestamp_utc", "started now").c_str(), hosts.empty() ? "unknown" : hosts.c_str());
+  const json& config = field(meta, "config");
+  const json& verify = field(meta, "verify");
+  std::fprintf(out, "run: label %s, verify %s, %s samples per case of >= %s ms, warm-up %s ms\n",
+               text(meta, "label", text(config, "label")).c_str(),
+               verify.is_boolean() ? (verify.get<bool>() ? "on (every byte checked)" : "OFF (copies not checked)")
+                                   : "unknown",
+               text(config, "samples").c_str(), text(config, "min_sample_time_ms").c_str(),
+               text(config, "warmup_time_ms").c_str());
+  std::string driver = text(field(meta, "health_before"), "driver_version", "");
+  if (driver.empty() && field(meta, "gpus").is_array() && !field(meta, "gpus").empty())
+    driver = text(field(meta, "gpus")[0], "driver_version");
+  const json& nccl = field(meta, "nccl_version");
+  std::fprintf(out, "software: NVIDIA driver %s, CUDA driver API %s, CUDA runtime %s, NCCL %s\n", driver.c_str(),
+               cuda_version(field(meta, "cuda_driver_version")).c_str(),
+               cuda_version(field(meta, "cuda_runtime_version")).c_str(),
+               nccl.is_string() ? nccl.get<std::string>().c_str()
+               : meta.contains("nccl_version") ? "not in this build"
+                                               : "unknown");
+}
+
+void print_gpus(std::FILE* out, const json& meta) {
+  const json& gpus = field(meta, "gpus");
+  if (!gpus.is_array()) {
+    std::fprintf(out, "GPUs: unknown\n");
+    return;
+  }
+  for (const json& g : gpus) {
+    const json& h = health_of(meta, g);
+    const json& clocks = field(h, "clocks_mhz");
+    const json& persistence = field(h, "persistence_mode");
+    std::string line = format("GPU rank %s: index %s, %s, bus %s, %s", text(g, "rank").c_str(), text(g, "device_index").c_str(),
+                              text(g, "name").c_str(), text(g, "pci_bus_id").c_str(), text(g, "uuid").c_str());
+    line += ", persistence " + std::string(persistence.is_boolean() ? (persistence.get<bool>() ? "on" : "off") : "unknown");
+    if (clocks.is_object())
+      line += format(", clocks SM %s/%s MHz, memory %s/%s MHz (current/max)", text(clocks, "sm").c_str(),
+                     text(clocks, "sm_max").c_str(), text(clocks, "mem").c_str(), text(clocks, "mem_max").c_str());
+    else
+      line += format(", clocks max SM %s MHz, memory %s MHz (NVML unavailable: no current clocks)",
+                     text(g, "max_sm_clock_mhz").c_str(), text(g, "max_mem_clock_mhz").c_str());
+    std::fprintf(out, "%s\n", line.c_str());
+  }
+}
+
+std::string link_description(const json& topo) {
+  const std::string type = text(topo, "link_type");
+  const json& nv = field(topo, "nvlink");
+  if (type == "nvlink" && nv.is_object())
+    return format("NVLink %s, %s links x %s GB/s%s", text(nv, "version").c_str(), text(nv, "active_links").c_str(),
+                  text(nv, "per_link_gbps").c_str(), field(nv, "via_nvswitch") == true ? ", via NVSwitch" : ", direct");
+  const json& pcie = field(topo, "pcie");
+  if (type == "pcie")
+    return format("PCIe Gen%s x%s, path %s", text(pcie, "max_gen").c_str(), text(pcie, "max_width").c_str(),
+                  text(pcie, "path").c_str());
+  return type;
+}
+
+void print_link(std::FILE* out, const json& meta) {
+  const json& topo = field(meta, "topology");
+  if (!topo.is_object() || field(topo, "available") == false) {
+    std::fprintf(out, "link rank 0 <-> rank 1: unknown (%s)\n", text(topo, "reason", "no topology recorded").c_str());
+    return;
+  }
+  const json& peak = field(topo, "peak_gbps_per_direction");
+  std::fprintf(out, "link rank 0 <-> rank 1: %s (%s), peak %s per direction (1 GB = 1e9 B; %s)\n",
+               text(topo, "topo_label").c_str(), link_description(topo).c_str(),
+               peak.is_number() ? format("%.1f GB/s", peak.get<double>()).c_str() : "unknown",
+               text(topo, "peak_source").c_str());
+}
+
+void print_binding(std::FILE* out, const json& meta) {
+  const json& ranks = field(meta, "ranks");
+  if (!ranks.is_array()) {
+    std::fprintf(out, "CPU binding: not known yet (the ranks report it at the end of the run)\n");
+    return;
+  }
+  std::string line;
+  for (const json& r : ranks) {
+    const json& b = field(r, "cpu_binding");
+    line += format("%srank %s (pid %s, %s): cpus %s, NUMA node %s, %s", line.empty() ? "" : "; ", text(r, "rank").c_str(),
+                   text(r, "pid").c_str(), text(r, "host").c_str(), text(b, "cpus").c_str(), text(b, "numa_node").c_str(),
+                   text(b, "policy").c_str());
+  }
+  std::fprintf(out, "CPU binding: %s\n", line.c_str());
+}
+
+}  // namespace
+
+void print_run_header(std::FILE* out, const json& meta) {
+  print_identity(out, meta);
+  print_gpus(out, meta);
+  print_link(out, meta);
+  print_binding(out, meta);
+  std::fprintf(out, "\n");
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,151 @@
+// --expect: the file's checks (bad input names --expect) and the PASS/FAIL/margin logic.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "common/errors.hpp"
+#include "driver/expectations.hpp"
+
+namespace p2pbench {
+namespace {
+
+using nlohmann::json;
+
+json entry(json match, const char* metric, double reference, double limit, const char* pair_class = "NV18") {
+  return {{"match", std::move(match)}, {"pair_class", pair_class}, {"metric", metric}, {"reference", reference},
+          {std::string(metric) == "latency_us" ? "ceiling" : "floor", limit}};
+}
+
+json document(json entries) {
+  return {{"format", "p2pbench-expectations"}, {"version", 1}, {"system", "h200-nv18"}, {"tolerance_pct", 5.0},
+          {"made_with", {{"verify", true}, {"samples", 10}, {"min_sample_time_ms", 1.0}}},
+          {"expectations", std::move(entries)}};
+}
+
+json ce_match(uint64_t bytes) {
+  return {{"method", "ce"}, {"direction", "push"}, {"mode", "uni"}, {"bytes", bytes}, {"blocks", nullptr}};
+}
+
+json bw_row(uint64_t bytes, json samples, const char* status = "ok") {
+  json row = {{"method", "ce"}, {"direction", "push"}, {"mode", "uni"}, {"bytes", bytes}, {"blocks", nullptr},
+              {"status", status}, {"samples_gbps", samples}, {"bandwidth_gbps", {{"median", 0.0}}}};
+  if (std::string(status) != "ok") row.erase("bandwidth_gbps"), row["error"] = "verification failed";
+  return row;
+}
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/p2pbench-expect-XXXXXX";
+  const int fd = mkstemp(name);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  std::ofstream(name) << text;
+  return name;
+}
+
+std::string load_error(const std::string& text) {
+  const std::string path = write_temp(text);
+  try {
+    load_expectations(path);
+  } catch (const InputError& e) {
+    std::remove(path.c_str());
+    return e.what();
+  }
+  std::remove(path.c_str());
+  return "";
+}
+
+TEST(Expectations, BadFilesNameTheFlagAndTheField) {
+  EXPECT_NE(load_error("{not json").find("--expect = \"/tmp/p2pbench-expect-"), std::string::npos) << load_error("{not json");
+  EXPECT_NE(load_error(R"({"format": "x", "version": 1, "expectations": []})").find("format: not an expectations file"),
+            std::string::npos);
+  EXPECT_NE(load_error(document(json::array()).dump().replace(document(json::array()).dump().find("\"version\":1"), 11,
+                                                               "\"version\":2"))
+                .find("version: 2 is not supported"),
+            std::string::npos);
+  json no_floor = document({entry(ce_match(1024), "bandwidth_gbps", 10, 9)});
+  no_floor["expectations"][0].erase("floor");
+  EXPECT_NE(load_error(no_floor.dump()).find("expectations[0]: a bandwidth_gbps entry needs a number 'floor'"),
+            std::string::npos)
+      << load_error(no_floor.dump());
+  json bad_metric = document({entry(ce_match(1024), "bandwidth_gbps", 10, 9)});
+  bad_metric["expectations"][0]["metric"] = "gbps";
+  EXPECT_NE(load_error(bad_metric.dump()).find("metric \"gbps\" is not one of"), std::string::npos);
+  EXPECT_EQ(load_error(document({entry(ce_match(1024), "bandwidth_gbps", 10, 9)}).dump()), "");
+  EXPECT_THROW(load_expectations("/nonexistent/expect.json"), InputError);
+}
+
+TEST(Expectations, RunMadeWithLessCareIsRefusedBeforeItStarts) {
+  const json doc = document(json::array());
+  EXPECT_NO_THROW(check_run_comparable(doc, {{"verify", true}, {"samples", 10}, {"min_sample_time_ms", 1.0}}, "e.json"));
+  EXPECT_THROW(check_run_comparable(doc, {{"verify", false}, {"samples", 10}}, "e.json"), InputError);
+  try {
+    check_run_comparable(doc, {{"verify", true}, {"samples", 3}}, "e.json");
+    FAIL() << "3 samples accepted against sources of 10";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--expect = e.json: made_with.samples"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Expectations, PassFailAndMargins) {
+  const json doc = document({entry(ce_match(1u << 30), "bandwidth_gbps", 396.0, 376.2),
+                             entry(ce_match(1u << 20), "bandwidth_gbps", 210.0, 200.0),
+                             entry(ce_match(1u << 16), "bandwidth_gbps", 30.0, 25.0),
+                             entry(ce_match(1u << 30), "bandwidth_gbps", 50.0, 47.5, "PIX"),
+                             entry(ce_match(1u << 12), "bandwidth_gbps", 5.0, 4.0)});
+  const std::vector<json> rows = {bw_row(1u << 30, {390.0, 400.0, 396.0}),  // median 396
+                                  bw_row(1u << 20, {196.0, 198.0}),         // median 197 < 200
+                                  bw_row(1u << 16, {}, "failed"),
+                                  bw_row(1u << 24, {100.0})};               // no expectation
+  const ExpectationReport r = check_expectations(doc, rows, "NV18");
+  ASSERT_EQ(r.lines.size(), 3u);
+  EXPECT_EQ(r.lines[0], "PASS ce push uni 1 GiB: 396 GB/s >= floor 376.2 GB/s, margin +19.8 GB/s (+5.3%)");
+  EXPECT_EQ(r.lines[1], "FAIL ce push uni 1 MiB: 197 GB/s >= floor 200 GB/s, margin -3 GB/s (-1.5%)");
+  EXPECT_EQ(r.lines[2].rfind("FAIL ce push uni 64 KiB: the case failed: verification failed", 0), 0u) << r.lines[2];
+  EXPECT_EQ(r.passed, 1);
+  EXPECT_EQ(r.failed, 2);
+  EXPECT_TRUE(r.any_fail());
+  EXPECT_EQ(r.without_expectation, 1);
+  ASSERT_EQ(r.not_measured.size(), 1u);  // the 4 KiB entry; the PIX entry is another pair class
+  EXPECT_EQ(r.not_measured[0], "ce push uni 4 KiB bandwidth_gbps");
+  EXPECT_EQ(r.summary, "check FAIL: 1 PASS, 2 FAIL of 3 cases with an expectation; smallest margin -1.5% (ce push uni "
+                       "1 MiB); 1 rows without expectation; 1 expectations not measured");
+}
+
+TEST(Expectations, LatencyCeilingAndNullMatching) {
+  json match = {{"method", "latency_read"}, {"bytes", 8}, {"blocks", nullptr}};
+  const json doc = document({entry(match, "latency_us", 0.85, 0.8925)});
+  json row = {{"method", "latency_read"}, {"bytes", 8}, {"status", "ok"}, {"samples_us", {0.85, 0.86, 0.84}},
+              {"latency_us", {{"median", 0.85}}}};  // no "blocks" key: matches null
+  ExpectationReport r = check_expectations(doc, {row}, "NV18");
+  ASSERT_EQ(r.lines.size(), 1u);
+  EXPECT_EQ(r.lines[0], "PASS latency_read 8 B: 0.85 us <= ceiling 0.8925 us, margin +0.0425 us (+4.8%)");
+  row["blocks"] = 132;  // a shape the entry does not have
+  r = check_expectations(doc, {row}, "NV18");
+  EXPECT_TRUE(r.lines.empty());
+  EXPECT_EQ(r.without_expectation, 1);
+  row.erase("blocks");
+  row["samples_us"] = {0.95};
+  EXPECT_TRUE(check_expectations(doc, {row}, "NV18").any_fail());
+}
+
+TEST(Expectations, ReportBlockAndExitStatus) {
+  const json doc = document({entry(ce_match(1u << 30), "bandwidth_gbps", 396.0, 376.2)});
+  const json meta = {{"topology", {{"topo_label", "NV18"}}}, {"verdicts", {{"contention", true}}}};
+  std::FILE* out = std::tmpfile();
+  EXPECT_EQ(report_expectations(out, doc, {bw_row(1u << 30, {396.0})}, meta), 0);
+  EXPECT_EQ(report_expectations(out, doc, {bw_row(1u << 30, {300.0})}, meta), 1);
+  EXPECT_EQ(report_expectations(out, doc, {bw_row(1u << 30, {396.0})}, json::object()), 1);  // pair class unknown
+  EXPECT_EQ(report_expectations(out, json(), {}, meta), 0);
+  std::rewind(out);
+  std::string text(4096, '\0');
+  text.resize(std::fread(&text[0], 1, text.size(), out));
+  std::fclose(out);
+  EXPECT_NE(text.find("WARNING: the health verdicts say another process used the GPUs"), std::string::npos) << text;
+  EXPECT_NE(text.find("NOT CHECKED"), std::string::npos) << text;
+  EXPECT_NE(text.find("check FAIL: 0 PASS, 1 FAIL"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace p2pbench
