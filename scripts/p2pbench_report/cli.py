@@ -260,7 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Maps device-to-device testcases onto p2pbench rows, one sample each:\n"
         "  device_to_device_memcpy_write_ce -> ce push uni     ..._memcpy_read_ce -> ce pull uni\n"
         "  device_to_device_bidirectional_memcpy_{write,read}_ce -> ce push/pull bidir (total)\n"
-        "  ..._sm testcases -> ldst (nvbandwidth's SM copy kernel; blocks/threads unknown)\n"
+        "  ..._sm testcases -> ldst (nvbandwidth's SM copy kernel; shape unknown: compare matches\n"
+        "                      it with p2pbench's ldst and tma rows of any shape, and says so)\n"
+        "  device_to_device_latency_sm -> latency_read (2 MiB chain; matched with every load protocol)\n"
         "Other testcases are skipped (listed in meta.config.skipped_testcases). The source is recorded\n"
         "as meta.label and meta.config.imported_from.",
         "examples:\n"
