@@ -1,18 +1,25 @@
 """Figures of one or several results files (matplotlib, Agg backend; PNG and SVG).
 
 Drawn only where the data supports them:
-  size_<direction>_<mode>            bandwidth vs message size, one series per system x method
-                                     (x uni orientation); a dashed line at the link's peak when the
+  size_<direction>_<mode>            bandwidth vs message size, one series per system x method, the
+                                     two orientations of a uni case (0->1, 1->0) one shaded band;
+                                     a dashed line at the link's peak when the
                                      file records meta.topology.peak_gbps_per_direction (x2 for bidir).
                                      A method's series follows the kernel shape measured at the
                                      most sizes (or the best of several such shapes at each size).
+                                     Legends sit right of the axes, outside the data.
+  time_<direction>_<mode>            time per transfer (time_us) vs size on log-log axes, where some
+                                     series has a size below 1 MiB (small messages get their decade).
+  atomics_<direction>                remote atomics: Gops/s per atomic type x access pattern (bars).
   bars_<direction>_<mode>            instead of size_*, where no method spans two sizes (a file of a
                                      few cases at one size): one bar per case, min–max whisker.
   heatmap_ldst_<dir>_<mode>_<system> median GB/s over blocks x threads at the largest size
-                                     (needs >= 2 block counts and >= 2 thread counts).
+                                     (needs >= 2 block counts and >= 2 thread counts); colours from
+                                     0 to the link's peak (to the best cell where no peak is known).
   heatmap_tma_<dir>_<mode>_<system>  median GB/s over blocks x smem_bytes (best over stages).
   sm_scaling_<direction>_<mode>      bandwidth vs SMs (sms_used, else blocks) at the largest size,
-                                     knee marked: the fewest SMs reaching 90% of the method's best.
+                                     knee marked: the fewest SMs reaching 90% of the method's best
+                                     ("knee <= N SMs" when that is the first point measured).
   uni_vs_bidir_<direction>           bars: uni, bidir per direction, bidir total (largest common size).
   latency_<direction>_<mode>         latency rows (latency_us, µs) vs message size, one series per
                                      system x method x protocol (x orientation); band min–p95.
@@ -40,9 +47,10 @@ from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, PAYLOAD_VAR
 from p2pbench_report.loader import ResultSet  # noqa: E402
 from p2pbench_report.plot_shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: E402,F401 (knee: public)
                                          uni_vs_bidir_figures)
+from p2pbench_report.plot_atomics import atomic_figures  # noqa: E402
 from p2pbench_report.plot_style import (METHOD_COLORS, MODE_WORDS, SYSTEM_STYLES, PlottedFigure,  # noqa: E402
-                                         draw_peak_lines, link_peaks, new_figure, set_headroom, set_title,
-                                         shaded_color)
+                                         draw_peak_lines, link_peaks, new_figure, place_legend, set_headroom,
+                                         set_title, shaded_color)
 from p2pbench_report.units import (BANDWIDTH_AXIS_LABEL, LATENCY_AXIS_LABEL, SIZE_AXIS_LABEL,  # noqa: E402
                                    format_size, format_value)
 
@@ -69,6 +77,7 @@ class Measure:
     bars_name: str
     fixed_colors: bool         # each method's own color (METHOD_COLORS), else the palette in order
     mode_words: dict
+    log_y: bool = False        # log-log: small messages keep their own decade
 
     @property
     def higher_is_better(self) -> bool:
@@ -83,6 +92,13 @@ BANDWIDTH_MEASURE = Measure(BANDWIDTH, "Bandwidth", BANDWIDTH_AXIS_LABEL, "min�
 LATENCY_MEASURE = Measure(LATENCY, "Latency", LATENCY_AXIS_LABEL, "min–p95", "latency_us_min", "latency_us_p95",
                           ("protocol",), "latency", "latency_bars", False,
                           {"uni": "one direction", "bidir": "both directions at once"})
+# Time per transfer of the bandwidth rows, log-log: below ~64 KiB the bandwidth axis squeezes every
+# method against 0, while the time shows the fixed cost of a transfer.
+TIME_MEASURE = Measure(Metric("time", "time_us_median", "", "µs", False), "Time per transfer",
+                       "time per transfer (µs, microseconds; log scale)", "min–max", "time_us_min", "time_us_max",
+                       (), "time", "", True, MODE_WORDS, log_y=True)
+TIME_FIGURE_BELOW_BYTES = 2**20  # drawn when some series has a size below 1 MiB
+NOT_SIZE_SWEPT = ("atomic",)     # its bytes follow from the launch shape: drawn by type x pattern instead
 
 
 def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
@@ -175,46 +191,66 @@ def _of(rows: pd.DataFrame, direction: str, mode: str) -> pd.DataFrame:
     return rows[(rows["direction"] == direction) & (rows["mode"] == mode)] if not rows.empty else rows
 
 
+def _orientation_band(series_rows: pd.DataFrame, measure: Measure) -> tuple[pd.DataFrame, str, list[str]]:
+    """One series over its rank pairs (the two orientations of a uni case): per size the median of
+    the pairs' medians, the band from the lowest low to the highest high of them. Returns (points,
+    shape description, pairs)."""
+    pairs = sorted(series_rows["pair"].unique())
+    per_pair = [_size_series(series_rows[series_rows["pair"] == pair], measure) for pair in pairs]
+    descriptions = {description for _, description in per_pair}
+    joined = pd.concat([points for points, _ in per_pair])
+    points = joined.groupby("bytes").agg(median=("median", "median"), low=("low", "min"),
+                                         high=("high", "max")).reset_index().sort_values("bytes")
+    return points, (descriptions.pop() if len(descriptions) == 1 else "shapes differ by pair"), pairs
+
+
 def _curve_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
                   mode: str) -> PlottedFigure | None:
-    """The measure vs message size, one series per system x series x rank pair; None unless some
-    series spans two sizes or more."""
-    figure = new_figure()
+    """The measure vs message size, one series per system x series (its orientations as one band);
+    None unless some series spans two sizes or more."""
+    figure = new_figure(10.5, 5.6)
     ax = figure.add_subplot()
     colors = _series_colors(prepared, measure)
-    labels, all_sizes, has_curve = [], [], False
+    labels, all_sizes, all_pairs, has_curve = [], [], set(), False
     for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
         linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
         group = _of(rows, direction, mode)
         for name in (_series_order(group) if not group.empty else []):
-            series_rows = group[group["series"] == name]
-            pairs = sorted(series_rows["pair"].unique())
-            for shade, pair in enumerate(pairs):
-                points, description = _size_series(series_rows[series_rows["pair"] == pair], measure)
-                label = f"{result_set.name} · {name}" + (f" {pair}" if len(pairs) > 1 else "")
-                label += f" ({description})" if description else ""
-                color = shaded_color(colors[name], shade)
-                x = points["bytes"].astype(float).to_numpy()
-                ax.plot(x, points["median"], linestyle=linestyle if len(x) > 1 else "none", marker=marker,
-                        markersize=4 if len(x) > 1 else 8, color=color, label=label, linewidth=1.6)
-                if len(x) > 1:
-                    ax.fill_between(x, points["low"], points["high"], color=color, alpha=0.18, linewidth=0)
-                    has_curve = True
-                labels.append(label)
-                all_sizes += list(x)
+            points, description, pairs = _orientation_band(group[group["series"] == name], measure)
+            all_pairs.update(pairs)
+            label = f"{result_set.name} · {name}" + (f" ({description})" if description else "")
+            x = points["bytes"].astype(float).to_numpy()
+            ax.plot(x, points["median"], linestyle=linestyle if len(x) > 1 else "none", marker=marker,
+                    markersize=4 if len(x) > 1 else 8, color=colors[name], label=label, linewidth=1.6)
+            if len(x) > 1:
+                ax.fill_between(x, points["low"], points["high"], color=colors[name], alpha=0.18, linewidth=0)
+                has_curve = True
+            labels.append(label)
+            all_sizes += list(x)
     if not has_curve:
         return None
+    _size_axes(ax, result_sets, measure, mode, all_sizes)
+    pairs = [p for p in sorted(all_pairs) if p != "both"]
+    band = f"band: {measure.band}" + (f" over both orientations ({', '.join(pairs)})" if len(pairs) > 1 else "")
+    ax.set_ylabel(f"{measure.axis_label}\n{measure.mode_words[mode]}\nline: median; {band}", fontsize=9)
+    place_legend(ax)
+    set_title(figure, f"{measure.title} vs message size — {direction}, {mode}", result_sets)
+    return PlottedFigure(f"{measure.curve_name}_{direction}_{mode}", measure.curve_name, figure, labels)
+
+
+def _size_axes(ax, result_sets: list[ResultSet], measure: Measure, mode: str, sizes: list[float]) -> None:
+    """Log-2 size axis; y from 0 with headroom and the link's peak, or log-scaled (log_y)."""
     if measure.higher_is_better:
         draw_peak_lines(ax, result_sets, mode)
     ax.set_xscale("log", base=2)
-    _power_of_two_axis(ax.xaxis, all_sizes)
+    _power_of_two_axis(ax.xaxis, sizes)
     ax.set_xlabel(SIZE_AXIS_LABEL)
-    ax.set_ylabel(f"{measure.axis_label}\n{measure.mode_words[mode]}; line: median, band: {measure.band}")
-    set_headroom(ax, result_sets, mode if measure.higher_is_better else None)
+    if measure.log_y:
+        ax.set_yscale("log")
+        ax.grid(True, which="minor", alpha=0.12)
+    else:
+        set_headroom(ax, result_sets, mode if measure.higher_is_better else None)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right" if measure.higher_is_better else "best")
-    set_title(figure, f"{measure.title} vs message size — {direction}, {mode}", result_sets)
-    return PlottedFigure(f"{measure.curve_name}_{direction}_{mode}", measure.curve_name, figure, labels)
 
 
 def _bar_order(row: pd.Series, best_only: bool) -> tuple:
@@ -292,12 +328,41 @@ def measure_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame],
     return figures
 
 
+def time_rows(prepared: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """The bandwidth rows with the time per transfer as median/low/high, where some series has a
+    size below TIME_FIGURE_BELOW_BYTES (else empty frames: no time figure)."""
+    out = []
+    for rows in prepared:
+        if rows.empty or "time_us_median" not in rows or rows["bytes"].min() >= TIME_FIGURE_BELOW_BYTES:
+            out.append(rows.iloc[0:0])
+            continue
+        rows = rows[rows["time_us_median"].notna()].copy()
+        rows["median"] = rows["time_us_median"]
+        rows["low"] = rows["time_us_min"].fillna(rows["median"])
+        rows["high"] = rows["time_us_max"].fillna(rows["median"])
+        out.append(rows)
+    return out
+
+
+def time_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame]) -> list[PlottedFigure]:
+    """time_<direction>_<mode>: time per transfer vs size, log-log (curves only)."""
+    timed = time_rows(prepared)
+    figures = []
+    for direction, mode in _direction_mode_combos(timed):
+        plotted = _curve_figure(result_sets, timed, TIME_MEASURE, direction, mode)
+        if plotted:
+            figures.append(plotted)
+    return figures
+
+
 def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
     """Every figure the data supports, in reading order."""
-    prepared = [bandwidth_rows(r) for r in result_sets]
+    every = [bandwidth_rows(r) for r in result_sets]
+    prepared = [rows[~rows["method"].isin(NOT_SIZE_SWEPT)] if not rows.empty else rows for rows in every]
     latency = [measured_rows(r, LATENCY_MEASURE) for r in result_sets]
-    return (measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + sm_scaling_figures(result_sets, prepared)
-            + heatmap_figures(result_sets, prepared) + uni_vs_bidir_figures(result_sets, prepared)
+    return (measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
+            + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
+            + uni_vs_bidir_figures(result_sets, prepared) + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE))
 
 
