@@ -94,16 +94,17 @@ def run_plot(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from p2pbench_report.compare import compare, render_html, render_markdown
+    from p2pbench_report.compare import compare, render_markdown
+    from p2pbench_report.compare_view import render_html, render_markdown_summary
     from p2pbench_report.loader import load_many
 
     if len(args.results) < 2:
         print(f"{PROGRAM} compare: error: give two or more results files to compare", file=sys.stderr)
         return 2
     comparison = compare(load_many(args.results), all_cases=args.all_cases)
-    sys.stdout.write(render_markdown(comparison))
+    sys.stdout.write(render_markdown(comparison) + render_markdown_summary(comparison, args.threshold))
     if args.html:
-        Path(args.html).write_text(render_html(comparison), encoding="utf-8")
+        Path(args.html).write_text(render_html(comparison, args.threshold), encoding="utf-8")
         print(f"\nwrote {args.html}")
     return 0
 
@@ -208,14 +209,20 @@ def build_parser() -> argparse.ArgumentParser:
         "Matches cases on their independent variables (method, direction, mode, bytes, src_rank,\n"
         "dst_rank, blocks, threads, unroll, smem_bytes, stages, buffer_pool_bytes, and payload fields of\n"
         "latency rows) and prints, as Markdown, a metadata diff (GPU, driver, CUDA, link, hosts) and\n"
-        "each file's median with the ratio to the first file. Cases measured in only one file are\n"
-        "left out unless --all-cases.",
+        "each file's median with the ratio to the first file, then one summary line per file and method\n"
+        "(geometric-mean ratio, worst case). The HTML page adds a ratio-vs-size figure and highlights\n"
+        "ratios outside --threshold. Cases measured in only one file are left out unless --all-cases.\n"
+        "Imported rows that lack a shape or load protocol (nvbandwidth) match p2pbench's rows of any\n"
+        "shape or protocol; the config column says 'matched ignoring ...'.",
         "examples:\n"
         "  p2pbench-report compare before.json after.json\n"
         "  p2pbench-report compare run.json nvbandwidth.p2pbench.json --html report.html")
     comparison.add_argument("results", nargs="+", metavar="RESULTS.json", help="two or more results files; the first is the reference")
     comparison.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with the figures inlined")
     comparison.add_argument("--all-cases", action="store_true", help="list cases measured in only one file too")
+    comparison.add_argument("--threshold", type=_fraction, default=0.03, metavar="3%",
+                            help="ratios further than this from 1 are counted in the summary and highlighted "
+                                 "in the HTML table (default 3%%)")
 
     regression = _subcommand(
         subparsers, "regress", run_regress, "regression check of a candidate run against a baseline (for CI)",
