@@ -231,7 +231,8 @@ def _curve_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], me
         return None
     _size_axes(ax, result_sets, measure, mode, all_sizes)
     pairs = [p for p in sorted(all_pairs) if p != "both"]
-    band = f"band: {measure.band}" + (f" over both orientations ({', '.join(pairs)})" if len(pairs) > 1 else "")
+    band = f"band: {measure.band}" + (f" over both orientations ({', '.join(pairs)})" if len(pairs) == 2
+                                      else " over the rank pairs" if len(pairs) > 2 else "")
     ax.set_ylabel(f"{measure.axis_label}\n{measure.mode_words[mode]}\nline: median; {band}", fontsize=9)
     place_legend(ax)
     set_title(figure, f"{measure.title} vs message size — {direction}, {mode}", result_sets)
