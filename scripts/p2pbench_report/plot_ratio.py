@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 
 from p2pbench_report.compare import Comparison  # noqa: E402
 from p2pbench_report.compare_view import Ratio, ratios  # noqa: E402
-from p2pbench_report.plot import PALETTE, _power_of_two_axis  # noqa: E402
+from p2pbench_report.plot_series import PALETTE, power_of_two_axis  # noqa: E402
 from p2pbench_report.plot_style import METHOD_COLORS, PlottedFigure, new_figure, place_legend, set_title  # noqa: E402
 from p2pbench_report.units import SIZE_AXIS_LABEL  # noqa: E402
 
@@ -51,7 +51,7 @@ def _ratio_figure(comparison: Comparison, index: int, items: list[Ratio], thresh
     ax.axhspan(1 - threshold, 1 + threshold, color="0.85", zorder=0, label=f"±{threshold * 100:g}%")
     ax.axhline(1.0, color="0.3", linewidth=1.0)
     ax.set_xscale("log", base=2)
-    _power_of_two_axis(ax.xaxis, sizes)
+    power_of_two_axis(ax.xaxis, sizes)
     ax.set_xlabel(SIZE_AXIS_LABEL)
     spread = max([abs(v - 1) for v in values] + [threshold]) * 1.25
     ax.set_ylim(1 - spread, 1 + spread)
