@@ -195,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  bars_<direction>_<mode>      instead of size_*, where every method was measured at one size\n"
         "  latency_<direction>_<mode>   latency (µs) vs message size per method and protocol (latency rows)\n"
         "  latency_bars_<dir>_<mode>    instead of latency_*, where every series has one size (latency_read)\n"
+        "  time_<direction>_<mode>      time per transfer vs size on log-log axes (sizes below 1 MiB present)\n"
+        "  atomics_<direction>          remote atomics, Gops/s by atomic type x access pattern\n"
         "Several files are overlaid, each series labelled by its system (meta.label).",
         "examples:\n"
         "  p2pbench-report plot run.json -o figures/\n"
