@@ -7,6 +7,13 @@ variables of latency and atomic rows: protocol, atomic_type, atomic_pattern, hot
 or absent, elsewhere). An atomic row's ops_per_thread is not among them: with blocks, threads and
 atomic_type it fixes `bytes`. Two rows with the same identity in one file are told apart by their order (the 2nd
 such row of A matches the 2nd of B).
+
+Imported rows lack what another tool does not record (UNRECORDED): nvbandwidth's SM copy kernel has
+no shape p2pbench knows (an `ldst` row with blocks, threads and unroll null) and its pointer chase
+no load protocol (a `latency_read` row with protocol null); p2pbench's own rows always carry them.
+Such a row matches, in each file without a row of its own there, every case that differs only in
+those variables: the SM copy every `ldst` and `tma` shape, the chase every protocol. The case's key
+(a CaseKey) then says so in its `note`, which describe_config shows.
 """
 
 from __future__ import annotations
@@ -122,6 +129,8 @@ def describe_config(key_or_row: tuple | pd.Series) -> str:
               if (value := _variable(key_or_row, name))]
     if isinstance(key_or_row, tuple) and len(key_or_row) > len(INDEPENDENT_VARIABLES) and key_or_row[-1] > 1:
         parts.append(f"#{key_or_row[-1]}")  # the n-th repetition of a case within one file
+    if getattr(key_or_row, "note", ""):
+        parts.append(f"({key_or_row.note})")
     return " ".join(parts)
 
 
@@ -137,6 +146,47 @@ def describe_case(key: tuple) -> dict[str, str]:
         "method": key[0], "direction": key[1], "mode": key[2], "size": format_size(key[3]),
         "ranks": describe_ranks(key), "config": describe_config(key),
     }
+
+
+@dataclass(frozen=True)
+class Unrecorded:
+    """Variables that every p2pbench row of `method` records but an imported row may lack."""
+
+    method: str
+    variables: tuple[str, ...]     # null in the imported row: it did not record them
+    ignored: tuple[str, ...]       # variables not compared when matching such a row
+    methods: tuple[str, ...]       # methods of the rows it matches
+    what: str                      # for the note: "matched ignoring <what>"
+
+
+KERNEL_VARIABLES = ("blocks", "threads", "unroll", "smem_bytes", "stages")
+UNRECORDED = (Unrecorded("ldst", ("blocks", "threads", "unroll"), KERNEL_VARIABLES, ("ldst", "tma"), "shape"),
+              Unrecorded("latency_read", ("protocol",), ("protocol",), ("latency_read",), "load protocol"))
+
+
+class CaseKey(tuple):
+    """A case key (identity + occurrence number) with a note on how rows were matched to it;
+    equal to, and hashed as, the plain tuple."""
+
+    note: str = ""
+
+
+def unrecorded_of(row: pd.Series | dict) -> Unrecorded | None:
+    """The Unrecorded entry whose variables the row lacks (an imported row), else None."""
+    method = row.get("method")
+    for entry in UNRECORDED:
+        if method == entry.method and all(plain_value(row.get(name)) is None for name in entry.variables):
+            return entry
+    return None
+
+
+def _loose_identity(key: tuple, entry: Unrecorded) -> tuple:
+    """The key without the method (where the entry spans several) and the ignored variables."""
+    values = list(key[:len(INDEPENDENT_VARIABLES)])
+    values[0] = entry.methods if values[0] in entry.methods else values[0]
+    for name in entry.ignored:
+        values[INDEPENDENT_VARIABLES.index(name)] = None
+    return tuple(values)
 
 
 @dataclass
@@ -155,13 +205,49 @@ class MatchedCase:
 
 
 def match_cases(frames: Iterable[pd.DataFrame]) -> list[MatchedCase]:
-    """Matches rows of several files (frames from the loader) on their case keys; sorted."""
-    indexed = []
+    """Matches rows of several files (frames from the loader) on their case keys; sorted. Rows
+    that lack UNRECORDED variables fill every case that differs only there (see the module doc)."""
+    indexed, loose = [], []
     for frame in frames:
         keyed = add_case_keys(frame)
-        indexed.append({key: row for key, (_, row) in zip(keyed["case_key"], keyed.iterrows())})
+        exact, lacking = {}, []
+        for key, (_, row) in zip(keyed["case_key"], keyed.iterrows()):
+            entry = unrecorded_of(row)
+            exact[key] = row
+            if entry is not None:
+                lacking.append((key, row, entry))
+        indexed.append(exact)
+        loose.append(lacking)
     all_keys = sorted({key for table in indexed for key in table}, key=sort_key)
-    return [MatchedCase(key, [table.get(key) for table in indexed]) for key in all_keys]
+    cases = [MatchedCase(CaseKey(key), [table.get(key) for table in indexed]) for key in all_keys]
+    return _fill_unrecorded(cases, loose)
+
+
+def _fill_unrecorded(cases: list[MatchedCase], loose: list[list[tuple]]) -> list[MatchedCase]:
+    """Puts each file's rows that lack UNRECORDED variables into the cases of the other files that
+    differ only there; such a row stays a case of its own only where it matched none."""
+    absorbed = set()
+    for index, lacking in enumerate(loose):
+        for own_key, row, entry in lacking:
+            wanted = _loose_identity(own_key, entry)
+            for case in cases:
+                if (case.key == own_key or case.rows[index] is not None or unrecorded_of(_first_row(case)) is not None
+                        or _loose_identity(case.key, entry) != wanted):
+                    continue
+                case.rows[index] = row
+                case.key.note = f"matched ignoring {'kernel and ' if case.key[0] != entry.method else ''}{entry.what}"
+                absorbed.add((index, own_key))
+    return [case for case in cases if (_only_row(case), case.key) not in absorbed]
+
+
+def _first_row(case: MatchedCase) -> pd.Series:
+    return next(row for row in case.rows if row is not None)
+
+
+def _only_row(case: MatchedCase) -> int | None:
+    """The index of the file holding the case's only row, else None."""
+    present = [index for index, row in enumerate(case.rows) if row is not None]
+    return present[0] if len(present) == 1 else None
 
 
 def median_of(row: pd.Series | None, metric: Metric) -> float | None:

@@ -98,16 +98,17 @@ def run_plot(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from p2pbench_report.compare import compare, render_html, render_markdown
+    from p2pbench_report.compare import compare, render_markdown
+    from p2pbench_report.compare_view import render_html, render_markdown_summary
     from p2pbench_report.loader import load_many
 
     if len(args.results) < 2:
         print(f"{PROGRAM} compare: error: give two or more results files to compare", file=sys.stderr)
         return 2
     comparison = compare(load_many(args.results), all_cases=args.all_cases)
-    sys.stdout.write(render_markdown(comparison))
+    sys.stdout.write(render_markdown(comparison) + render_markdown_summary(comparison, args.threshold))
     if args.html:
-        Path(args.html).write_text(render_html(comparison), encoding="utf-8")
+        Path(args.html).write_text(render_html(comparison, args.threshold), encoding="utf-8")
         print(f"\nwrote {args.html}")
     return 0
 
@@ -207,6 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  bars_<direction>_<mode>      instead of size_*, where every method was measured at one size\n"
         "  latency_<direction>_<mode>   latency (µs) vs message size per method and protocol (latency rows)\n"
         "  latency_bars_<dir>_<mode>    instead of latency_*, where every series has one size (latency_read)\n"
+        "  time_<direction>_<mode>      time per transfer vs size on log-log axes (sizes below 1 MiB present)\n"
+        "  atomics_<direction>          remote atomics, Gops/s by atomic type x access pattern\n"
         "Several files are overlaid, each series labelled by its system (meta.label).",
         "examples:\n"
         "  p2pbench-report plot run.json -o figures/\n"
@@ -223,14 +226,20 @@ def build_parser() -> argparse.ArgumentParser:
         "latency rows) and prints, as Markdown, a metadata diff (GPU, driver, CUDA, link, hosts; how\n"
         "each run was made: verify, samples, sample time, buffer pool, clocks, NCCL, sanitizer mode;\n"
         "each run's health verdicts, with a WARNING where these differ) and\n"
-        "each file's median with the ratio to the first file. Cases measured in only one file are\n"
-        "left out unless --all-cases.",
+        "each file's median with the ratio to the first file, then one summary line per file and method\n"
+        "(geometric-mean ratio, worst case). The HTML page adds a ratio-vs-size figure and highlights\n"
+        "ratios outside --threshold. Cases measured in only one file are left out unless --all-cases.\n"
+        "Imported rows that lack a shape or load protocol (nvbandwidth) match p2pbench's rows of any\n"
+        "shape or protocol; the config column says 'matched ignoring ...'.",
         "examples:\n"
         "  p2pbench-report compare before.json after.json\n"
         "  p2pbench-report compare run.json nvbandwidth.p2pbench.json --html report.html")
     comparison.add_argument("results", nargs="+", metavar="RESULTS.json", help="two or more results files; the first is the reference")
     comparison.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with the figures inlined")
     comparison.add_argument("--all-cases", action="store_true", help="list cases measured in only one file too")
+    comparison.add_argument("--threshold", type=_fraction, default=0.03, metavar="3%",
+                            help="ratios further than this from 1 are counted in the summary and highlighted "
+                                 "in the HTML table (default 3%%)")
 
     regression = _subcommand(
         subparsers, "regress", run_regress, "regression check of a candidate run against a baseline (for CI)",
@@ -290,7 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Maps device-to-device testcases onto p2pbench rows, one sample each:\n"
         "  device_to_device_memcpy_write_ce -> ce push uni     ..._memcpy_read_ce -> ce pull uni\n"
         "  device_to_device_bidirectional_memcpy_{write,read}_ce -> ce push/pull bidir (total)\n"
-        "  ..._sm testcases -> ldst (nvbandwidth's SM copy kernel; blocks/threads unknown)\n"
+        "  ..._sm testcases -> ldst (nvbandwidth's SM copy kernel; shape unknown: compare matches\n"
+        "                      it with p2pbench's ldst and tma rows of any shape, and says so)\n"
+        "  device_to_device_latency_sm -> latency_read (2 MiB chain; matched with every load protocol)\n"
         "Other testcases are skipped (listed in meta.config.skipped_testcases). The source is recorded\n"
         "as meta.label and meta.config.imported_from.",
         "examples:\n"

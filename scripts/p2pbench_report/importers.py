@@ -16,10 +16,16 @@ GPU's context):
     device_to_device_memcpy_{write,read}_sm         -> ldst push/pull uni   (nvbandwidth's SM copy
     device_to_device_bidirectional_memcpy_*_sm      -> ldst push/pull bidir  kernel: shape unknown,
                                                                              blocks/threads null)
+    device_to_device_latency_sm                     -> latency_read pull uni, protocol null: the row
+                                                       GPU chases a chain in the column GPU's memory
+                                                       (src = column, dst = row), ns -> latency_us
   A bidirectional matrix stacks three GPU x GPU blocks: (column -> row), (row -> column), total;
   one row per GPU pair (row < column): bandwidth = the total, `directions` = the two blocks.
   bytes = nvbandwidth's buffer size: `bufferSize` (MiB) where the JSON has it, else --bytes
-  (default 512 MiB, nvbandwidth's default). Other testcases (host copies, local copies, latency,
+  (default 512 MiB, nvbandwidth's default); the latency test's chain is always 2 MiB (nvbandwidth
+  runs it with a fixed 2 MiB buffer, 128-byte stride, 1,000,000 loads). The SM rows' kernel shape
+  and the chase's load protocol are null: compare matches them with p2pbench's rows of any shape
+  or protocol (cases.UNRECORDED) and says so. Other testcases (host copies, local copies,
   all-to-one ...) have no p2pbench counterpart yet: they are skipped and listed in
   meta.config.skipped_testcases.
 
@@ -38,7 +44,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from p2pbench_report.documents import (bandwidth_row, direction_figures, gpu_entry, new_document, new_meta)
+from p2pbench_report.documents import (bandwidth_row, direction_figures, gpu_entry, latency_row, new_document,
+                                       new_meta)
 from p2pbench_report.errors import InputError
 from p2pbench_report.schema import validate
 
@@ -46,6 +53,9 @@ NVBANDWIDTH_DEFAULT_BYTES = 512 * 2**20
 NVBANDWIDTH_TESTCASE = re.compile(
     r"^device_to_device_(?P<bidir>bidirectional_)?memcpy_(?P<op>read|write)_(?P<engine>ce|sm)$")
 NVBANDWIDTH_ENGINES = {"ce": "ce", "sm": "ldst"}
+NVBANDWIDTH_LATENCY_TESTCASE = "device_to_device_latency_sm"
+NVBANDWIDTH_LATENCY_CHAIN_BYTES = 2 * 2**20  # nvbandwidth.cpp runs the latency tests on a fixed 2 MiB buffer
+NVBANDWIDTH_LATENCY_LOADS = 1_000_000        # latencyMemAccessCnt in nvbandwidth's common.h
 NVBANDWIDTH_FAILED_STATUSES = {"Error", "Running", "Not Found"}
 NCCL_RANK_LINE = re.compile(
     r"^#\s*Rank\s+(?P<rank>\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<device>\d+)\s+"
@@ -140,6 +150,42 @@ def _nvbandwidth_rows(testcase: dict, method: str, direction: str, bidir: bool, 
     return rows
 
 
+def _nvbandwidth_latency_rows(testcase: dict, source: Path) -> list[dict]:
+    """latency_read rows from the pointer-chase matrix (ns): the row GPU reads the column GPU's chain."""
+    name, status = testcase.get("name"), testcase.get("status")
+    common = {"direction": "pull", "iterations": NVBANDWIDTH_LATENCY_LOADS, "protocol": None}
+    if status != "Passed":
+        error = f"nvbandwidth {name}: {status}" + (f" ({testcase['error']})" if testcase.get("error") else "")
+        return [latency_row("latency_read", NVBANDWIDTH_LATENCY_CHAIN_BYTES, [], error=error,
+                            status="failed" if status in NVBANDWIDTH_FAILED_STATUSES else "skipped", **common)]
+    matrix = testcase.get("bandwidth_matrix") or []
+    if not isinstance(matrix, list) or not matrix:
+        raise InputError(source, "Passed testcase without a latency matrix", field=f"testcases[{name}]")
+    rows = []
+    for reader, values in enumerate(matrix):
+        for owner, text in enumerate(values):
+            value = _matrix_value(text)
+            if value is not None and reader != owner:
+                rows.append(latency_row("latency_read", NVBANDWIDTH_LATENCY_CHAIN_BYTES, [value / 1000.0],
+                                        src_rank=owner, dst_rank=reader, **common))
+    return rows
+
+
+def _nvbandwidth_testcase_rows(testcase: dict, name: str, size: int, gpu_count: int,
+                               source: Path) -> tuple[str, list[dict]] | None:
+    """(what the testcase maps to, its rows), or None for a testcase without a p2pbench counterpart."""
+    if name == NVBANDWIDTH_LATENCY_TESTCASE:
+        return "latency_read pull uni", _nvbandwidth_latency_rows(testcase, source)
+    match = NVBANDWIDTH_TESTCASE.match(name)
+    if not match:
+        return None
+    method = NVBANDWIDTH_ENGINES[match.group("engine")]
+    direction = "push" if match.group("op") == "write" else "pull"
+    bidir = bool(match.group("bidir"))
+    rows = _nvbandwidth_rows(testcase, method, direction, bidir, size, gpu_count, source)
+    return f"{method} {direction} {'bidir' if bidir else 'uni'}", rows
+
+
 def import_nvbandwidth(path: str | Path, *, label: str = "nvbandwidth", buffer_bytes: int | None = None,
                        link: str | None = None, peak_gbps: float | None = None) -> dict:
     """A p2pbench results document from nvbandwidth's `-j` output."""
@@ -157,15 +203,12 @@ def import_nvbandwidth(path: str | Path, *, label: str = "nvbandwidth", buffer_b
     rows, mapping, skipped = [], {}, []
     for index, testcase in enumerate(report["testcases"]):
         name = str(testcase.get("name", f"#{index}"))
-        match = NVBANDWIDTH_TESTCASE.match(name)
-        if not match:
+        imported = _nvbandwidth_testcase_rows(testcase, name, buffer_bytes, len(gpus), path)
+        if imported is None:
             skipped.append(name)
             continue
-        method = NVBANDWIDTH_ENGINES[match.group("engine")]
-        direction = "push" if match.group("op") == "write" else "pull"
-        bidir = bool(match.group("bidir"))
-        mapping[name] = f"{method} {direction} {'bidir' if bidir else 'uni'}"
-        rows += _nvbandwidth_rows(testcase, method, direction, bidir, buffer_bytes, len(gpus), path)
+        mapping[name] = imported[0]
+        rows += imported[1]
     if not rows:
         raise InputError(path, "no device-to-device testcase to import (ran nvbandwidth with -t filters?)")
     config = {"imported_from": "nvbandwidth", "source_file": path.name, "source_version": report.get("version"),

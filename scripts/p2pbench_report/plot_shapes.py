@@ -17,8 +17,8 @@ from p2pbench_report.cases import plain_value  # noqa: E402
 from p2pbench_report.loader import ResultSet  # noqa: E402
 from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size  # noqa: E402
 from p2pbench_report.plot_style import (METHOD_COLORS, MODE_WORDS, SYSTEM_STYLES, PlottedFigure,  # noqa: E402
-                                         draw_peak_lines, link_peaks, new_figure, set_headroom, set_title,
-                                         shaded_color)
+                                         draw_peak_lines, link_peaks, new_figure, place_legend, set_headroom,
+                                         set_title, shaded_color)
 
 
 KNEE_FRACTION = 0.9
@@ -64,12 +64,12 @@ def _heatmap(result_set: ResultSet, rows: pd.DataFrame, method: str, column_axis
         i, j = block_values.index(int(row["blocks"])), column_values.index(int(row[column_axis]))
         grid[i, j] = row["median"]
         best_setting[(i, j)] = plain_value(row.get(best_over))
-    figure = new_figure(1.6 + 1.15 * len(column_values), 2.3 + 0.55 * len(block_values))
+    figure = new_figure(max(6.5, 2.4 + 1.15 * len(column_values)), 2.6 + 0.55 * len(block_values))
     ax = figure.add_subplot()
-    image = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto", origin="lower")
-    figure.colorbar(image, ax=ax, label="median GB/s (1 GB = 1e9 B)")
+    low, high, scale = _colour_scale(result_set, grid, mode)
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto", origin="lower", vmin=low, vmax=high)
+    figure.colorbar(image, ax=ax, label=f"median GB/s (1 GB = 1e9 B)\nscale: {scale}")
     vary = len({v for v in best_setting.values() if v is not None}) > 1
-    low, high = np.nanmin(grid), np.nanmax(grid)
     for (i, j), setting in best_setting.items():
         value = grid[i, j]
         text = f"{value:.0f}" + (f"\n{best_over[:5]} {setting}" if vary and setting is not None else "")
@@ -91,6 +91,16 @@ def _heatmap(result_set: ResultSet, rows: pd.DataFrame, method: str, column_axis
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", result_set.name).strip("-") or "system"
     return PlottedFigure(f"heatmap_{method}_{direction}_{mode}_{slug}", f"heatmap_{method}", figure,
                          [result_set.name])
+
+
+def _colour_scale(result_set: ResultSet, grid: np.ndarray, mode: str) -> tuple[float, float, str]:
+    """(vmin, vmax, what they are): from 0 to the link's peak (x2 for a bidir total), or to the best
+    cell where the file records no peak. Never the data's min–max: 1% noise would fill the scale."""
+    best = float(np.nanmax(grid))
+    peaks = [value for value, _ in link_peaks([result_set], mode)]
+    if peaks and peaks[-1] >= best:
+        return 0.0, peaks[-1], f"0 to the link peak ({peaks[-1]:.0f} GB/s)"
+    return 0.0, best, "0 to the best cell (no link peak recorded)"
 
 
 def heatmap_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame]) -> list[PlottedFigure]:
@@ -116,54 +126,75 @@ def knee(points: pd.DataFrame) -> pd.Series | None:
     return reaching.sort_values("sms").iloc[0]
 
 
-def sm_scaling_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame]) -> list[PlottedFigure]:
-    figures = []
-    for direction in ("push", "pull"):
-        for mode in ("uni", "bidir"):
-            figure = new_figure()
-            ax = figure.add_subplot()
-            series, all_sms = [], []
-            for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
-                if rows.empty:
-                    continue
-                linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
-                group = rows[(rows["direction"] == direction) & (rows["mode"] == mode) & rows["sms"].notna()]
-                for method in sorted(group["method"].unique()):
-                    method_rows = _first_pair(group[group["method"] == method])
-                    method_rows = method_rows[method_rows["bytes"] == method_rows["bytes"].max()]
-                    if method_rows["sms"].nunique() < 3:
-                        continue
-                    points = method_rows.loc[method_rows.groupby("sms")["median"].idxmax()].sort_values("sms")
-                    size = format_size(points["bytes"].iloc[0])
-                    label = f"{result_set.name} · {method} at {size}"
-                    color = _color(method)
-                    ax.plot(points["sms"].astype(float), points["median"], linestyle=linestyle, marker=marker,
-                            color=color, label=label, markersize=5)
-                    point = knee(points)
-                    ax.plot([float(point["sms"])], [point["median"]], marker="*", markersize=16, color=color,
-                            markeredgecolor="black", linestyle="none")
-                    ax.annotate(f"knee {int(point['sms'])} SMs\n{point['median']:.0f} GB/s",
-                                (float(point["sms"]), point["median"]), textcoords="offset points",
-                                xytext=(18, -45 - 32 * len(series)), fontsize=8, color=color,
-                                arrowprops={"arrowstyle": "-", "color": color, "linewidth": 0.8})
-                    series.append(label)
-                    all_sms += list(points["sms"].astype(int))
-            if not series:
+def knee_text(points: pd.DataFrame, point: pd.Series) -> str:
+    """'knee 8 SMs: 352 GB/s', or 'knee ≤ 8 SMs: first point measured' when fewer SMs were not run."""
+    sms = int(point["sms"])
+    if sms == int(points["sms"].min()):
+        return f"knee ≤ {sms} SMs: first point measured ({point['median']:.0f} GB/s)"
+    return f"knee {sms} SMs: {point['median']:.0f} GB/s"
+
+
+def _mark_knee(ax, points: pd.DataFrame, color, order: int, label: str) -> None:
+    """A star on the knee and its label inside the axes (lower right, one line per series)."""
+    point = knee(points)
+    ax.plot([float(point["sms"])], [point["median"]], marker="*", markersize=16, color=color,
+            markeredgecolor="black", linestyle="none")
+    ax.annotate(f"{label}: {knee_text(points, point)}", (float(point["sms"]), point["median"]),
+                xytext=(0.98, 0.04 + 0.07 * order), textcoords="axes fraction", ha="right", va="bottom",
+                fontsize=8, color=color, annotation_clip=False,
+                bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": color, "alpha": 0.9},
+                arrowprops={"arrowstyle": "-", "color": color, "linewidth": 0.8})
+
+
+def _sm_points(group: pd.DataFrame, method: str) -> pd.DataFrame | None:
+    """The method's best median per SM count at its largest size (first orientation); None below 3 counts."""
+    method_rows = _first_pair(group[group["method"] == method])
+    method_rows = method_rows[method_rows["bytes"] == method_rows["bytes"].max()]
+    if method_rows["sms"].nunique() < 3:
+        return None
+    return method_rows.loc[method_rows.groupby("sms")["median"].idxmax()].sort_values("sms")
+
+
+def _sm_scaling_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], direction: str,
+                       mode: str) -> PlottedFigure | None:
+    figure = new_figure(10.5, 5.6)
+    ax = figure.add_subplot()
+    series, all_sms = [], []
+    for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
+        if rows.empty:
+            continue
+        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
+        group = rows[(rows["direction"] == direction) & (rows["mode"] == mode) & rows["sms"].notna()]
+        for method in sorted(group["method"].unique()):
+            points = _sm_points(group, method)
+            if points is None:
                 continue
-            draw_peak_lines(ax, result_sets, mode)
-            ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_locator(FixedLocator(_sm_ticks(all_sms)))
-            ax.xaxis.set_minor_locator(NullLocator())
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.0f}"))
-            ax.set_xlabel("SMs used (sms_used; blocks where not recorded)")
-            ax.set_ylabel(f"{BANDWIDTH_AXIS_LABEL}\n{MODE_WORDS[mode]}; best over the other kernel axes")
-            set_headroom(ax, result_sets, mode)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=8, loc="lower right")
-            set_title(figure, f"SM scaling — {direction}, {mode}; ★ knee: fewest SMs reaching "
-                           f"{KNEE_FRACTION:.0%} of the method's best", result_sets)
-            figures.append(PlottedFigure(f"sm_scaling_{direction}_{mode}", "sm_scaling", figure, series))
-    return figures
+            label = f"{result_set.name} · {method} at {format_size(points['bytes'].iloc[0])}"
+            ax.plot(points["sms"].astype(float), points["median"], linestyle=linestyle, marker=marker,
+                    color=_color(method), label=label, markersize=5)
+            _mark_knee(ax, points, _color(method), len(series), label)
+            series.append(label)
+            all_sms += list(points["sms"].astype(int))
+    if not series:
+        return None
+    draw_peak_lines(ax, result_sets, mode)
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(_sm_ticks(all_sms)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.0f}"))
+    ax.set_xlabel("SMs used (sms_used; blocks where not recorded)")
+    ax.set_ylabel(f"{BANDWIDTH_AXIS_LABEL}\n{MODE_WORDS[mode]}; best over the other kernel axes")
+    set_headroom(ax, result_sets, mode)
+    ax.grid(True, alpha=0.3)
+    place_legend(ax)
+    set_title(figure, f"SM scaling — {direction}, {mode}; ★ knee: fewest SMs reaching "
+                      f"{KNEE_FRACTION:.0%} of the method's best", result_sets)
+    return PlottedFigure(f"sm_scaling_{direction}_{mode}", "sm_scaling", figure, series)
+
+
+def sm_scaling_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame]) -> list[PlottedFigure]:
+    figures = [_sm_scaling_figure(result_sets, prepared, d, m) for d in ("push", "pull") for m in ("uni", "bidir")]
+    return [f for f in figures if f]
 
 
 def _per_direction_median(row: pd.Series) -> float:
@@ -193,7 +224,7 @@ def uni_vs_bidir_figures(result_sets: list[ResultSet], prepared: list[pd.DataFra
                                _per_direction_median(best_bidir), best_bidir["median"]))
         if not groups:
             continue
-        figure = new_figure(max(6.0, 1.9 * len(groups) + 2.5), 5.6)
+        figure = new_figure(max(7.5, 1.9 * len(groups) + 4.5), 5.6)
         ax = figure.add_subplot()
         width = 0.26
         bars = (("uni (one direction)", 2, 0.0), ("bidir, per direction", 3, 0.35), ("bidir, total", 4, 0.65))
@@ -212,7 +243,7 @@ def uni_vs_bidir_figures(result_sets: list[ResultSet], prepared: list[pd.DataFra
         ax.set_xticks(range(len(groups)), [g[0] for g in groups], fontsize=8)
         ax.set_ylabel(BANDWIDTH_AXIS_LABEL)
         ax.set_ylim(0, max(max(g[4] for g in groups), *(v for v, _ in link_peaks(result_sets, "bidir")), 0) * 1.12)
-        ax.legend(fontsize=7, loc="upper left", ncols=2)
+        place_legend(ax)
         ax.grid(True, axis="y", alpha=0.3)
         set_title(figure, f"Uni vs bidir — {direction} (best shape at the largest common size)", result_sets)
         figures.append(PlottedFigure(f"uni_vs_bidir_{direction}", "uni_vs_bidir", figure,

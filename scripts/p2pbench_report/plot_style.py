@@ -3,6 +3,7 @@ method, line styles per system, titles, the link's peak lines, axis headroom, ne
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 
 import matplotlib
@@ -57,10 +58,24 @@ def shaded_color(color: str, shade: int = 0) -> tuple:
     return tuple(c + (1 - c) * mix for c in base)
 
 
+TITLE_FONT_SIZE = 10
+TITLE_CHARACTERS_PER_INCH = 72 / (0.62 * TITLE_FONT_SIZE)  # DejaVu Sans averages ~0.6 em per character
+
+
 def set_title(figure: Figure, headline: str, result_sets: list[ResultSet]) -> None:
+    """The headline and a line per system, wrapped to the figure's width so that no line is cut
+    (constrained layout then makes room for however many lines there are)."""
     lines = [headline] + [r.system.title_line() if r.name == r.system.label else f"{r.name}: {r.system.title_line()}"
                           for r in result_sets]
-    figure.suptitle("\n".join(lines), fontsize=10, x=0.01, ha="left")
+    width = max(20, int((figure.get_figwidth() - 0.2) * TITLE_CHARACTERS_PER_INCH))
+    wrapped = [part for line in lines for part in textwrap.wrap(line, width, subsequent_indent="  ")]
+    figure.suptitle("\n".join(wrapped), fontsize=TITLE_FONT_SIZE, x=0.01, ha="left")
+
+
+def place_legend(ax, **options) -> None:
+    """The legend right of the axes, outside the data (constrained layout narrows the axes)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **options)
 
 
 def draw_peak_lines(ax, result_sets: list[ResultSet], mode: str) -> None:

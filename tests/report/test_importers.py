@@ -29,7 +29,8 @@ def test_nvbandwidth_mapping():
     meta = document["meta"]
     assert meta["tool"]["name"] == "p2pbench" and meta["label"] == "nvbandwidth"
     assert meta["config"]["imported_from"] == "nvbandwidth" and meta["config"]["source_version"] == "v0.8"
-    assert {"device_local_copy", "device_to_device_latency_sm"} <= set(meta["config"]["skipped_testcases"])
+    assert {"device_local_copy", "host_to_device_memcpy_ce"} <= set(meta["config"]["skipped_testcases"])
+    assert "device_to_device_latency_sm" not in meta["config"]["skipped_testcases"]
     assert [g["name"] for g in meta["gpus"]] == ["NVIDIA H200", "NVIDIA H200"]
     assert meta["gpus"][0]["driver_version"] == "580.159.04" and meta["cuda_runtime_version"] == 13000
     size = 512 * 2**20
@@ -48,13 +49,21 @@ def test_nvbandwidth_mapping():
         "bandwidth_gbps"]["median"] == pytest.approx(369.83)
     assert row(document, method="ldst", direction="pull", mode="bidir")["bandwidth_gbps"]["median"] == \
         pytest.approx(676.405)
-    assert len(document["results"]) == 12
+    # the pointer chase: the row GPU reads the column GPU's chain; 827.953 ns is matrix[0][1]
+    chase = row(document, method="latency_read", src_rank=1, dst_rank=0)
+    assert chase["latency_us"]["median"] == pytest.approx(0.827953) and chase["bytes"] == 2 * 2**20
+    assert chase["direction"] == "pull" and chase["protocol"] is None and chase["blocks"] is None
+    assert row(document, method="latency_read", src_rank=0, dst_rank=1)["latency_us"]["median"] == \
+        pytest.approx(0.829575)
+    assert meta["config"]["mapping"]["device_to_device_latency_sm"] == "latency_read pull uni"
+    assert len(document["results"]) == 14
 
 
 def test_nvbandwidth_options(tmp_path):
     document = import_nvbandwidth(NVBANDWIDTH, label="nvb h200", buffer_bytes=2**28, link="NV18", peak_gbps=478.1)
     assert document["meta"]["label"] == "nvb h200"
-    assert {r["bytes"] for r in document["results"]} == {2**28}
+    assert {r["bytes"] for r in document["results"] if r["method"] != "latency_read"} == {2**28}
+    assert {r["bytes"] for r in document["results"] if r["method"] == "latency_read"} == {2 * 2**20}  # fixed chain
     topology = document["meta"]["topology"]
     assert topology["topo_label"] == "NV18" and topology["peak_gbps_per_direction"] == 478.1
 
@@ -107,7 +116,7 @@ def test_nccl_other_collectives_and_wrong_counts(tmp_path):
 def test_import_commands_write_files_that_plot_beside_p2pbench(cli, tmp_path, synthetic_path):
     nvb, nccl = tmp_path / "nvb.json", tmp_path / "nccl.json"
     code, _, err = cli("import-nvbandwidth", NVBANDWIDTH, "-o", nvb, "--link", "NV18", "--peak-gbps", "478.1")
-    assert code == 0 and "12 rows" in err and "device_local_copy" in err
+    assert code == 0 and "14 rows" in err and "device_local_copy" in err
     code, _, err = cli("import-nccl-tests", NCCL_TEXT, "-o", nccl)
     assert code == 0 and "14 rows" in err
     code, out, _ = cli("import-nccl-tests", NCCL_TEXT)  # no -o: the document on stdout

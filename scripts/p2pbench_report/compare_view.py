@@ -1,0 +1,212 @@
+"""What a comparison says at a glance, on top of compare.py's tables: per case the ratio of each
+file to the first (the reference), one summary line per file and method (geometric-mean ratio over
+its cases, the worst case and which it is, how many lie outside the threshold), a ratio-vs-size
+figure per file, and in the HTML page the ratio cells outside the threshold highlighted.
+
+"Worst" is the least favourable ratio for the later file: the lowest for bandwidth (higher is
+better), the highest for latency. The threshold is symmetric: a ratio r is outside when
+|r - 1| > threshold (default 3%), judged on r as the tables print it (3 decimals), so that the
+summary's count and the highlighted cells agree.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import re
+from dataclasses import dataclass
+
+from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, median_of
+from p2pbench_report.compare import Comparison, render_html as render_tables_html
+
+DEFAULT_THRESHOLD = 0.03
+RATIO_DECIMALS = 3  # as compare.values_table prints a ratio
+
+
+def is_outside(ratio: float, threshold: float) -> bool:
+    """|ratio - 1| > threshold for the ratio as printed (1.0304 prints 1.030: not outside ±3%)."""
+    return abs(round(ratio, RATIO_DECIMALS) - 1) > threshold + 1e-12
+HIGHLIGHT_STYLE = """
+td.outside-low { background: #f8d0cc; font-weight: 600; }
+td.outside-high { background: #cfe8cf; font-weight: 600; }
+p.summary { font-family: ui-monospace, monospace; font-size: 0.9em; margin: 0.2em 0; }
+"""
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """file / reference for one case."""
+
+    case: MatchedCase
+    file_index: int
+    metric: Metric
+    value: float
+
+    def worse_than(self, other: Ratio) -> bool:
+        return self.value < other.value if self.metric.higher_is_better else self.value > other.value
+
+    def describe(self) -> str:
+        case = describe_case(self.case.key)
+        return " ".join(v for v in (case["method"], case["direction"], case["mode"], case["size"], case["ranks"],
+                                    case["config"]) if v)
+
+
+def ratios(comparison: Comparison) -> list[Ratio]:
+    """Every case listed in the tables, for each later file that measured it beside the first."""
+    found = []
+    for metric in (BANDWIDTH, LATENCY):
+        for case in comparison.listed(metric):
+            reference = median_of(case.rows[0], metric)
+            for index, row in enumerate(case.rows[1:], start=1):
+                value = median_of(row, metric)
+                if value is not None and reference:
+                    found.append(Ratio(case, index, metric, value / reference))
+    return found
+
+
+@dataclass
+class MethodSummary:
+    """The ratios of one later file for one method."""
+
+    file_name: str
+    reference_name: str
+    method: str
+    metric: Metric
+    ratios: list[Ratio]
+
+    @property
+    def geometric_mean(self) -> float:
+        return math.exp(sum(math.log(r.value) for r in self.ratios) / len(self.ratios))
+
+    @property
+    def worst(self) -> Ratio:
+        worst = self.ratios[0]
+        for ratio in self.ratios[1:]:
+            if ratio.worse_than(worst):
+                worst = ratio
+        return worst
+
+    def outside(self, threshold: float) -> int:
+        return sum(1 for r in self.ratios if is_outside(r.value, threshold))
+
+    def line(self, threshold: float) -> str:
+        worst = self.worst
+        count = len(self.ratios)
+        better = "higher" if self.metric.higher_is_better else "lower"
+        return (f"{self.file_name} / {self.reference_name} · {self.method} ({self.metric.name}, {better} is better): "
+                f"geometric-mean ratio {self.geometric_mean:.3f} over {count} case{'s' if count != 1 else ''}; "
+                f"worst {worst.value:.3f} ({(worst.value - 1) * 100:+.1f}%) at {worst.describe()}; "
+                f"{self.outside(threshold)} outside ±{threshold * 100:g}%")
+
+
+def summaries(comparison: Comparison) -> list[MethodSummary]:
+    """One per later file x metric x method, in the tables' order."""
+    groups: dict[tuple, list[Ratio]] = {}
+    for ratio in ratios(comparison):
+        groups.setdefault((ratio.file_index, ratio.metric.name, ratio.case.key[0]), []).append(ratio)
+    names = [r.name for r in comparison.result_sets]
+    return [MethodSummary(names[index], names[0], method, items[0].metric, items)
+            for (index, _, method), items in groups.items()]
+
+
+def summary_lines(comparison: Comparison, threshold: float = DEFAULT_THRESHOLD) -> list[str]:
+    return [s.line(threshold) for s in summaries(comparison)]
+
+
+def render_markdown_summary(comparison: Comparison, threshold: float = DEFAULT_THRESHOLD) -> str:
+    lines = summary_lines(comparison, threshold)
+    if not lines:
+        return ""
+    return "\n".join(["", "## Summary: ratio to the first file, per method", ""] + [f"- {line}" for line in lines]) + "\n"
+
+
+# ---- HTML ------------------------------------------------------------------------------------
+
+_TABLE = re.compile(r"<table[^>]*>.*?</table>", re.DOTALL)
+_ROW = re.compile(r"<tr>(.*?)</tr>", re.DOTALL)
+_CELL = re.compile(r"<(t[dh])([^>]*)>(.*?)</\1>", re.DOTALL)
+_RATIO_HEADER = re.compile(r"^.+ / .+$")
+
+
+def _mark_row(row_html: str, ratio_columns: set[int], threshold: float, higher_is_better: bool) -> str:
+    cells = list(_CELL.finditer(row_html))
+    out, position = [], 0
+    for index, cell in enumerate(cells):
+        out.append(row_html[position:cell.start()])
+        position = cell.end()
+        text = html.unescape(cell.group(3))
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if index not in ratio_columns or value is None or not is_outside(value, threshold):
+            out.append(cell.group(0))
+            continue
+        good = (value > 1) == higher_is_better
+        classes = re.search(r'class="([^"]*)"', cell.group(2))
+        names = ((classes.group(1) + " ") if classes else "") + ("outside-high" if good else "outside-low")
+        title = f"{(value - 1) * 100:+.1f}%: outside ±{threshold * 100:g}% ({'better' if good else 'worse'})"
+        out.append(f'<td class="{names}" title="{html.escape(title)}">{cell.group(3)}</td>')
+    out.append(row_html[position:])
+    return "".join(out)
+
+
+def highlight_ratio_cells(page: str, threshold: float) -> str:
+    """Marks the cells of ratio columns (headers 'A / B') whose value lies outside 1 ± threshold:
+    class outside-low (worse: red) or outside-high (better: green), with the deviation as title.
+    A table is read as latency (lower is better) when the heading before it says 'Latency'."""
+    def mark(match: re.Match) -> str:
+        table = match.group(0)
+        header = re.search(r"<thead>(.*?)</thead>", table, re.DOTALL)
+        if not header:
+            return table
+        names = [html.unescape(c.group(3)) for c in _CELL.finditer(header.group(1))]
+        columns = {i for i, name in enumerate(names) if _RATIO_HEADER.match(name)}
+        if not columns:
+            return table
+        heading = page.rfind("<h2>", 0, match.start())
+        latency = heading >= 0 and page[heading:heading + 12].startswith("<h2>Latency")
+        body_start = table.index("<tbody>") if "<tbody>" in table else 0
+        body = _ROW.sub(lambda row: _mark_row(row.group(0), columns, threshold, not latency), table[body_start:])
+        return table[:body_start] + body
+
+    return _TABLE.sub(mark, page)
+
+
+def _summary_html(comparison: Comparison, threshold: float) -> str:
+    from p2pbench_report.plot import close_figures
+    from p2pbench_report.plot_ratio import ratio_figures
+
+    parts = ["<h2>Summary: ratio to the first file, per method</h2>"]
+    lines = summary_lines(comparison, threshold)
+    parts += [f'<p class="summary">{html.escape(line)}</p>' for line in lines] or [
+        "<p>No case was measured in the first file and another.</p>"]
+    parts.append(f"<p>Ratio cells outside ±{threshold * 100:g}% are highlighted in the tables below: "
+                 "red where the later file is worse, green where it is better.</p>")
+    figures = ratio_figures(comparison, threshold)
+    try:
+        parts += [_figure_html(f.name, f.figure) for f in figures]
+    finally:
+        close_figures(figures)
+    return "\n".join(parts)
+
+
+def _figure_html(name: str, figure) -> str:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{encoded}">'
+            f"<figcaption>{html.escape(name)}</figcaption></figure>")
+
+
+def render_html(comparison: Comparison, threshold: float = DEFAULT_THRESHOLD) -> str:
+    """compare.py's page with the summary and ratio figure first and the ratio cells highlighted."""
+    page = highlight_ratio_cells(render_tables_html(comparison), threshold)
+    page = page.replace("</style>", HIGHLIGHT_STYLE + "</style>", 1)
+    summary = _summary_html(comparison, threshold)
+    anchor = page.find("<h2>Metadata</h2>")
+    if anchor < 0:
+        anchor = page.find("</ul>") + len("</ul>") if "</ul>" in page else page.find("<body>") + len("<body>")
+    return page[:anchor] + summary + "\n" + page[anchor:]

@@ -1,0 +1,154 @@
+"""What the figures' series are made of, shared by plot.py (curves) and plot_bars.py (bars): the
+measures (bandwidth, latency, time per transfer), the rows each plots with their series name,
+kernel shape and rank pair, the shape measured at the most sizes, series order and colours, and the
+log-2 size axis."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+
+from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, PAYLOAD_VARIABLES,  # noqa: E402
+                                   Metric, describe_config, describe_ranks, plain_value)
+from p2pbench_report.loader import ResultSet  # noqa: E402
+from p2pbench_report.plot_style import METHOD_COLORS, MODE_WORDS  # noqa: E402
+from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, LATENCY_AXIS_LABEL, format_size  # noqa: E402
+
+
+SHAPE_AXES = ("blocks", "threads", "unroll", "smem_bytes", "stages", "buffer_pool_bytes") + PAYLOAD_VARIABLES
+PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
+           "tab:cyan", "tab:gray")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a family of figures shows: which rows, the y axis, which end is better."""
+
+    metric: Metric
+    title: str
+    axis_label: str
+    band: str                  # what the shaded band (curves) or whisker (bars) spans
+    low_column: str
+    high_column: str
+    split_by: tuple[str, ...]  # payload variables that make separate series (not shapes of one series)
+    curve_name: str            # figure names: <curve_name>_<direction>_<mode>, <bars_name>_<direction>_<mode>
+    bars_name: str
+    fixed_colors: bool         # each method's own color (METHOD_COLORS), else the palette in order
+    mode_words: dict
+    log_y: bool = False        # log-log: small messages keep their own decade
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.metric.higher_is_better
+
+
+BANDWIDTH_MEASURE = Measure(BANDWIDTH, "Bandwidth", BANDWIDTH_AXIS_LABEL, "min–max", "bandwidth_gbps_min",
+                            "bandwidth_gbps_max", (), "size", "bars", True, MODE_WORDS)
+# Latency bands stop at p95: the max of a few thousand round trips is one preempted sample.
+
+
+LATENCY_MEASURE = Measure(LATENCY, "Latency", LATENCY_AXIS_LABEL, "min–p95", "latency_us_min", "latency_us_p95",
+                          ("protocol",), "latency", "latency_bars", False,
+                          {"uni": "one direction", "bidir": "both directions at once"})
+# Time per transfer of the bandwidth rows, log-log: below ~64 KiB the bandwidth axis squeezes every
+# method against 0, while the time shows the fixed cost of a transfer.
+TIME_MEASURE = Measure(Metric("time", "time_us_median", "", "µs", False), "Time per transfer",
+                       "time per transfer (µs, microseconds; log scale)", "min–max", "time_us_min", "time_us_max",
+                       (), "time", "", True, MODE_WORDS, log_y=True)
+
+
+def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
+    """The file's ok rows of the measure's metric with plotting columns: median, low, high,
+    series (the method, with the split_by values: 'latency_signal flag_in_data'), shape (the other
+    kernel and payload axes as (axis, value) pairs), pair."""
+    frame = result_set.rows
+    metric = measure.metric
+    frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
+                  & frame[metric.median_column].notna()].copy()
+    if frame.empty:
+        return frame
+    frame["median"] = frame[metric.median_column]
+    frame["low"] = frame[measure.low_column].fillna(frame["median"])
+    frame["high"] = frame[measure.high_column].fillna(frame["median"])
+    frame["series"] = [" ".join([row["method"]] + [str(v) for v in (plain_value(row.get(c)) for c in measure.split_by)
+                                                   if v is not None])
+                       for _, row in frame.iterrows()]
+    shape_axes = [a for a in SHAPE_AXES if a not in measure.split_by]  # split_by is in the series name
+    frame["shape"] = [tuple((a, plain_value(row.get(a))) for a in shape_axes) for _, row in frame.iterrows()]
+    frame["pair"] = [describe_ranks(row) for _, row in frame.iterrows()]
+    return frame
+
+
+def bandwidth_rows(result_set: ResultSet) -> pd.DataFrame:
+    """The file's ok bandwidth rows (see measured_rows), with sms: SMs used, else blocks."""
+    frame = measured_rows(result_set, BANDWIDTH_MEASURE)
+    if not frame.empty:
+        frame["sms"] = frame["sms_used"].fillna(frame["blocks"])
+    return frame
+
+
+def shape_text(shape: tuple) -> str:
+    return describe_config(pd.Series(dict(shape)))
+
+
+def shape_order(shape: tuple) -> tuple:
+    """Sorts shapes by their numbers (b8 before b132), null axes last."""
+    return tuple((value is None, value if isinstance(value, (int, float)) else 0, str(value)) for _, value in shape)
+
+
+def size_series(rows: pd.DataFrame, measure: Measure = BANDWIDTH_MEASURE) -> tuple[pd.DataFrame, str]:
+    """(per-size points, description) of one series: the shape measured at the most sizes, or
+    the best (highest bandwidth, lowest latency) of several such shapes at each size."""
+    sizes_per_shape = rows.groupby("shape")["bytes"].nunique()
+    spanning = sizes_per_shape[sizes_per_shape == sizes_per_shape.max()].index.tolist()
+    chosen = rows[rows["shape"].isin(spanning)]
+    per_size = chosen.groupby("bytes")["median"]
+    best = chosen.loc[per_size.idxmax() if measure.higher_is_better else per_size.idxmin()].sort_values("bytes")
+    if len(spanning) == 1:
+        return best, shape_text(spanning[0])
+    return best, f"best of {len(spanning)} shapes"
+
+
+def power_of_two_axis(axis, values) -> None:
+    """Log-2 axis with ticks at powers of two labelled 4K/1M/1G, at most ~10 labels."""
+    values = [v for v in values if v and v > 0]
+    low, high = int(math.floor(math.log2(min(values)))), int(math.ceil(math.log2(max(values))))
+    step = max(1, math.ceil((high - low + 1) / 10))
+    ticks = [2.0**e for e in range(low, high + 1) if (e - low) % step == 0]
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: format_size(v)))
+
+
+def direction_mode_combos(prepared: list[pd.DataFrame]) -> list[tuple[str, str]]:
+    return sorted({(d, m) for rows in prepared if not rows.empty for d, m in zip(rows["direction"], rows["mode"])},
+                  key=lambda dm: (dm[0] != "push", dm[1] != "uni"))
+
+
+def series_order(rows: pd.DataFrame) -> list[str]:
+    """The rows' series names, methods in the fixed order (then by name)."""
+    firsts = rows.drop_duplicates("series")
+    ranked = [(METHOD_ORDER.index(m) if m in METHOD_ORDER else 99, name)
+              for m, name in zip(firsts["method"], firsts["series"])]
+    return [name for _, name in sorted(ranked)]
+
+
+def series_colors(prepared: list[pd.DataFrame], measure: Measure) -> dict[str, str]:
+    """Bandwidth series keep their method's color (all bandwidth figures agree); latency series,
+    several per method (one per protocol), take the palette's colors in order."""
+    names = [n for rows in prepared if not rows.empty for n in series_order(rows)]
+    names = list(dict.fromkeys(names))
+    if measure.fixed_colors:
+        return {name: METHOD_COLORS.get(name, "tab:gray") for name in names}
+    return {name: PALETTE[index % len(PALETTE)] for index, name in enumerate(names)}
+
+
+def of_direction_mode(rows: pd.DataFrame, direction: str, mode: str) -> pd.DataFrame:
+    return rows[(rows["direction"] == direction) & (rows["mode"] == mode)] if not rows.empty else rows
