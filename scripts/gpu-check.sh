@@ -8,7 +8,8 @@
 #        P2PBENCH_GBENCH_CONFIG=configs/X.json (also run p2pbench-gbench on it),
 #        P2PBENCH_CUDA_ARCHITECTURES=90 (default: the project's), P2PBENCH_SKIP_SANITIZER=1,
 #        P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of the default config up to 256 MiB),
-#        P2PBENCH_FAULT_CHECKS=1 (SIGSTOP/SIGKILL/SIGTERM/SIGINT and injected faults against default.json,
+#        P2PBENCH_TEST_LABELS (ctest labels, default "gpu|mpi"), P2PBENCH_EXPECT=FILE (--expect for the sweeps),
+#        P2PBENCH_SANITIZER_TIMEOUT (seconds per sanitizer run, default 900), P2PBENCH_FAULT_CHECKS=1 (SIGSTOP/SIGKILL/SIGTERM/SIGINT and injected faults against default.json,
 #        logs under OUT_DIR/faults), P2PBENCH_DRIVER_SANITIZER="memcheck racecheck synccheck" (the driver in
 #        sanitizer mode under each tool over P2PBENCH_SANITIZER_CONFIGS, default "default latency atomics
 #        baselines", sizes <= 1 MiB; the tools run at once, logs under OUT_DIR/sanitizer)
@@ -47,7 +48,7 @@ fi
 note "build: ok ($(grep -m1 CMAKE_CUDA_ARCHITECTURES: "$build/CMakeCache.txt" | cut -d= -f2))"
 
 if [ "${P2PBENCH_SKIP_TESTS:-0}" != 1 ]; then
-  ctest --test-dir "$build" -L "gpu|mpi" --output-on-failure -V >"$out/logs/ctest-gpu.log" 2>&1
+  ctest --test-dir "$build" -L "${P2PBENCH_TEST_LABELS:-gpu|mpi}" --output-on-failure -V >"$out/logs/ctest-gpu.log" 2>&1
   rc=$?
   skipped=$(grep -c "\*\*\*Skipped" "$out/logs/ctest-gpu.log" || true)
   note "gpu+mpi tests: rc=$rc, skipped=$skipped ($(grep -E '^[0-9]+% tests passed' "$out/logs/ctest-gpu.log"))"
@@ -74,7 +75,9 @@ note "topology: rc=$? $(grep -m1 -iE 'NV[0-9]+|PIX|PXB|PHB|SYS' "$out/logs/topol
 mpirun_cmd=(mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none)
 for config in "${configs[@]}"; do
   name=$(basename "$config" .json)
-  "${mpirun_cmd[@]}" "$build/src/p2pbench" --config "$config" --label "$label" --progress \
+  expect=()
+  [ -n "${P2PBENCH_EXPECT:-}" ] && expect=(--expect "$P2PBENCH_EXPECT")
+  "${mpirun_cmd[@]}" "$build/src/p2pbench" --config "$config" --label "$label" --progress "${expect[@]}" \
     --output "$out/results/$name.json" >"$out/logs/$name.log" 2>"$out/logs/$name.err"
   rc=$?
   note "sweep $name: rc=$rc"
@@ -123,7 +126,7 @@ if [ -n "${P2PBENCH_DRIVER_SANITIZER:-}" ] && command -v compute-sanitizer >/dev
     (
       for name in "${sanitize_configs[@]}"; do
         log="$out/sanitizer/$tool-$name.log"
-        timeout 900 "${mpirun_cmd[@]}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        timeout "${P2PBENCH_SANITIZER_TIMEOUT:-900}" "${mpirun_cmd[@]}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
           "$build/src/p2pbench" --config "configs/$name.json" -e 1M --sanitize \
           --output "$out/sanitizer/$tool-$name.json" >"$log" 2>&1
         echo "$tool $name: rc=$? $(grep -h -E '(ERROR|RACECHECK|SYNCCHECK) SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | paste -sd';')"
