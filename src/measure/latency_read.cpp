@@ -123,7 +123,7 @@ json LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid
     per_launch.push_back({result->smid, double(result->elapsed_ns) / double(r.loads)});
   }
   const double loads = double(r.loads) * launches;
-  d["loads"] = loads;
+  d["loads"] = r.loads * uint64_t(launches);
   d["kernel_ns_per_load"] = kernel_ns / loads;
   d["event_ns_per_load"] = event_ms * 1e6 / loads;
   d["cycles_per_load"] = cycles / loads;

@@ -198,6 +198,11 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
       ++e.skipped;
       continue;
     }
+    if (c.read_chase) {  // latency_read: dependent loads of ~1 us (an H200 pair: 0.85), every_sm on ~132 SMs
+      const double launches = c.read_chase->launch == "every_sm" ? 132.0 : 1.0;
+      e.seconds += (config.samples + 1) * launches * double(c.read_chase->loads) * 1e-6 + kPerCaseOverheadS;
+      continue;
+    }
     const double directions = c.mode == Mode::kBidir ? 2.0 : 1.0;
     const double transfer_s = std::max(kTransferFloorS, double(c.bytes) / (gbps * 1e9));
     const double sample_s = std::max(config.min_sample_time_ms * 1e-3, transfer_s);
