@@ -376,6 +376,10 @@ __global__ void pointer_chase_kernel(const uint8_t* buf, uint64_t loads, ChaseRe
     const uint8_t* p = buf;
     for (uint64_t i = 0; i < loads; ++i) p = reinterpret_cast<const uint8_t*>(ptx::ld_weak_u64(p));
     off = static_cast<uint64_t>(p - buf);
+  } else if constexpr (kLoad == ChaseLoad::kGeneric) {
+    const uint8_t* p = buf;
+    for (uint64_t i = 0; i < loads; ++i) p = reinterpret_cast<const uint8_t*>(ptx::ld_generic_u64(p));
+    off = static_cast<uint64_t>(p - buf);
   } else {
     for (uint64_t i = 0; i < loads; ++i) off = chase_load<kLoad>(buf + off);
   }
@@ -487,6 +491,7 @@ void enqueue_pointer_chase(const void* buf, size_t bytes, size_t stride, uint64_
     case ChaseLoad::kStrong: pointer_chase_kernel<ChaseLoad::kStrong><<<g, 1, 0, stream>>>(b, loads, result, k); break;
     case ChaseLoad::kWeak: pointer_chase_kernel<ChaseLoad::kWeak><<<g, 1, 0, stream>>>(b, loads, result, k); break;
     case ChaseLoad::kAbsolute: pointer_chase_kernel<ChaseLoad::kAbsolute><<<g, 1, 0, stream>>>(b, loads, result, k); break;
+    case ChaseLoad::kGeneric: pointer_chase_kernel<ChaseLoad::kGeneric><<<g, 1, 0, stream>>>(b, loads, result, k); break;
   }
   cuda_check_launch("the pointer-chase kernel");
 }

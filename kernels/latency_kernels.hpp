@@ -104,8 +104,10 @@ void enqueue_ping_pong(const PingPongArgs& args, cudaStream_t stream);
 enum class ChaseLoad {
   kStrong,    // ld.relaxed.sys.global.u64: never served from L1 (default)
   kWeak,      // ld.global.u64: plain load, as nvbandwidth's ptrChasingKernel (L1 may hit)
-  kAbsolute,  // plain loads of a chain of the reader's own addresses (built with pointer_base):
-              // no add per step, the same `p = p->next` loop as nvbandwidth's
+  kAbsolute,  // plain global loads (ld.global) of a chain of the reader's own addresses (built
+              // with pointer_base): no add per step
+  kGeneric,   // as kAbsolute with generic loads (ld, SASS LD): exactly what nvbandwidth's
+              // `p = p->next` compiles to
 };
 
 struct ChaseResult {

@@ -175,7 +175,7 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"ldst", "{\"blocks\", \"threads\", \"unroll\"} axes of the LD/ST kernel"},
       {"tma", "{\"blocks\", \"smem_bytes\", \"stages\"} axes of the TMA kernel"},
       {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"ce_copies\"} of the latency methods; latency_read "
-                  "axes {\"read_protocols\" (plain, relaxed_sys, absolute), \"read_launch\" (single, every_sm), "
+                  "axes {\"read_protocols\" (plain, relaxed_sys, absolute, generic), \"read_launch\" (single, every_sm), "
                   "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
                   "\"read_stride_bytes\", \"read_footprint_bytes\"}"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},

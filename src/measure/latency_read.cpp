@@ -23,6 +23,7 @@ constexpr double kSlowestLoadS = 5e-6;
 
 kernels::ChaseLoad chase_load_of(const std::string& load) {
   if (load == "absolute") return kernels::ChaseLoad::kAbsolute;
+  if (load == "generic") return kernels::ChaseLoad::kGeneric;
   if (load == "plain") return kernels::ChaseLoad::kWeak;
   return kernels::ChaseLoad::kStrong;
 }
@@ -136,8 +137,8 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   const int me = comm_.rank();
   const ReadChase r = c.read_chase.value_or(ReadChase{});
   // The memory's owner (src) builds a chain of offsets, which mean the same in every process;
-  // for "absolute" the reader (dst) writes its own mapping's addresses into the chain instead.
-  const bool absolute = r.load == "absolute";
+  // for "absolute" and "generic" the reader (dst) writes its own mapping's addresses instead.
+  const bool absolute = r.load == "absolute" || r.load == "generic";
   const bool busy_owner = r.owner == "busy";
   const int grid = r.launch == "every_sm" ? current_sm_count() : 1;
   const uint32_t ticket = busy_owner ? gate_.next_ticket() : 0;  // every rank, in the same order

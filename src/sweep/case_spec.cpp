@@ -64,7 +64,7 @@ const std::vector<std::string>& signal_protocol_names() {
 }
 
 const std::vector<std::string>& read_load_names() {
-  static const std::vector<std::string> names = {"plain", "relaxed_sys", "absolute"};
+  static const std::vector<std::string> names = {"plain", "relaxed_sys", "absolute", "generic"};
   return names;
 }
 

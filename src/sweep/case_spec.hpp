@@ -49,7 +49,7 @@ MethodAxes axes_of(Method m);
 // the defaults are p2pbench's own method, the alternatives nvbandwidth's (see
 // docs/latency-read-vs-nvbandwidth.md).
 struct ReadChase {
-  std::string load = "relaxed_sys";    // "plain" | "relaxed_sys" | "absolute" (the row's protocol)
+  std::string load = "relaxed_sys";    // "plain" | "relaxed_sys" | "absolute" | "generic" (the row's protocol)
   std::string launch = "single";       // "single": a grid of one 1-thread block, one launch per sample;
                                        // "every_sm": one 1-thread block per SM, launch k's block k
                                        // chases, a sample = one launch per SM (nvbandwidth)
@@ -80,6 +80,8 @@ struct CaseSpec {
   std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag";
                                        // latency_read: "plain" (as nvbandwidth) | "relaxed_sys" (never L1)
                                        // | "absolute" (the reader's own pointers, no add per load)
+                                       // | "generic" (absolute, loaded as nvbandwidth: generic ld);
+                                       // latency_read variants add ",key=value" (ReadChase)
   std::optional<std::string> atomic_type;     // atomic: "u32", "f32", "f32x4", "f16x2", ...
   std::optional<std::string> atomic_pattern;  // atomic: "distinct" | "hot_spot"
   std::optional<uint64_t> ops_per_thread;     // atomic: operations per thread per launch
@@ -101,7 +103,7 @@ std::vector<Orientation> orientations_of(const CaseSpec& c);
 
 // Names the config accepts for the method-specific variants.
 const std::vector<std::string>& signal_protocol_names();
-const std::vector<std::string>& read_load_names();    // plain, relaxed_sys, absolute
+const std::vector<std::string>& read_load_names();    // plain, relaxed_sys, absolute, generic
 const std::vector<std::string>& read_launch_names();  // single, every_sm
 const std::vector<std::string>& read_timing_names();  // kernel_timer, events
 const std::vector<std::string>& read_owner_names();   // idle, busy

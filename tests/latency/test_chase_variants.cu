@@ -29,11 +29,20 @@ struct Geometry {
 
 // nvbandwidth's (2 MiB, 128 B), a finer and a coarser stride, a small and an odd footprint.
 const Geometry kGeometries[] = {{2u << 20, 128}, {2u << 20, 64}, {2u << 20, 256}, {64u << 10, 128}, {1000, 24}};
-const ChaseLoad kLoads[] = {ChaseLoad::kWeak, ChaseLoad::kStrong, ChaseLoad::kAbsolute};
+const ChaseLoad kLoads[] = {ChaseLoad::kWeak, ChaseLoad::kStrong, ChaseLoad::kAbsolute, ChaseLoad::kGeneric};
 
 const char* load_name(ChaseLoad l) {
-  return l == ChaseLoad::kWeak ? "plain" : l == ChaseLoad::kStrong ? "relaxed_sys" : "absolute";
+  switch (l) {
+    case ChaseLoad::kWeak: return "plain";
+    case ChaseLoad::kStrong: return "relaxed_sys";
+    case ChaseLoad::kAbsolute: return "absolute";
+    case ChaseLoad::kGeneric: return "generic";
+  }
+  return "?";
 }
+
+// Chains of the reader's own addresses (absolute, generic) rather than offsets.
+bool holds_addresses(ChaseLoad l) { return l == ChaseLoad::kAbsolute || l == ChaseLoad::kGeneric; }
 
 int sm_count(int device) {
   int sms = 0;
@@ -64,17 +73,17 @@ struct Chain {
   DeviceBuffer buf;
   Geometry g;
   ChaseLoad load;
-  uint64_t base() const { return load == ChaseLoad::kAbsolute ? reinterpret_cast<uint64_t>(buf.get()) : 0; }
+  uint64_t base() const { return holds_addresses(load) ? reinterpret_cast<uint64_t>(buf.get()) : 0; }
 };
 
 Chain make_chain(int owner, int reader, Geometry g, ChaseLoad load) {
   cuda_check(cudaSetDevice(owner), "selecting the owner");
   Chain c{DeviceBuffer(g.bytes, "a chase buffer"), g, load};
   cuda_check(cudaMemset(c.buf.get(), 0xff, g.bytes), "poisoning the chase buffer");
-  const int builder = load == ChaseLoad::kAbsolute ? reader : owner;
+  const int builder = holds_addresses(load) ? reader : owner;
   cuda_check(cudaSetDevice(builder), "selecting the chain's builder");
   Stream s = make_stream("the chain builder");
-  build_chase_chain(c.buf.get(), g.bytes, g.stride, s.get(), load == ChaseLoad::kAbsolute ? c.buf.get() : nullptr);
+  build_chase_chain(c.buf.get(), g.bytes, g.stride, s.get(), holds_addresses(load) ? c.buf.get() : nullptr);
   cuda_check(cudaStreamSynchronize(s.get()), "building the chain");
   return c;
 }
@@ -183,7 +192,7 @@ TEST(ChaseVariants, PeerChainsAreOneCycleAndEndWhereExpected) {
 TEST(ChaseVariants, InProcessPeerTimings) {
   if (!enable_peer_access_0_to_1()) GTEST_SKIP() << "needs two GPUs with peer access";
   const auto grid = static_cast<unsigned>(sm_count(0));
-  for (ChaseLoad load : {ChaseLoad::kWeak, ChaseLoad::kAbsolute}) {
+  for (ChaseLoad load : {ChaseLoad::kWeak, ChaseLoad::kAbsolute, ChaseLoad::kGeneric}) {
     const Chain c = make_chain(1, 0, {2u << 20, 128}, load);
     cuda_check(cudaSetDevice(0), "selecting the reader");
     Stream s = make_stream("the chase");

@@ -104,7 +104,7 @@ TEST(ReadChaseConfig, BadValuesNameTheKeyAndTheValue) {
       {{{"read_launch", {"single", "all_sms"}}}, "latency.read_launch[1]", "all_sms"},
       {{{"read_timing", {"cycles"}}}, "latency.read_timing[0]", "cycles"},
       {{{"read_owner", "busy"}}, "latency.read_owner", "busy"},
-      {{{"read_protocols", {"weak"}}}, "latency.read_protocols[0]", "weak"},
+      {{{"read_protocols", {"generic", "weak"}}}, "latency.read_protocols[1]", "weak"},
       {{{"read_loads", {20000, 0}}}, "latency.read_loads[1]", "0"},
       {{{"read_loads", json::array()}}, "latency.read_loads", "[]"},
       {{{"read_stride_bytes", {12}}}, "latency.read_stride_bytes[0]", "12"},
