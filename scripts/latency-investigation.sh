@@ -111,7 +111,7 @@ for r in rows:
     d = default.get((r["src_rank"], r["dst_rank"]))
     vs_default = f"{(k / ns(d['read_chase']['kernel_timer_us']) - 1) * 100:+6.2f}%" if d else "    -  "
     if "per_sm" in c:
-        per = sorted(p["ns_per_load"] for p in c["per_sm"])
+        per = sorted(c["per_sm"]["ns_per_load"])
         sms = f"{len(per)} SMs: {per[0]:.1f} .. {statistics.median(per):.1f} .. {per[-1]:.1f}"
     else:
         sms = "sm " + ",".join(str(s) for s in c["sm_ids"])
@@ -135,7 +135,7 @@ for r in rows:
         if (sc and sc["launch"] == "every_sm" and sc["owner"] == "idle" and sc["load"] == c["load"]
                 and sc["loads_per_launch"] == c["loads_per_launch"]
                 and (s["src_rank"], s["dst_rank"]) == (r["src_rank"], r["dst_rank"])):
-            per = {p["smid"]: p["ns_per_load"] for p in sc["per_sm"]}
+            per = dict(zip(sc["per_sm"]["smid"], sc["per_sm"]["ns_per_load"]))
             sm = c["sm_ids"][0]
             values = sorted(per.values())
             if sm in per:

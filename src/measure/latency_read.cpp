@@ -54,12 +54,16 @@ class SpinRelease {
   bool releaser_;
 };
 
-// Each SM's median ns per load over the samples (every_sm: one launch per SM per sample).
+// Each SM's median ns per load over the samples (every_sm: one launch per SM per sample), as
+// parallel lists (one column each where the report tool flattens rows), in SM order.
 json per_sm_medians(const std::map<unsigned, std::vector<double>>& by_sm) {
-  json out = json::array();
-  for (const auto& [smid, ns] : by_sm)
-    out.push_back({{"smid", smid}, {"ns_per_load", quantile(ns, 0.5)}, {"launches", ns.size()}});
-  return out;
+  json smid = json::array(), ns_per_load = json::array(), launches = json::array();
+  for (const auto& [sm, ns] : by_sm) {
+    smid.push_back(sm);
+    ns_per_load.push_back(quantile(ns, 0.5));
+    launches.push_back(ns.size());
+  }
+  return {{"smid", smid}, {"ns_per_load", ns_per_load}, {"launches", launches}};
 }
 
 // The row's "read_chase" (the writer adds the statistics of both timings): the variant, both timings, the warm-up, and where the chase ran.

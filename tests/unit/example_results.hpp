@@ -102,8 +102,7 @@ inline nlohmann::json example_document() {
                       {"samples_kernel_timer_us", chase.latency_us}, {"samples_events_us", {0.854, 0.855, 0.853}},
                       {"warmup", {{"kernel_timer_us", 0.86}, {"events_us", 0.87}}}, {"reader_sm_clock_mhz", 1980.0},
                       {"sm_ids", {0, 2}},
-                      {"per_sm", {{{"smid", 0}, {"ns_per_load", 853.0}, {"launches", 3}},
-                                  {{"smid", 2}, {"ns_per_load", 851.0}, {"launches", 3}}}}};
+                      {"per_sm", {{"smid", {0, 2}}, {"ns_per_load", {853.0, 851.0}}, {"launches", {3, 3}}}}};
   rows.push_back(result_row(read, chase));
   return result_document(example_meta(), rows, summarize_rows(rows), false, "");
 }
