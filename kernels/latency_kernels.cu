@@ -364,15 +364,21 @@ __device__ __forceinline__ uint64_t chase_load(const uint8_t* p) {
   return kLoad == ChaseLoad::kStrong ? ptx::ld_relaxed_sys_u64(p) : ptx::ld_weak_u64(p);
 }
 
-// One thread, one dependent chain: every load's address comes from the previous load.
+// One thread, one dependent chain: every load's address comes from the previous load. Only
+// block `chaser_block` chases; the grid's other blocks (ChaseLaunch) return at once.
 template <ChaseLoad kLoad>
-__global__ void pointer_chase_kernel(const uint8_t* buf, uint64_t loads, ChaseResult* result) {
+__global__ void pointer_chase_kernel(const uint8_t* buf, uint64_t loads, ChaseResult* result, unsigned chaser_block) {
+  if (blockIdx.x != chaser_block) return;
   uint64_t off = 0;
   const long long c0 = clock64();
   const uint64_t t0 = ptx::globaltimer_ns();
   if constexpr (kLoad == ChaseLoad::kAbsolute) {
     const uint8_t* p = buf;
     for (uint64_t i = 0; i < loads; ++i) p = reinterpret_cast<const uint8_t*>(ptx::ld_weak_u64(p));
+    off = static_cast<uint64_t>(p - buf);
+  } else if constexpr (kLoad == ChaseLoad::kGeneric) {
+    const uint8_t* p = buf;
+    for (uint64_t i = 0; i < loads; ++i) p = reinterpret_cast<const uint8_t*>(ptx::ld_generic_u64(p));
     off = static_cast<uint64_t>(p - buf);
   } else {
     for (uint64_t i = 0; i < loads; ++i) off = chase_load<kLoad>(buf + off);
@@ -384,6 +390,8 @@ __global__ void pointer_chase_kernel(const uint8_t* buf, uint64_t loads, ChaseRe
   result->elapsed_ns = t1 - t0;
   result->elapsed_cycles = static_cast<unsigned long long>(c1 - c0);
   result->loads = loads;
+  result->smid = ptx::smid();
+  result->chaser_block = blockIdx.x;
 }
 
 }  // namespace
@@ -471,13 +479,19 @@ void build_chase_chain(void* buf, size_t bytes, size_t stride, cudaStream_t stre
 }
 
 void enqueue_pointer_chase(const void* buf, size_t bytes, size_t stride, uint64_t loads, ChaseResult* result,
-                           cudaStream_t stream, ChaseLoad load) {
+                           cudaStream_t stream, ChaseLoad load, ChaseLaunch launch) {
   if (auto why = chase_unsupported_reason(bytes, stride)) throw InputError(*why);
+  if (launch.grid_blocks == 0 || launch.chaser_block >= launch.grid_blocks)
+    throw InputError("pointer-chase launch: chaser block " + std::to_string(launch.chaser_block) +
+                     " is not in a grid of " + std::to_string(launch.grid_blocks) + " blocks");
   const auto* b = static_cast<const uint8_t*>(buf);
+  const unsigned g = launch.grid_blocks;
+  const unsigned k = launch.chaser_block;
   switch (load) {
-    case ChaseLoad::kStrong: pointer_chase_kernel<ChaseLoad::kStrong><<<1, 1, 0, stream>>>(b, loads, result); break;
-    case ChaseLoad::kWeak: pointer_chase_kernel<ChaseLoad::kWeak><<<1, 1, 0, stream>>>(b, loads, result); break;
-    case ChaseLoad::kAbsolute: pointer_chase_kernel<ChaseLoad::kAbsolute><<<1, 1, 0, stream>>>(b, loads, result); break;
+    case ChaseLoad::kStrong: pointer_chase_kernel<ChaseLoad::kStrong><<<g, 1, 0, stream>>>(b, loads, result, k); break;
+    case ChaseLoad::kWeak: pointer_chase_kernel<ChaseLoad::kWeak><<<g, 1, 0, stream>>>(b, loads, result, k); break;
+    case ChaseLoad::kAbsolute: pointer_chase_kernel<ChaseLoad::kAbsolute><<<g, 1, 0, stream>>>(b, loads, result, k); break;
+    case ChaseLoad::kGeneric: pointer_chase_kernel<ChaseLoad::kGeneric><<<g, 1, 0, stream>>>(b, loads, result, k); break;
   }
   cuda_check_launch("the pointer-chase kernel");
 }

@@ -98,14 +98,16 @@ void enqueue_ping_pong(const PingPongArgs& args, cudaStream_t stream);
 //
 // A chain of 8-byte OFFSETS (IPC mappings land at different addresses in each process): the
 // element at offset i * stride holds ((i + 1) % n) * stride, n = bytes / stride. With 2 MiB
-// and 128 bytes this is nvbandwidth's latency chain (LatencyNode pointers, strideLen 16):
-// 16384 lines visited in order, the whole 2 MiB footprint, far above L1.
+// and 128 bytes this is the cycle nvbandwidth chases (its LatencyNode chain, strideLen 16,
+// followed from node 0): 16384 lines visited in order, the whole 2 MiB footprint, far above L1.
 
 enum class ChaseLoad {
   kStrong,    // ld.relaxed.sys.global.u64: never served from L1 (default)
   kWeak,      // ld.global.u64: plain load, as nvbandwidth's ptrChasingKernel (L1 may hit)
-  kAbsolute,  // plain loads of a chain of the reader's own addresses (built with pointer_base):
-              // no add per step, exactly nvbandwidth's `p = p->next` loop
+  kAbsolute,  // plain global loads (ld.global) of a chain of the reader's own addresses (built
+              // with pointer_base): no add per step
+  kGeneric,   // as kAbsolute with generic loads (ld, SASS LD): exactly what nvbandwidth's
+              // `p = p->next` compiles to
 };
 
 struct ChaseResult {
@@ -113,6 +115,16 @@ struct ChaseResult {
   unsigned long long loads;
   unsigned long long final_offset;    // must equal expected_chase_end(bytes, stride, loads)
   unsigned long long elapsed_cycles;  // clock64 around the chase (SM cycles), a cross-check
+  unsigned int smid;                  // the SM the chasing thread ran on (%smid)
+  unsigned int chaser_block;          // its blockIdx.x
+};
+
+// Which block of which grid chases. nvbandwidth launches one 1-thread block per SM and lets
+// only block `chaser_block` chase (the others return at once), a different block per launch,
+// so its figure averages over the SMs; p2pbench's default is a grid of one block.
+struct ChaseLaunch {
+  unsigned int grid_blocks = 1;   // 1-thread blocks in the grid
+  unsigned int chaser_block = 0;  // < grid_blocks
 };
 
 std::optional<std::string> chase_unsupported_reason(size_t bytes, size_t stride);
@@ -127,7 +139,7 @@ void build_chase_chain(void* buf, size_t bytes, size_t stride, cudaStream_t stre
 // elapsed_ns / loads; each step also pays one 64-bit add (offset -> address), a few cycles.
 // The first launch after mapping also pays TLB misses: discard it as a warm-up.
 void enqueue_pointer_chase(const void* buf, size_t bytes, size_t stride, uint64_t loads, ChaseResult* result,
-                           cudaStream_t stream, ChaseLoad load = ChaseLoad::kStrong);
+                           cudaStream_t stream, ChaseLoad load = ChaseLoad::kStrong, ChaseLaunch launch = {});
 
 // The offset the chase ends on (host).
 uint64_t expected_chase_end(size_t bytes, size_t stride, uint64_t loads);

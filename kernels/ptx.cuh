@@ -243,11 +243,19 @@ __device__ __forceinline__ void st_global_u32(void* p, uint32_t v) {
   asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-// Plain (weak, L1-cacheable) 8-byte load: what nvbandwidth's pointer chase compiles to.
-// Volatile asm only so that the compiler keeps every load of the chase where it is.
+// Plain (weak, L1-cacheable) 8-byte global load. Volatile asm only so that the compiler keeps
+// every load of the chase where it is.
 __device__ __forceinline__ uint64_t ld_weak_u64(const void* p) {
   uint64_t v;
   asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// The same load through the GENERIC address space (SASS LD, not LDG): what nvbandwidth's
+// `p = p->next` compiles to, since nvcc cannot prove a loaded pointer is global.
+__device__ __forceinline__ uint64_t ld_generic_u64(const void* p) {
+  uint64_t v;
+  asm volatile("ld.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 }
 

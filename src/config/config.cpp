@@ -76,18 +76,56 @@ uint64_t parse_count(const json& v, const std::string& key, uint64_t max) {
   return uint64_t(v.get<int64_t>());
 }
 
+// A count, or a list of counts (an axis), each from 1 to max.
+std::vector<uint64_t> parse_count_axis(const json& v, const std::string& key, uint64_t max) {
+  if (!v.is_array()) return {parse_count(v, key, max)};
+  if (v.empty()) throw InputError(key, "[]", "empty list: the sweep would have no cases");
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(parse_count(v[i], key + "[" + std::to_string(i) + "]", max));
+  return out;
+}
+
+// latency_read's axes: which chase, how it is launched and timed, its chain's geometry.
+void parse_read_chase(const json& s, const KeyNamer& name, LatencySettings& l) {
+  if (s.contains("read_loads")) l.read_loads = parse_count_axis(s["read_loads"], name("latency.read_loads"), 10000000);
+  if (s.contains("read_protocols"))
+    l.read_protocols = parse_name_list(s["read_protocols"], name("latency.read_protocols"), read_load_names());
+  if (s.contains("read_launch")) l.read_launch = parse_name_list(s["read_launch"], name("latency.read_launch"), read_launch_names());
+  if (s.contains("read_timing")) l.read_timing = parse_name_list(s["read_timing"], name("latency.read_timing"), read_timing_names());
+  if (s.contains("read_owner")) l.read_owner = parse_name_list(s["read_owner"], name("latency.read_owner"), read_owner_names());
+  if (s.contains("read_stride_bytes"))
+    l.read_stride_bytes = parse_axis(s["read_stride_bytes"], name("latency.read_stride_bytes"), true);
+  if (s.contains("read_footprint_bytes"))
+    l.read_footprint_bytes = parse_axis(s["read_footprint_bytes"], name("latency.read_footprint_bytes"), true);
+  for (size_t i = 0; i < l.read_stride_bytes.size(); ++i)
+    if (l.read_stride_bytes[i] < 8 || l.read_stride_bytes[i] % 8 != 0 || l.read_stride_bytes[i] > (1u << 20))
+      throw InputError(name("latency.read_stride_bytes") + "[" + std::to_string(i) + "]",
+                       std::to_string(l.read_stride_bytes[i]), "a stride is a multiple of 8 bytes from 8 to 1 MiB");
+  for (size_t i = 0; i < l.read_footprint_bytes.size(); ++i) {
+    const uint64_t f = l.read_footprint_bytes[i];
+    const uint64_t largest_stride = *std::max_element(l.read_stride_bytes.begin(), l.read_stride_bytes.end());
+    if (f < largest_stride || f > (uint64_t{1} << 32))
+      throw InputError(name("latency.read_footprint_bytes") + "[" + std::to_string(i) + "]", std::to_string(f),
+                       "the chain must hold at least one element of every read_stride_bytes (" +
+                           std::to_string(largest_stride) + " bytes) and at most 4 GiB");
+  }
+}
+
 // The "latency" and "atomic" sections.
 void parse_latency_and_atomic(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("latency")) {
     const json& s = doc["latency"];
     if (!s.is_object()) throw InputError(name("latency"), s.dump(), "must be an object");
-    reject_unknown_keys(s, {"payload_bytes", "protocols", "round_trips", "read_loads", "ce_copies"}, "latency.", name);
+    reject_unknown_keys(s,
+                        {"payload_bytes", "protocols", "round_trips", "read_loads", "ce_copies", "read_protocols",
+                         "read_launch", "read_timing", "read_owner", "read_stride_bytes", "read_footprint_bytes"},
+                        "latency.", name);
     if (s.contains("payload_bytes")) c.latency.payload_bytes = parse_axis(s["payload_bytes"], name("latency.payload_bytes"), true);
     if (s.contains("protocols"))
       c.latency.protocols = parse_name_list(s["protocols"], name("latency.protocols"), signal_protocol_names());
     if (s.contains("round_trips")) c.latency.round_trips = parse_count(s["round_trips"], name("latency.round_trips"), 1000000);
-    if (s.contains("read_loads")) c.latency.read_loads = parse_count(s["read_loads"], name("latency.read_loads"), 10000000);
     if (s.contains("ce_copies")) c.latency.ce_copies = parse_count(s["ce_copies"], name("latency.ce_copies"), 100000);
+    parse_read_chase(s, name, c.latency);
     for (size_t i = 0; i < c.latency.payload_bytes.size(); ++i)
       if (c.latency.payload_bytes[i] % 4 != 0 || c.latency.payload_bytes[i] > (64u << 10))
         throw InputError(name("latency.payload_bytes") + "[" + std::to_string(i) + "]",
@@ -158,7 +196,10 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"gate_timeout_s", "a GPU waiting at the start gate gives up after this long (default 10)"},
       {"ldst", "{\"blocks\", \"threads\", \"unroll\"} axes of the LD/ST kernel"},
       {"tma", "{\"blocks\", \"smem_bytes\", \"stages\"} axes of the TMA kernel"},
-      {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"read_loads\", \"ce_copies\"} of the latency methods"},
+      {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"ce_copies\"} of the latency methods; latency_read "
+                  "axes {\"read_protocols\" (plain, relaxed_sys, absolute, generic), \"read_launch\" (single, every_sm), "
+                  "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
+                  "\"read_stride_bytes\", \"read_footprint_bytes\"}"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
   };
   return keys;
@@ -271,6 +312,12 @@ json Config::to_json() const {
                 {"protocols", latency.protocols},
                 {"round_trips", latency.round_trips},
                 {"read_loads", latency.read_loads},
+                {"read_protocols", latency.read_protocols},
+                {"read_launch", latency.read_launch},
+                {"read_timing", latency.read_timing},
+                {"read_owner", latency.read_owner},
+                {"read_stride_bytes", latency.read_stride_bytes},
+                {"read_footprint_bytes", latency.read_footprint_bytes},
                 {"ce_copies", latency.ce_copies}}},
               {"atomic",
                {{"types", atomic.types},

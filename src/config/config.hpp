@@ -28,7 +28,14 @@ struct LatencySettings {
   std::vector<uint64_t> payload_bytes{4, 8, 64, 1024, 4096, 65536};  // latency_signal, latency_ce
   std::vector<std::string> protocols{"flag_in_data", "payload_then_flag"};
   uint64_t round_trips = 10000;  // per latency_signal sample
-  uint64_t read_loads = 20000;   // dependent loads per latency_read sample
+  // latency_read: one case per combination of these axes (see ReadChase in sweep/case_spec.hpp).
+  std::vector<uint64_t> read_loads{20000};  // dependent loads per launch
+  std::vector<std::string> read_protocols{"plain", "relaxed_sys", "absolute"};
+  std::vector<std::string> read_launch{"single"};
+  std::vector<std::string> read_timing{"kernel_timer"};
+  std::vector<std::string> read_owner{"idle"};
+  std::vector<uint64_t> read_stride_bytes{128};
+  std::vector<uint64_t> read_footprint_bytes{uint64_t{2} << 20};  // the chain's bytes (the row's bytes)
   uint64_t ce_copies = 200;      // copies per latency_ce sample
 };
 

@@ -1,6 +1,8 @@
 // What the runner measured for one case: raw samples and status, before any formatting.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +37,8 @@ struct CaseOutcome {
   // nvbandwidth, whose figure is clock64 cycles / the peak clock rate).
   std::vector<double> cycles;
   std::vector<double> latency_at_peak_clock_us;
+  // latency_read: the chase variant and its side figures (the row's "read_chase"); null otherwise.
+  nlohmann::json read_chase;
 };
 
 }  // namespace p2pbench

@@ -14,7 +14,6 @@ namespace p2pbench {
 namespace {
 
 using json = nlohmann::json;
-constexpr size_t kChaseStride = 128;  // bytes between chained elements (nvbandwidth's)
 constexpr size_t kResultBytes = 256;  // room for any of the kernels' result structs
 
 }  // namespace
@@ -47,7 +46,7 @@ CaseOutcome LatencyRunner::run(const CaseSpec& c, uint64_t case_index) {
   }
   switch (c.method) {
     case Method::kLatencySignal: run_signal(c, case_index, out); break;
-    case Method::kLatencyRead: run_read(c, out); break;
+    case Method::kLatencyRead: run_read(c, out); break;  // latency_read.cpp
     case Method::kLatencyCe: run_copy(c, case_index, out); break;
     default: out.status = CaseStatus::kSkipped; out.error = "not a latency method"; break;
   }
@@ -122,54 +121,6 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
     if (s == 0) continue;
     const json& initiator = finished[size_t(c.src_rank)]["data"];
     out.latency_us.push_back(initiator["elapsed_ns"].get<double>() / initiator["round_trips"].get<double>() / 2.0 * 1e-3);
-  }
-}
-
-void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
-  const int me = comm_.rank();
-  const uint64_t loads = options_.latency.read_loads;
-  auto* result = static_cast<kernels::ChaseResult*>(result_.host());
-  out.iterations = loads;
-  // The memory's owner (src) builds a chain of offsets, which mean the same in every process;
-  // for "absolute" the reader (dst) writes its own mapping's addresses into the chain instead.
-  const bool absolute = c.protocol == "absolute";
-  const kernels::ChaseLoad load = absolute                ? kernels::ChaseLoad::kAbsolute
-                                  : c.protocol == "plain" ? kernels::ChaseLoad::kWeak
-                                                          : kernels::ChaseLoad::kStrong;
-  auto built = steps_.run("building the pointer chain", [&](json&) {
-    if (auto why = kernels::chase_unsupported_reason(c.bytes, kChaseStride)) throw InputError(*why);
-    if (!absolute && me == c.src_rank) kernels::build_chase_chain(buffers_.local_src(), c.bytes, kChaseStride, stream_.get());
-    if (absolute && me == c.dst_rank)
-      kernels::build_chase_chain(buffers_.peer_src(), c.bytes, kChaseStride, stream_.get(), buffers_.peer_src());
-    sync("building the pointer chain");
-  });
-  if (LockStep::failed(built, out)) return;
-  for (int s = 0; s <= options_.samples; ++s) {  // launch 0 warms up (TLB misses)
-    auto chased = steps_.run("chasing pointers", [&](json& d) {
-      if (me != c.dst_rank) return;
-      *result = {};
-      kernels::enqueue_pointer_chase(buffers_.peer_src(), c.bytes, kChaseStride, loads,
-                                     static_cast<kernels::ChaseResult*>(result_.device()), stream_.get(), load);
-      sync("a pointer chase");
-      if (result->final_offset != kernels::expected_chase_end(c.bytes, kChaseStride, loads))
-        d["bad"] = "the chase ended at offset " + std::to_string(result->final_offset) + ", expected " +
-                   std::to_string(kernels::expected_chase_end(c.bytes, kChaseStride, loads));
-      d["ns_per_load"] = double(result->elapsed_ns) / double(result->loads);
-      d["cycles_per_load"] = double(result->elapsed_cycles) / double(result->loads);
-      d["us_at_peak_clock"] = d["cycles_per_load"].get<double>() / peak_sm_clock_mhz_;  // the reader's GPU
-    });
-    if (LockStep::failed(chased, out)) return;
-    const json& reader = chased[size_t(c.dst_rank)]["data"];
-    if (reader.contains("bad")) {
-      out.status = CaseStatus::kFailed;
-      out.error = "verification failed: " + reader["bad"].get<std::string>();
-      return;
-    }
-    if (s > 0) {
-      out.latency_us.push_back(reader["ns_per_load"].get<double>() * 1e-3);
-      out.cycles.push_back(reader["cycles_per_load"].get<double>());
-      out.latency_at_peak_clock_us.push_back(reader["us_at_peak_clock"].get<double>());
-    }
   }
 }
 

@@ -26,7 +26,9 @@ class LatencyRunner {
 
  private:
   void run_signal(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
+  // latency_read (latency_read.cpp): the chase variants of CaseSpec::read_chase.
   void run_read(const CaseSpec& c, CaseOutcome& out);
+  nlohmann::json chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks) const;
   void run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
   void sync(const std::string& what) const;
 
@@ -36,7 +38,7 @@ class LatencyRunner {
   SharedGate& gate_;
   PeerBuffers& buffers_;
   Stream stream_;
-  Event start_, stop_;
+  Event start_, stop_;  // stop_ is recorded by sync()
   MappedHostBuffer result_;  // the kernels' result structs, read by the host
   MappedHostBuffer stamps_;  // the gate kernel's stamps
   double peak_sm_clock_mhz_;

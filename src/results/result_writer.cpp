@@ -78,6 +78,12 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
       row["cycles"] = latency_stats(o.cycles);
       row["latency_at_peak_clock_us"] = latency_stats(o.latency_at_peak_clock_us);
     }
+    if (o.status == CaseStatus::kOk && !o.read_chase.is_null()) {  // latency_read: both timings' statistics
+      json chase = o.read_chase;
+      chase["kernel_timer_us"] = latency_stats(chase.at("samples_kernel_timer_us").get<std::vector<double>>());
+      chase["events_us"] = latency_stats(chase.at("samples_events_us").get<std::vector<double>>());
+      row["read_chase"] = chase;
+    }
     return row;
   }
   if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;

@@ -45,6 +45,25 @@ struct MethodAxes {
 };
 MethodAxes axes_of(Method m);
 
+// latency_read: how the pointer chase runs. Each field is a config axis ("latency.read_*");
+// the defaults are p2pbench's own method, the alternatives nvbandwidth's (see
+// docs/latency-read-vs-nvbandwidth.md).
+struct ReadChase {
+  std::string load = "relaxed_sys";    // "plain" | "relaxed_sys" | "absolute" | "generic" (the row's protocol)
+  std::string launch = "single";       // "single": a grid of one 1-thread block, one launch per sample;
+                                       // "every_sm": one 1-thread block per SM, launch k's block k
+                                       // chases, a sample = one launch per SM (nvbandwidth)
+  std::string timing = "kernel_timer"; // the row's figure: %globaltimer inside the kernel, or
+                                       // "events": CUDA events around whole launches (nvbandwidth)
+  std::string owner = "idle";          // "busy": the memory's GPU runs a one-thread spin kernel meanwhile
+  uint64_t stride_bytes = 128;
+  uint64_t loads = 20000;              // dependent loads per launch
+
+  // The row's protocol: the load, then ",key=value" for every field off its default (loads
+  // compared with 20000), so variants are distinct cases and the default reads as before.
+  std::string protocol() const;
+};
+
 struct CaseSpec {
   Method method = Method::kCe;
   Direction direction = Direction::kPush;
@@ -61,10 +80,13 @@ struct CaseSpec {
   std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag";
                                        // latency_read: "plain" (as nvbandwidth) | "relaxed_sys" (never L1)
                                        // | "absolute" (the reader's own pointers, no add per load)
+                                       // | "generic" (absolute, loaded as nvbandwidth: generic ld);
+                                       // latency_read variants add ",key=value" (ReadChase)
   std::optional<std::string> atomic_type;     // atomic: "u32", "f32", "f32x4", "f16x2", ...
   std::optional<std::string> atomic_pattern;  // atomic: "distinct" | "hot_spot"
   std::optional<uint64_t> ops_per_thread;     // atomic: operations per thread per launch
   std::optional<uint64_t> hot_addresses;      // atomic hot_spot: addresses all threads share
+  std::optional<ReadChase> read_chase;        // latency_read only; bytes = the chain's footprint
 
   // "ldst/push/uni/0->1/bytes:1048576/blocks:8/threads:512/unroll:4" - stable, human-readable.
   std::string name() const;
@@ -81,6 +103,10 @@ std::vector<Orientation> orientations_of(const CaseSpec& c);
 
 // Names the config accepts for the method-specific variants.
 const std::vector<std::string>& signal_protocol_names();
+const std::vector<std::string>& read_load_names();    // plain, relaxed_sys, absolute, generic
+const std::vector<std::string>& read_launch_names();  // single, every_sm
+const std::vector<std::string>& read_timing_names();  // kernel_timer, events
+const std::vector<std::string>& read_owner_names();   // idle, busy
 const std::vector<std::string>& atomic_type_names();
 const std::vector<std::string>& atomic_pattern_names();
 // Bytes one atomic operation of the type adds into (4 or 16).

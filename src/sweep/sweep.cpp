@@ -42,14 +42,36 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
 
 namespace {
 
-constexpr uint64_t kReadChainBytes = 2u << 20;  // latency_read: nvbandwidth's 2 MiB chain
-
 void push_orientations(CaseSpec c, std::vector<CaseSpec>& cases) {
   for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
     c.src_rank = src;
     c.dst_rank = dst;
     cases.push_back(c);
   }
+}
+
+// latency_read: one case per combination of the read axes (the load kind varies fastest, so
+// the console's table lists plain, relaxed_sys and absolute of one variant together).
+void expand_read_chases(const LatencySettings& l, CaseSpec c, std::vector<CaseSpec>& cases) {
+  for (uint64_t footprint : l.read_footprint_bytes)
+    for (uint64_t stride : l.read_stride_bytes)
+      for (uint64_t loads : l.read_loads)
+        for (const std::string& launch : l.read_launch)
+          for (const std::string& timing : l.read_timing)
+            for (const std::string& owner : l.read_owner)
+              for (const std::string& load : l.read_protocols) {
+                ReadChase r;
+                r.load = load;
+                r.launch = launch;
+                r.timing = timing;
+                r.owner = owner;
+                r.stride_bytes = stride;
+                r.loads = loads;
+                c.bytes = footprint;
+                c.protocol = r.protocol();
+                c.read_chase = r;
+                push_orientations(c, cases);
+              }
 }
 
 // Latency and atomic cases: one way at a time, both orientations; their own axes.
@@ -68,12 +90,7 @@ void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& 
         }
       break;
     case Method::kLatencyRead:
-      c.bytes = kReadChainBytes;
-      // nvbandwidth's loads, loads that skip L1, and nvbandwidth's loop on absolute pointers
-      for (const char* loads : {"plain", "relaxed_sys", "absolute"}) {
-        c.protocol = loads;
-        push_orientations(c, cases);
-      }
+      expand_read_chases(config.latency, c, cases);
       break;
     case Method::kLatencyCe:
       for (uint64_t payload : config.latency.payload_bytes) {
@@ -163,6 +180,11 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
   for (const CaseSpec& c : cases) {
     if (static_skip_reason(c)) {
       ++e.skipped;
+      continue;
+    }
+    if (c.read_chase) {  // latency_read: dependent loads of ~1 us (an H200 pair: 0.85), every_sm on ~132 SMs
+      const double launches = c.read_chase->launch == "every_sm" ? 132.0 : 1.0;
+      e.seconds += (config.samples + 1) * launches * double(c.read_chase->loads) * 1e-6 + kPerCaseOverheadS;
       continue;
     }
     const double directions = c.mode == Mode::kBidir ? 2.0 : 1.0;

@@ -1,0 +1,209 @@
+// latency_read: one thread chases a chain of dependent loads through the peer's memory.
+// CaseSpec::read_chase selects the variant: p2pbench's own method (defaults) or one of
+// nvbandwidth's choices (docs/latency-read-vs-nvbandwidth.md says which and why). Every sample
+// records both timings, the in-kernel timer and CUDA events around whole launches, and the SM
+// each launch chased from; `timing` only picks which of the two is the row's latency_us.
+#include <algorithm>
+#include <map>
+
+#include "kernels/gate_kernels.hpp"
+#include "kernels/latency_kernels.hpp"
+#include "measure/latency_runner.hpp"
+#include "measure/transfer_timer.hpp"
+#include "stats/statistics.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+// An upper bound on one remote load (the H200 pair: ~0.85 us), for the owner's spin deadline.
+constexpr double kSlowestLoadS = 5e-6;
+
+kernels::ChaseLoad chase_load_of(const std::string& load) {
+  if (load == "absolute") return kernels::ChaseLoad::kAbsolute;
+  if (load == "generic") return kernels::ChaseLoad::kGeneric;
+  if (load == "plain") return kernels::ChaseLoad::kWeak;
+  return kernels::ChaseLoad::kStrong;
+}
+
+int current_sm_count() {
+  int device = 0;
+  int sms = 0;
+  cuda_check(cudaGetDevice(&device), "querying the current device");
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the SM count");
+  return sms;
+}
+
+// Ends the owner's spin (owner "busy") however the case ends: rank 0 stores the ticket into the
+// shared gate word the spin kernel polls. A no-op for ticket 0 (owner "idle").
+class SpinRelease {
+ public:
+  SpinRelease(SharedGate& gate, uint32_t ticket, bool releaser) : gate_(gate), ticket_(ticket), releaser_(releaser) {}
+  SpinRelease(const SpinRelease&) = delete;
+  SpinRelease& operator=(const SpinRelease&) = delete;
+  ~SpinRelease() { now(); }
+  void now() {
+    if (ticket_ != 0 && releaser_) gate_.release(ticket_);
+  }
+
+ private:
+  SharedGate& gate_;
+  uint32_t ticket_;
+  bool releaser_;
+};
+
+// Each SM's median ns per load over the samples (every_sm: one launch per SM per sample), as
+// parallel lists (one column each where the report tool flattens rows), in SM order.
+json per_sm_medians(const std::map<unsigned, std::vector<double>>& by_sm) {
+  json smid = json::array(), ns_per_load = json::array(), launches = json::array();
+  for (const auto& [sm, ns] : by_sm) {
+    smid.push_back(sm);
+    ns_per_load.push_back(quantile(ns, 0.5));
+    launches.push_back(ns.size());
+  }
+  return {{"smid", smid}, {"ns_per_load", ns_per_load}, {"launches", launches}};
+}
+
+// The row's "read_chase" (the writer adds the statistics of both timings): the variant, both timings, the warm-up, and where the chase ran.
+json describe_chase(const CaseSpec& c, const ReadChase& r, int grid, const std::vector<double>& kernel_us,
+                    const std::vector<double>& events_us, const std::vector<double>& cycles,
+                    const std::map<unsigned, std::vector<double>>& by_sm, const json& warmup) {
+  const uint64_t elements = c.bytes / r.stride_bytes;
+  json sm_ids = json::array();
+  for (const auto& entry : by_sm) sm_ids.push_back(entry.first);
+  json d = {{"load", r.load},
+            {"launch", r.launch},
+            {"timing", r.timing},
+            {"owner", r.owner},
+            {"stride_bytes", r.stride_bytes},
+            {"footprint_bytes", c.bytes},
+            {"visited_bytes", std::min<uint64_t>(r.loads, elements) * r.stride_bytes},
+            {"loads_per_launch", r.loads},
+            {"launches_per_sample", r.launch == "every_sm" ? grid : 1},
+            {"grid_blocks", grid},
+            {"samples_kernel_timer_us", kernel_us},
+            {"samples_events_us", events_us},
+            {"warmup", warmup},
+            {"reader_sm_clock_mhz", quantile(cycles, 0.5) / (quantile(kernel_us, 0.5) * 1e3) * 1e3},
+            {"sm_ids", sm_ids}};
+  if (r.launch == "every_sm") d["per_sm"] = per_sm_medians(by_sm);
+  return d;
+}
+
+}  // namespace
+
+// Reader only: one sample = one launch ("single") or one launch per SM ("every_sm", launch k's
+// block k chases, as nvbandwidth), each bracketed by CUDA events and synchronised before the
+// next (as nvbandwidth does), each chase's end checked.
+json LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks) const {
+  auto* result = static_cast<kernels::ChaseResult*>(result_.host());
+  const uint64_t expected_end = kernels::expected_chase_end(c.bytes, r.stride_bytes, r.loads);
+  const int launches = r.launch == "every_sm" ? grid_blocks : 1;
+  double kernel_ns = 0;
+  double event_ms = 0;
+  double cycles = 0;
+  json d;
+  json per_launch = json::array();
+  for (int k = 0; k < launches; ++k) {
+    *result = {};
+    cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording the start of a pointer-chase launch");
+    kernels::enqueue_pointer_chase(buffers_.peer_src(), c.bytes, r.stride_bytes, r.loads,
+                                   static_cast<kernels::ChaseResult*>(result_.device()), stream_.get(),
+                                   chase_load_of(r.load), {unsigned(launches == 1 ? 1 : grid_blocks), unsigned(k)});
+    sync("a pointer chase");
+    float ms = 0;
+    cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a pointer-chase launch's event time");
+    if (result->final_offset != expected_end || result->loads != r.loads || result->chaser_block != unsigned(k)) {
+      d["bad"] = "launch " + std::to_string(k) + " (block " + std::to_string(result->chaser_block) + ", " +
+                 std::to_string(result->loads) + " loads) ended at offset " + std::to_string(result->final_offset) +
+                 ", expected block " + std::to_string(k) + ", " + std::to_string(r.loads) + " loads, offset " +
+                 std::to_string(expected_end);
+      return d;
+    }
+    kernel_ns += double(result->elapsed_ns);
+    event_ms += double(ms);
+    cycles += double(result->elapsed_cycles);
+    per_launch.push_back({result->smid, double(result->elapsed_ns) / double(r.loads)});
+  }
+  const double loads = double(r.loads) * launches;
+  d["loads"] = r.loads * uint64_t(launches);
+  d["kernel_ns_per_load"] = kernel_ns / loads;
+  d["event_ns_per_load"] = event_ms * 1e6 / loads;
+  d["cycles_per_load"] = cycles / loads;
+  d["us_at_peak_clock"] = cycles / loads / peak_sm_clock_mhz_;  // the reader's GPU
+  d["launches"] = per_launch;
+  return d;
+}
+
+void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
+  const int me = comm_.rank();
+  const ReadChase r = c.read_chase.value_or(ReadChase{});
+  // The memory's owner (src) builds a chain of offsets, which mean the same in every process;
+  // for "absolute" and "generic" the reader (dst) writes its own mapping's addresses instead.
+  const bool absolute = r.load == "absolute" || r.load == "generic";
+  const bool busy_owner = r.owner == "busy";
+  const int grid = r.launch == "every_sm" ? current_sm_count() : 1;
+  const uint32_t ticket = busy_owner ? gate_.next_ticket() : 0;  // every rank, in the same order
+  SpinRelease spin_release(gate_, ticket, me == 0);
+  auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
+  auto built = steps_.run("building the pointer chain", [&](json&) {
+    if (auto why = kernels::chase_unsupported_reason(c.bytes, r.stride_bytes)) throw InputError(*why);
+    if (!absolute && me == c.src_rank) kernels::build_chase_chain(buffers_.local_src(), c.bytes, r.stride_bytes, stream_.get());
+    if (absolute && me == c.dst_rank)
+      kernels::build_chase_chain(buffers_.peer_src(), c.bytes, r.stride_bytes, stream_.get(), buffers_.peer_src());
+    sync("building the pointer chain");
+    if (busy_owner && me == c.src_rank) {
+      // One thread spins on the owner's GPU (it polls a host word, no traffic on the link) from
+      // before the warm-up until the last sample, so that GPU is not idle while it is read.
+      const double case_s = double(options_.samples + 1) * grid * double(r.loads) * kSlowestLoadS + options_.gate_timeout_s;
+      *stamps = {};
+      kernels::enqueue_gate_wait(gate_.device_word(), ticket, uint64_t(case_s * options_.timeout_scale * 1e9),
+                                 static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
+    }
+  });
+  if (LockStep::failed(built, out)) return;
+
+  std::vector<double> kernel_us, events_us;
+  std::map<unsigned, std::vector<double>> by_sm;  // ns per load of each SM's launches
+  json warmup;
+  for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up (TLB misses); recorded apart
+    auto chased = steps_.run("chasing pointers", [&](json& d) {
+      if (me == c.dst_rank) d = chase_sample(c, r, grid);
+    });
+    if (LockStep::failed(chased, out)) return;
+    const json& reader = chased[size_t(c.dst_rank)]["data"];
+    if (reader.contains("bad")) {
+      out.status = CaseStatus::kFailed;
+      out.error = "verification failed: " + reader["bad"].get<std::string>();
+      return;
+    }
+    out.iterations = reader["loads"].get<uint64_t>();
+    if (s == 0) {
+      warmup = {{"kernel_timer_us", reader["kernel_ns_per_load"].get<double>() * 1e-3},
+                {"events_us", reader["event_ns_per_load"].get<double>() * 1e-3}};
+      continue;
+    }
+    kernel_us.push_back(reader["kernel_ns_per_load"].get<double>() * 1e-3);
+    events_us.push_back(reader["event_ns_per_load"].get<double>() * 1e-3);
+    out.cycles.push_back(reader["cycles_per_load"].get<double>());
+    out.latency_at_peak_clock_us.push_back(reader["us_at_peak_clock"].get<double>());
+    for (const json& l : reader["launches"]) by_sm[l[0].get<unsigned>()].push_back(l[1].get<double>());
+  }
+  out.latency_us = r.timing == "events" ? events_us : kernel_us;
+
+  spin_release.now();
+  auto ended = steps_.run("ending the owner's spin", [&](json&) {
+    if (!busy_owner || me != c.src_rank) return;
+    sync("the owner's spin");
+    if (stamps->timed_out)
+      throw std::runtime_error("the owner's spin kernel reached its deadline before the chase ended: "
+                               "the owner's GPU was not kept busy throughout");
+  });
+  if (LockStep::failed(ended, out)) return;
+  if (!kernel_us.empty())
+    out.read_chase = describe_chase(c, r, grid, kernel_us, events_us, out.cycles, by_sm, warmup);
+}
+
+}  // namespace p2pbench
