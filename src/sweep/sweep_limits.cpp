@@ -43,7 +43,11 @@ uint64_t product(std::initializer_list<uint64_t> factors) {
 uint64_t probe_method_cases(Method m, const Config& c) {
   switch (m) {
     case Method::kLatencySignal: return product({c.latency.protocols.size(), c.latency.payload_bytes.size(), 2});
-    case Method::kLatencyRead: return 3 * 2;  // three load kinds, both orientations (sweep.cpp)
+    case Method::kLatencyRead: {  // every read-chase variant, both orientations (expand_read_chases)
+      const LatencySettings& l = c.latency;
+      return product({l.read_footprint_bytes.size(), l.read_stride_bytes.size(), l.read_loads.size(), l.read_launch.size(),
+                      l.read_timing.size(), l.read_owner.size(), l.read_protocols.size(), 2});
+    }
     case Method::kLatencyCe: return product({c.latency.payload_bytes.size(), 2});
     case Method::kAtomic:
       return product({c.atomic.types.size(), c.atomic.patterns.size(), c.atomic.blocks.size(), c.atomic.threads.size(), 2});
