@@ -7,6 +7,9 @@ namespace p2pbench {
 
 bool sanitizer_mode_wanted(bool requested) {
   if (requested) return true;
+  // compute-sanitizer starts the program with its injection variables set (seen with the CUDA
+  // 13.0 tools: NV_SANITIZER_INJECTION_PORT_BASE and friends).
+  if (std::getenv("NV_SANITIZER_INJECTION_PORT_BASE")) return true;
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   return injection && std::strstr(injection, "sanitizer") != nullptr;
 }

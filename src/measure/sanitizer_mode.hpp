@@ -12,8 +12,8 @@
 
 namespace p2pbench {
 
-// Whether this process runs under compute-sanitizer (it loads itself through the CUDA
-// injection variable), or `requested` (--sanitize).
+// Whether this process runs under compute-sanitizer (its injection variables are set), or
+// `requested` (--sanitize).
 bool sanitizer_mode_wanted(bool requested);
 
 // Why `m` cannot run in sanitizer mode, or nullopt.

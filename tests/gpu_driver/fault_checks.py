@@ -106,7 +106,7 @@ class FaultChecks:
 
     def rows_now(self, out):
         doc = read_doc(out)
-        return doc, (len(doc["results"]) if doc else 0)
+        return doc, len((doc or {}).get("results", []))
 
     def wait_for_rows(self, out, proc, k, limit=60):
         t0 = time.monotonic()
@@ -121,7 +121,7 @@ class FaultChecks:
         """Lets the run reach a random case, then acts on it as an operator would."""
         proc, out, log, cmd, t0 = self.start(name)
         doc, n = self.wait_for_rows(out, proc, self.rng.randint(2, 12))
-        if doc is None or proc.poll() is not None:
+        if doc is None or "meta" not in doc or proc.poll() is not None:
             self.check(False, f"{name}: the run got going", (self.tmp / f"{name}.log").read_text())
             return None
         acted_at = time.monotonic()
@@ -207,7 +207,9 @@ def main(argv):
     c.injected("stop", 1, 5, ["rank 1 was lost"])
     c.injected("stop", 0, 5, ["rank 0 was lost"])
     c.injected("exit", 1, 5, ["lost", "ended before all cases"])
-    c.injected("throw", 1, 5, ["stopped by an error on rank 1"])
+    # The throwing rank says why on stderr and ends the job; the writer finds it gone.
+    text = c.injected("throw", 1, 5, ["stopped by an error on rank 1", "rank 1 was lost"])
+    c.check("injected fault: an exception outside the lock-step" in text, "inject-throw: the error is reported", text)
     c.injected("cuda", 1, 5, ["fatal error"], rows_at_least=5)
     c.injected("hang", 0, 5, ["fatal error"], rows_at_least=5)
     for rank in (0, 1):
