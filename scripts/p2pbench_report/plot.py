@@ -38,6 +38,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: 
 from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, PAYLOAD_VARIABLES,  # noqa: E402
                                    Metric, describe_config, describe_ranks, plain_value)
 from p2pbench_report.loader import ResultSet  # noqa: E402
+from p2pbench_report.plot_interference import interference_figures  # noqa: E402  (issue 13)
 from p2pbench_report.plot_shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: E402,F401 (knee: public)
                                          uni_vs_bidir_figures)
 from p2pbench_report.plot_style import (METHOD_COLORS, MODE_WORDS, SYSTEM_STYLES, PlottedFigure,  # noqa: E402
@@ -92,7 +93,8 @@ def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     frame = result_set.rows
     metric = measure.metric
     frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
-                  & frame[metric.median_column].notna()].copy()
+                  & frame[metric.median_column].notna()
+                  & (frame["method"] != "interference")].copy()  # issue 13: plot_interference.py draws those
     if frame.empty:
         return frame
     frame["median"] = frame[metric.median_column]
@@ -298,7 +300,8 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
     latency = [measured_rows(r, LATENCY_MEASURE) for r in result_sets]
     return (measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + sm_scaling_figures(result_sets, prepared)
             + heatmap_figures(result_sets, prepared) + uni_vs_bidir_figures(result_sets, prepared)
-            + measure_figures(result_sets, latency, LATENCY_MEASURE))
+            + measure_figures(result_sets, latency, LATENCY_MEASURE)
+            + interference_figures(result_sets))  # issue 13
 
 
 def write_figures(figures: list[PlottedFigure], directory: str | Path, formats=FORMATS) -> list[Path]:

@@ -20,6 +20,8 @@
 #include "measure/clock_sync.hpp"
 #include "measure/cpu_binding.hpp"
 #include "measure/gpu_device.hpp"
+#include "measure/interference_runner.hpp"  // issue 13
+#include "driver/trade_table.hpp"  // issue 13
 #include "measure/latency_runner.hpp"
 #include "measure/pair_runner.hpp"
 #include "measure/peer_buffers.hpp"
@@ -210,6 +212,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   const RunnerOptions runner_options = RunnerOptions::from(config, options.timeout_scale);
   PairRunner runner(comm, runner_options, device, *gate, *buffers, baselines.get());
   LatencyRunner latency_runner(comm, runner_options, *gate, *buffers, gpu.max_sm_clock_mhz);
+  InterferenceRunner interference(comm, runner_options, config.interference, device, *gate, *buffers);  // issue 13
   bool baseline_open = false;  // the baseline method of the previous case has begun
   Method open_baseline = Method::kCe;
   ProgressLine progress(cases.size(), options.progress);
@@ -232,7 +235,9 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       open_baseline = c.method;
       baseline_open = true;
     }
-    const CaseOutcome outcome = is_latency(c.method) ? latency_runner.run(c, i) : runner.run(c, i);
+    const CaseOutcome outcome = is_interference(c.method) ? interference.run(c, i)  // issue 13
+                                : is_latency(c.method)     ? latency_runner.run(c, i)
+                                                           : runner.run(c, i);
     const json row = result_row(c, outcome, peak);
     any_failed = any_failed || outcome.status == CaseStatus::kFailed;
     if (me == 0) {
@@ -325,6 +330,7 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
       std::printf("\nSummary (best configuration; knee = fewest SMs reaching 90%% of the best):\n");
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
+    print_trade_table(stdout, rows);  // issue 13: interference rows only
     const json comparison = compare_methods(rows);
     if (!comparison.empty()) {
       std::printf("\nBest one-way P2P method per size band (GB/s, 1 GB = 1e9 B; speedup over the baselines):\n");

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "measure/interference_samples.hpp"  // issue 13
+
 namespace p2pbench {
 
 enum class CaseStatus { kOk, kFailed, kSkipped };
@@ -35,6 +37,7 @@ struct CaseOutcome {
   // nvbandwidth, whose figure is clock64 cycles / the peak clock rate).
   std::vector<double> cycles;
   std::vector<double> latency_at_peak_clock_us;
+  std::optional<InterferenceSamples> interference;  // interference cases (issue 13)
 };
 
 }  // namespace p2pbench
