@@ -235,9 +235,13 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
     const double sample_s = std::max(config.min_sample_time_ms * 1e-3, transfer_s);
     const double iterations = std::ceil(sample_s / transfer_s);
     const double verify_s = config.verify ? 3.0 * double(c.bytes) / 1e12 : 0.0;
-    e.seconds += config.samples * (sample_s + verify_s + kPerSampleOverheadS) + config.warmup_time_ms * 1e-3 +
-                 kPerCaseOverheadS;
-    e.bytes_moved += directions * double(c.bytes) * iterations * (config.samples + 1);
+    // interference (issue 13): transfer alone, workload alone (twice where partitioned), both at
+    // once, and a warm-up of each; the transfer moves bytes in two of those.
+    const double phases = is_interference(c.method) ? (c.sm_partition.value_or(0) > 0 ? 4.0 : 3.0) : 1.0;
+    const double transfer_phases = is_interference(c.method) ? 2.0 : 1.0;
+    e.seconds += config.samples * (phases * sample_s + transfer_phases * verify_s + phases * kPerSampleOverheadS) +
+                 (is_interference(c.method) ? 2.0 * sample_s : config.warmup_time_ms * 1e-3) + kPerCaseOverheadS;
+    e.bytes_moved += directions * double(c.bytes) * iterations * (transfer_phases * config.samples + 1);
   }
   return e;
 }

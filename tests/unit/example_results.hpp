@@ -119,6 +119,12 @@ inline nlohmann::json example_document() {
   skipped.status = CaseStatus::kSkipped;
   skipped.error = "TMA bulk copies need compute capability 9.0+ (this GPU is 8.0)";
   rows.push_back(result_row(spec(Method::kTma, Direction::kPush, Mode::kUni, 4096), skipped));
+  rows.push_back(result_row(interference_spec(Method::kCe, "gemm", 0), interference_outcome(0.99, 0)));
+  rows.push_back(result_row(interference_spec(Method::kLdst, "gemm", 4), interference_outcome(0.90, 8)));
+  CaseOutcome no_green;
+  no_green.status = CaseStatus::kSkipped;
+  no_green.error = "green contexts unavailable: the driver has no cuGreenCtxCreate (CUDA 12.4 or newer needed)";
+  rows.push_back(result_row(interference_spec(Method::kTma, "hbm", 16), no_green));
   CaseOutcome chase;  // latency_read: wall time, cycles and the peak-clock figure
   chase.iterations = 20000;
   chase.verified = true;
@@ -130,12 +136,6 @@ inline nlohmann::json example_document() {
   read.dst_rank = 1;
   read.protocol = "plain";
   rows.push_back(result_row(read, chase));
-  rows.push_back(result_row(interference_spec(Method::kCe, "gemm", 0), interference_outcome(0.99, 0)));
-  rows.push_back(result_row(interference_spec(Method::kLdst, "gemm", 4), interference_outcome(0.90, 8)));
-  CaseOutcome no_green;
-  no_green.status = CaseStatus::kSkipped;
-  no_green.error = "green contexts unavailable: the driver has no cuGreenCtxCreate (CUDA 12.4 or newer needed)";
-  rows.push_back(result_row(interference_spec(Method::kTma, "hbm", 16), no_green));
   return result_document(example_meta(), rows, summarize_rows(rows), false, "");
 }
 

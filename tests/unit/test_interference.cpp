@@ -107,7 +107,9 @@ TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
   for (const CaseSpec& k : cases) {
     EXPECT_EQ(k.method, Method::kInterference);
     ASSERT_TRUE(k.engine && k.workload && k.sm_partition);
-    if (*k.engine == Method::kCe) EXPECT_EQ(*k.sm_partition, 0);
+    if (*k.engine == Method::kCe) {
+      EXPECT_EQ(*k.sm_partition, 0);
+    }
     EXPECT_EQ(transfer_case_of(k).method, *k.engine);
     EXPECT_FALSE(transfer_case_of(k).sm_partition.has_value());
     names.insert(k.name());
