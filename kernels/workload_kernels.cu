@@ -15,6 +15,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kStreamThreads = 1024;
 constexpr int kStreamUnroll = 4;
+constexpr size_t kStreamChunk = size_t(1) << 20;  // bytes a block copies per claim
 
 int grid_for(size_t items) { return int(std::clamp<size_t>((items + kThreads - 1) / kThreads, 1, 65535)); }
 
@@ -31,10 +32,18 @@ __global__ void checksum_kernel(const uint64_t* words, size_t n, unsigned long l
   atomicAdd(result, sum);
 }
 
-__global__ void __launch_bounds__(kStreamThreads, 1) hbm_stream_kernel(const uint8_t* src, uint8_t* dst, size_t bytes) {
-  const size_t workers = size_t(gridDim.x) * blockDim.x;
-  const size_t worker = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  detail::copy_any<kStreamUnroll>(src, dst, bytes, worker, workers);
+__global__ void __launch_bounds__(kStreamThreads, 1)
+    hbm_stream_kernel(const uint8_t* src, uint8_t* dst, size_t bytes, unsigned long long* next_chunk) {
+  __shared__ unsigned long long chunk;
+  while (true) {
+    if (threadIdx.x == 0) chunk = atomicAdd(next_chunk, 1ull);
+    __syncthreads();
+    const size_t start = size_t(chunk) * kStreamChunk;
+    __syncthreads();  // every thread has read `chunk` before thread 0 overwrites it
+    if (start >= bytes) return;
+    const size_t n = bytes - start < kStreamChunk ? bytes - start : kStreamChunk;
+    detail::copy_any<kStreamUnroll>(src + start, dst + start, n, threadIdx.x, blockDim.x);
+  }
 }
 
 __global__ void smid_probe_kernel(unsigned* smids, uint64_t hold_ns) {
@@ -63,9 +72,10 @@ int hbm_stream_blocks(int device) {
   return 2 * sms;  // two blocks of 1024 threads fill an SM's 2048 thread slots
 }
 
-void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, cudaStream_t stream) {
+void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned long long* next_chunk, cudaStream_t stream) {
+  cuda_check(cudaMemsetAsync(next_chunk, 0, sizeof *next_chunk, stream), "resetting the HBM stream's chunk counter");
   hbm_stream_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst),
-                                                           bytes);
+                                                           bytes, next_chunk);
   cuda_check_launch("the HBM stream kernel");
 }
 

@@ -29,8 +29,10 @@ void fill_bf16_operand(void* dst, size_t count, uint64_t seed, cudaStream_t stre
 void checksum_words(const void* data, size_t bytes, unsigned long long* result, cudaStream_t stream);
 
 // The memory-bound workload: copies `bytes` (a multiple of 16) from src to dst, both in local
-// HBM, with streaming loads, over `blocks` blocks (a grid-stride loop: any partition fits).
-void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, cudaStream_t stream);
+// HBM, with streaming loads. Blocks take 1 MiB chunks from `*next_chunk` (device memory, zeroed
+// here before the kernel), so a grid larger than a partition's resident blocks leaves no tail:
+// late blocks find no chunk left and exit.
+void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned long long* next_chunk, cudaStream_t stream);
 // Blocks that keep every SM of the device busy with the HBM stream.
 int hbm_stream_blocks(int device);
 

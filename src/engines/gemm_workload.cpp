@@ -1,6 +1,7 @@
 #include "engines/gemm_workload.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "kernels/workload_kernels.hpp"
@@ -73,7 +74,7 @@ GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one
   Stream stream = make_stream("the GEMM's set-up");
   kernels::fill_bf16_operand(a_.get(), shape.m * shape.k, kSeedA, stream.get());
   kernels::fill_bf16_operand(b_.get(), shape.k * shape.n, kSeedB, stream.get());
-  choose_algorithm(stream.get());
+  set_sm_target(0, stream.get());
   // The reference: sampled outputs against float64 on the host, then the whole result's
   // checksum, which every later launch must reproduce.
   poison_result(stream.get());
@@ -115,9 +116,28 @@ void GemmWorkload::choose_algorithm(cudaStream_t stream) {
     }
   }
   algo_candidates_ = returned;
-  if (algo_index_ < 0) throw RuntimeFailure("cuBLASLt offers no bf16 GEMM algorithm for this shape and workspace");
+  if (algo_index_ < 0)
+    throw RuntimeFailure("cuBLASLt offers no bf16 GEMM algorithm for this shape and workspace on " +
+                         (sm_target_ ? std::to_string(sm_target_) + " SMs" : std::string("the whole GPU")));
   algo_ = results[algo_index_].algo;
   best_tflops_ = kTimedLaunches * shape_.flops() / (best_ms * 1e-3) / 1e12;
+}
+
+void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
+  const int32_t target = sms;
+  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
+               "setting the GEMM's SM count target to " + std::to_string(sms));
+  sm_target_ = sms;
+  auto it = choices_.find(sms);
+  if (it == choices_.end()) {
+    algo_index_ = -1;
+    choose_algorithm(stream);
+    it = choices_.emplace(sms, Choice{algo_, algo_index_, algo_candidates_, best_tflops_}).first;
+  }
+  algo_ = it->second.algo;
+  algo_index_ = it->second.index;
+  algo_candidates_ = it->second.candidates;
+  best_tflops_ = it->second.best_tflops;
 }
 
 void GemmWorkload::enqueue(cudaStream_t stream) {
@@ -178,10 +198,16 @@ std::optional<std::string> GemmWorkload::check(cudaStream_t stream) {
 }
 
 std::string GemmWorkload::describe() const {
-  return "gemm bf16 (fp32 accumulation) " + std::to_string(shape_.m) + "x" + std::to_string(shape_.n) + "x" +
-         std::to_string(shape_.k) + " through cuBLASLt, algorithm " + std::to_string(algo_index_) + " of " +
-         std::to_string(algo_candidates_) + " heuristic candidates (the fastest: " + std::to_string(best_tflops_) +
-         " TFLOP/s when timed)";
+  std::string text = "gemm bf16 (fp32 accumulation) " + std::to_string(shape_.m) + "x" + std::to_string(shape_.n) + "x" +
+                     std::to_string(shape_.k) + " through cuBLASLt; the fastest of the heuristic's candidates";
+  for (const auto& [sms, c] : choices_) {
+    if (sms != 0 && sms != sm_target_) continue;  // the whole GPU's choice and the current partition's
+    char figure[160];
+    std::snprintf(figure, sizeof figure, "; %s: algorithm %d of %d, %.1f TFLOP/s when timed",
+                  sms ? (std::to_string(sms) + " SMs").c_str() : "whole GPU", c.index, c.candidates, c.best_tflops);
+    text += figure;
+  }
+  return text;
 }
 
 }  // namespace p2pbench

@@ -7,6 +7,7 @@
 #include <cublasLt.h>
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "common/cuda_raii.hpp"
@@ -37,6 +38,9 @@ class GemmWorkload final : public Workload {
   GemmWorkload(const GemmShape& shape, int device);
   const char* unit() const override { return "TFLOP/s"; }
   double work_per_launch() const override { return shape_.flops() * 1e-12; }
+  // cuBLASLt sizes its persistent grids by the SM count: a partition gets its own heuristic
+  // query (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET) and its own fastest algorithm, chosen once.
+  void set_sm_target(int sms, cudaStream_t stream) override;
   void enqueue(cudaStream_t stream) override;
   void poison_result(cudaStream_t stream) override;
   std::optional<std::string> check(cudaStream_t stream) override;
@@ -46,7 +50,8 @@ class GemmWorkload final : public Workload {
   double best_tflops_when_chosen() const { return best_tflops_; }
 
  private:
-  // Asks the heuristic for algorithms and keeps the fastest that runs (timed on `stream`).
+  // Asks the heuristic for algorithms for the current SM target and keeps the fastest that
+  // runs (timed on `stream`).
   void choose_algorithm(cudaStream_t stream);
   // Sampled outputs against the host float64 reference; nullopt when within bf16 rounding.
   std::optional<std::string> check_against_reference(cudaStream_t stream) const;
@@ -57,6 +62,13 @@ class GemmWorkload final : public Workload {
   UniqueHandle<cublasLtMatmulDesc_t, detail::LtMatmulDescDestroy> op_;
   UniqueHandle<cublasLtMatrixLayout_t, detail::LtLayoutDestroy> a_layout_, b_layout_, d_layout_;
   DeviceBuffer a_, b_, d_, workspace_;
+  struct Choice {
+    cublasLtMatmulAlgo_t algo{};
+    int index = -1, candidates = 0;
+    double best_tflops = 0;
+  };
+  std::map<int, Choice> choices_;  // by SM target (0: the whole GPU)
+  int sm_target_ = 0;
   cublasLtMatmulAlgo_t algo_{};
   int algo_index_ = -1, algo_candidates_ = 0;
   double best_tflops_ = 0;

@@ -13,12 +13,15 @@ HbmWorkload::HbmWorkload(uint64_t bytes, int device)
     : bytes_(bytes),
       blocks_(kernels::hbm_stream_blocks(device)),
       src_(bytes, "the HBM workload's source"),
-      dst_(bytes, "the HBM workload's destination") {
+      dst_(bytes, "the HBM workload's destination"),
+      next_chunk_(sizeof(unsigned long long), "the HBM stream's chunk counter") {
   kernels::fill_pattern(src_.get(), bytes_, kHbmSeed, 0, nullptr);
   cuda_check(cudaDeviceSynchronize(), "filling the HBM workload's source");
 }
 
-void HbmWorkload::enqueue(cudaStream_t stream) { kernels::hbm_stream(src_.get(), dst_.get(), bytes_, blocks_, stream); }
+void HbmWorkload::enqueue(cudaStream_t stream) {
+  kernels::hbm_stream(src_.get(), dst_.get(), bytes_, blocks_, static_cast<unsigned long long*>(next_chunk_.get()), stream);
+}
 
 void HbmWorkload::poison_result(cudaStream_t stream) { kernels::fill_poison(dst_.get(), bytes_, kHbmSeed, 0, stream); }
 
@@ -35,7 +38,7 @@ std::optional<std::string> HbmWorkload::check(cudaStream_t stream) {
 
 std::string HbmWorkload::describe() const {
   return "hbm stream: " + std::to_string(bytes_) + " bytes HBM -> HBM per launch, " + std::to_string(blocks_) +
-         " blocks of 1024 threads; GB/s counts bytes copied (HBM traffic is twice that)";
+         " blocks of 1024 threads taking 1 MiB chunks; GB/s counts bytes copied (HBM traffic is twice that)";
 }
 
 }  // namespace p2pbench

@@ -20,7 +20,7 @@ class HbmWorkload final : public Workload {
  private:
   uint64_t bytes_;
   int blocks_;
-  DeviceBuffer src_, dst_;
+  DeviceBuffer src_, dst_, next_chunk_;
 };
 
 }  // namespace p2pbench

@@ -19,6 +19,10 @@ class Workload {
   // launch in that unit times seconds (TFLOP, GB): figure = launches * work / seconds.
   virtual const char* unit() const = 0;
   virtual double work_per_launch() const = 0;
+  // The SMs the next launches may use (0: the whole GPU), so that a kernel that sizes its
+  // grid by the SM count does not leave a tail of blocks waiting for a partition's few SMs.
+  // `stream` is where the launches will go (the GEMM times its algorithms there).
+  virtual void set_sm_target(int /*sms*/, cudaStream_t /*stream*/) {}
   // Enqueues one launch (capturable, any stream of the device, green contexts included).
   virtual void enqueue(cudaStream_t stream) = 0;
   // Overwrites the result with a poison, so a launch that wrote nothing is caught.

@@ -59,6 +59,11 @@ struct InterferenceRunner::Case {
   double planned_cover_ms = 0;  // busy GPUs that drive no transfer: how long to keep the workload going
   double deadline_s = 0;
 
+  // The workload's next launches go to its SM group (the whole GPU where unpartitioned), or to
+  // the whole GPU.
+  void target_workload_group() const { workload->set_sm_target(partition ? partition->split().workload_sms : 0, workload_stream); }
+  void target_whole_gpu() const { workload->set_sm_target(0, full_stream); }
+
   void enqueue_transfers(cudaStream_t s) const {
     for (uint64_t i = 0; i < transfer_launches; ++i)
       engine->launch(engine->transfer(spec.direction, ends, 0, size_t(spec.bytes)), s);
@@ -133,8 +138,12 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
     if (k.busy) {
       k.workload = &workload(*k.spec.workload);
       const auto launch = [&](cudaStream_t s) { k.workload->enqueue(s); };
+      k.workload->set_sm_target(0, k.full_stream);
       d["workload_single_ms"] = time_single_ms(k.full_stream, launch, launch_deadline_s);
-      if (k.partition) d["partition_workload_single_ms"] = time_single_ms(k.workload_stream, launch, launch_deadline_s);
+      if (k.partition) {
+        k.workload->set_sm_target(k.partition->split().workload_sms, k.workload_stream);
+        d["partition_workload_single_ms"] = time_single_ms(k.workload_stream, launch, launch_deadline_s);
+      }
     }
     if (!k.drive) return;
     k.engine->prepare(device_, comm_.rank(), k.mine);
@@ -157,9 +166,13 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
   // Warm-up: one sample's worth of each, ungated, so clocks and caches settle.
   auto warmup = steps_.run("warming up", [&](json&) {
     if (k.drive) k.enqueue_transfers(k.transfer_stream);
-    if (k.busy)
-      for (uint64_t i = 0; i < k.workload_launches; ++i) k.workload->enqueue(k.full_stream);
-    cuda_check(cudaDeviceSynchronize(), "warming up");
+    if (k.busy) {
+      k.target_workload_group();
+      for (uint64_t i = 0; i < k.workload_launches; ++i) k.workload->enqueue(k.workload_stream);
+    }
+    // Streams of green contexts are waited for one by one (not by a device-wide synchronize).
+    for (cudaStream_t s : {k.transfer_stream, k.workload_stream, k.full_stream})
+      cuda_check(cudaStreamSynchronize(s), "warming up");
   });
   return !LockStep::failed(warmup, out);
 }
@@ -231,6 +244,8 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
   auto workload_alone = [&](GatedWindow& w, uint64_t launches, const char* what) {
     return gated_phase(what, [&](uint32_t ticket) {
       if (!k.busy) return;
+      if (&w == &alone) k.target_whole_gpu();
+      else k.target_workload_group();
       w.open(gate_.device_word(), ticket, gate_timeout_s);
       for (uint64_t i = 0; i < launches; ++i) k.workload->enqueue(w.stream());
       w.close();
@@ -258,6 +273,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       transfer.close();
     }
     if (k.busy) {
+      k.target_workload_group();
       grouped.open(gate_.device_word(), ticket, gate_timeout_s);
       feeder.prime();
     }
