@@ -26,23 +26,6 @@ uint64_t launches_for(double single_ms, double sample_ms) {
   return uint64_t(std::clamp(std::ceil(sample_ms / std::max(single_ms, 1e-4)), 1.0, double(kMaxLaunches)));
 }
 
-// Median of three event-timed launches of `enqueue` on `stream`, in ms.
-double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s) {
-  Event start = make_event("a calibration start"), stop = make_event("a calibration stop");
-  std::vector<double> ms;
-  for (int i = 0; i < 3; ++i) {
-    cuda_check(cudaEventRecord(start.get(), stream), "recording a calibration start");
-    enqueue(stream);
-    cuda_check(cudaEventRecord(stop.get(), stream), "recording a calibration stop");
-    wait_for_event(stop.get(), deadline_s, "a calibration launch");
-    float elapsed = 0;
-    cuda_check(cudaEventElapsedTime(&elapsed, start.get(), stop.get()), "reading a calibration time");
-    ms.push_back(elapsed);
-  }
-  std::sort(ms.begin(), ms.end());
-  return std::max(1e-4, ms[1]);
-}
-
 }  // namespace
 
 struct InterferenceRunner::Case {

@@ -1,5 +1,6 @@
 #include "measure/interference_sample.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -86,6 +87,22 @@ uint64_t WorkloadFeeder::feed_while(const std::function<bool()>& keep_going, dou
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
   return launched_;
+}
+
+double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s) {
+  Event start = make_event("a calibration start"), stop = make_event("a calibration stop");
+  std::vector<double> ms;
+  for (int i = 0; i < 3; ++i) {
+    cuda_check(cudaEventRecord(start.get(), stream), "recording a calibration start");
+    enqueue(stream);
+    cuda_check(cudaEventRecord(stop.get(), stream), "recording a calibration stop");
+    wait_for_event(stop.get(), deadline_s, "a calibration launch");
+    float elapsed = 0;
+    cuda_check(cudaEventElapsedTime(&elapsed, start.get(), stop.get()), "reading a calibration time");
+    ms.push_back(elapsed);
+  }
+  std::sort(ms.begin(), ms.end());
+  return std::max(1e-4, ms[1]);
 }
 
 double max_of(const std::vector<json>& reports, const char* key, double fallback) {

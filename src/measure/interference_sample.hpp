@@ -65,6 +65,9 @@ class WorkloadFeeder {
   uint64_t launched_ = 0;
 };
 
+// Median of three event-timed, ungated launches of `enqueue` on `stream`, in ms (calibration).
+double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s);
+
 // Figures of one gated phase from every rank's report (LockStep entries whose "data" may hold
 // transfer_ms, transfer_window_ns, workload_ms, workload_launches, workload_window_ns).
 // The largest value of `key` over the ranks (`fallback` where none has it).

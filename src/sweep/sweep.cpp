@@ -194,7 +194,8 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
 }
 
 std::optional<std::string> static_skip_reason(const CaseSpec& c) {
-  if (is_interference(c.method)) return static_skip_reason(transfer_case_of(c));  // issue 13
+  if (is_interference(c.method))  // issue 13: the transfer's own reasons
+    return c.engine ? static_skip_reason(transfer_case_of(c)) : std::optional<std::string>("an interference case needs an engine");
   if (c.method != Method::kTma) return std::nullopt;
   const uint64_t chunk = *c.smem_bytes / uint64_t(*c.stages);
   if (*c.smem_bytes % uint64_t(*c.stages) != 0 || chunk % 16 != 0 || chunk == 0)
