@@ -118,6 +118,9 @@ GreenPartition::~GreenPartition() {
     driver_->get_error_name(r, &name);
     std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, name ? name : "unknown error");
   };
+  // Work still queued (a case that ended early) finishes before its context goes.
+  for (cudaStream_t s : {transfer_stream_, workload_stream_})
+    if (s && cudaStreamSynchronize(s) != cudaSuccess) cudaGetLastError();
   if (transfer_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(transfer_stream_)), "destroying the transfer's stream");
   if (workload_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(workload_stream_)), "destroying the workload's stream");
   if (transfer_ctx_) report(driver_->green_ctx_destroy(static_cast<CUgreenCtx>(transfer_ctx_)), "destroying a green context");

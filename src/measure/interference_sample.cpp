@@ -22,6 +22,14 @@ GatedWindow::GatedWindow(cudaStream_t stream, const std::string& what)
       stop_(make_event("the end of the " + what + " window")),
       stamps_(sizeof(kernels::GateStamps), "the " + what + " window's time stamps") {}
 
+GatedWindow::~GatedWindow() {
+  constexpr double kDrainDeadlineS = 60.0;  // longer than any gate timeout; an error ends it at once
+  const auto t0 = Clock::now();
+  while (cudaStreamQuery(stream_) == cudaErrorNotReady && seconds_since(t0) < kDrainDeadlineS)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  cudaGetLastError();  // a failed query was reported by whoever failed first
+}
+
 void GatedWindow::open(const uint32_t* gate, uint32_t ticket, double gate_timeout_s) {
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   *stamps = {0, 0, 0, 0};

@@ -25,6 +25,11 @@ struct WindowFigures {
 class GatedWindow {
  public:
   GatedWindow(cudaStream_t stream, const std::string& what);
+  // Waits (bounded) for work still queued on the stream: the end stamp writes into memory this
+  // object owns. Where a case ended early, a window may still be pending here.
+  ~GatedWindow();
+  GatedWindow(const GatedWindow&) = delete;
+  GatedWindow& operator=(const GatedWindow&) = delete;
   cudaStream_t stream() const { return stream_; }
 
   // Queues the gate wait (released by ticket) and the start event: work queued next is timed.
