@@ -144,9 +144,13 @@ void print_trade_table(std::FILE* out, const std::vector<json>& rows) {
                    f["best_link_alone_gbps"].get<double>());
     else {
       const json& k = f["keeps_link"];
+      const int requested = k["sm_partition"].get<int>();
+      const int granted = k["transfer_group_sms"].is_null() ? requested : k["transfer_group_sms"].get<int>();
+      const std::string which = requested == 0 ? "all (no partition)"
+                                : granted == requested ? std::to_string(requested)
+                                                       : std::to_string(requested) + " (granted " + std::to_string(granted) + " SMs)";
       std::fprintf(out, "  %s: K = %s keeps %.1f of %.1f GB/s with the most workload: %.1f %s (%.1f%% slower than alone)\n",
-                   f["curve"].get<std::string>().c_str(),
-                   k["sm_partition"].get<int>() == 0 ? "all (no partition)" : std::to_string(k["sm_partition"].get<int>()).c_str(),
+                   f["curve"].get<std::string>().c_str(), which.c_str(),
                    k["link_gbps"].get<double>(), f["best_link_alone_gbps"].get<double>(), k["workload_figure"].get<double>(),
                    unit.c_str(), k["workload_slowdown_pct"].get<double>());
     }

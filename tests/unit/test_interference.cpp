@@ -2,6 +2,7 @@
 // expansion, the row fields and the trade table's findings.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 
 #include "common/errors.hpp"
@@ -175,6 +176,37 @@ TEST(TradeTable, PicksThePartitionKeepingTheLinkWithTheMostWorkload) {
   // A curve where nothing keeps the link says so (null).
   const json none = trade_findings({trade_row(Method::kTma, 8, 370, 100, 650)});
   EXPECT_TRUE(none[0]["keeps_link"].is_null());
+}
+
+}  // namespace
+}  // namespace p2pbench
+
+namespace p2pbench {
+namespace {
+
+std::string printed(const std::vector<nlohmann::json>& rows) {
+  std::FILE* f = std::tmpfile();
+  print_trade_table(f, rows);
+  std::rewind(f);
+  std::string text;
+  for (int ch; (ch = std::fgetc(f)) != EOF;) text += char(ch);
+  std::fclose(f);
+  return text;
+}
+
+TEST(TradeTable, PrintsGrantedPartitionsLowOverlapAndFindings) {
+  CaseOutcome low = testing::interference_outcome(0.90, 8);
+  const std::vector<nlohmann::json> rows = {
+      result_row(testing::interference_spec(Method::kCe, "gemm", 0), testing::interference_outcome(0.99, 0)),
+      result_row(testing::interference_spec(Method::kLdst, "gemm", 4), low)};
+  const std::string text = printed(rows);
+  std::fputs(text.c_str(), stdout);
+  EXPECT_NE(text.find("Trade table"), std::string::npos);
+  EXPECT_NE(text.find("4->8"), std::string::npos) << "a rounded-up group shows what was granted";
+  EXPECT_NE(text.find("LOW OVERLAP"), std::string::npos);
+  EXPECT_NE(text.find("the copy engine costs the workload"), std::string::npos);
+  EXPECT_NE(text.find("TFLOP/s"), std::string::npos);
+  EXPECT_EQ(printed({}), "") << "no interference rows, no table";
 }
 
 }  // namespace
