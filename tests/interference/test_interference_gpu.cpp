@@ -64,6 +64,60 @@ class BackgroundCopy {
   Stream stream_;
 };
 
+// The SMs the blocks of one probe launch on `stream` ran on.
+std::set<unsigned> probe_sms(cudaStream_t stream, int blocks) {
+  DeviceBuffer ids(sizeof(unsigned) * size_t(blocks), "probe SM ids");
+  kernels::record_block_smids(static_cast<unsigned*>(ids.get()), blocks, 50000, stream);
+  std::vector<unsigned> host(static_cast<size_t>(blocks), 0u);
+  cuda_check(cudaMemcpyAsync(host.data(), ids.get(), ids.size(), cudaMemcpyDeviceToHost, stream), "reading probe SM ids");
+  cuda_check(cudaStreamSynchronize(stream), "waiting for the probe");
+  return {host.begin(), host.end()};
+}
+
+std::unique_ptr<GreenPartition> partition_or_fail(int k) {
+  std::string why_not;
+  auto p = GreenPartition::create(device(), k, why_not);
+  if (!p && std::getenv("P2PBENCH_ALLOW_NO_GREEN_CONTEXTS") == nullptr)
+    ADD_FAILURE() << why_not << " (set P2PBENCH_ALLOW_NO_GREEN_CONTEXTS=1 where that is expected)";
+  return p;
+}
+
+// First in the file: before cuBLASLt is loaded (a module with dynamic parallelism would let
+// green contexts share 2 more SMs on Hopper, as cuda.h says).
+TEST(GreenPartition, ProbeAndCopyBlocksStayInTheirGroup) {
+  const int sms = sm_count();
+  const std::set<unsigned> everywhere = probe_sms(make_stream("unpartitioned probe").get(), 8 * sms);
+  std::printf("unpartitioned probe: %zu of %d SMs\n", everywhere.size(), sms);
+  ASSERT_GT(everywhere.size(), size_t(sms) / 2) << "the probe cannot tell a partition from the whole GPU";
+  DeviceBuffer src(64ull << 20, "copy source"), dst(64ull << 20, "copy destination");
+  for (int k : {4, 8, 16, 32, 66}) {
+    SCOPED_TRACE("K = " + std::to_string(k));
+    auto p = partition_or_fail(k);
+    if (!p) continue;
+    const SmSplit& split = p->split();
+    std::printf("K = %d: transfer group %d SMs, workload group %d SMs of %d (minimum %d, alignment %d)\n", k, split.transfer_sms,
+                split.workload_sms, split.device_sms, split.min_partition, split.alignment);
+    EXPECT_GE(split.transfer_sms, k);
+    EXPECT_LE(split.transfer_sms + split.workload_sms, split.device_sms);
+    const std::set<unsigned> transfer = probe_sms(p->transfer_stream(), 8 * sms);
+    const std::set<unsigned> workload = probe_sms(p->workload_stream(), 8 * sms);
+    EXPECT_LE(transfer.size(), size_t(split.transfer_sms));
+    EXPECT_LE(workload.size(), size_t(split.workload_sms));
+    for (unsigned id : transfer) EXPECT_EQ(workload.count(id), 0u) << "SM " << id << " ran blocks of both groups";
+    // The LD/ST copy kernel's blocks, on the transfer group's stream, record their SMs too.
+    const kernels::LdstShape shape{64, 512, 4};
+    kernels::ldst_prepare(shape, device());
+    DeviceBuffer ids(sizeof(unsigned) * 64, "copy SM ids");
+    kernels::ldst_copy(shape, src.get(), dst.get(), src.size(), p->transfer_stream(), static_cast<unsigned*>(ids.get()));
+    std::vector<unsigned> copy_ids(64);
+    cuda_check(cudaMemcpyAsync(copy_ids.data(), ids.get(), ids.size(), cudaMemcpyDeviceToHost, p->transfer_stream()), "reading");
+    cuda_check(cudaStreamSynchronize(p->transfer_stream()), "waiting for the copy");
+    const std::set<unsigned> copy_sms(copy_ids.begin(), copy_ids.end());
+    EXPECT_LE(copy_sms.size(), size_t(split.transfer_sms));
+    for (unsigned id : copy_sms) EXPECT_EQ(workload.count(id), 0u) << "a copy block ran on the workload's SM " << id;
+  }
+}
+
 TEST(HbmWorkload, CopiesCorrectlyAndCatchesAMissedLaunch) {
   HbmWorkload hbm(256ull << 20, device());
   Stream s = make_stream("test");
@@ -125,58 +179,6 @@ TEST(GemmWorkload, CorrectBesideAConcurrentCopy) {
   for (int i = 0; i < 30; ++i) gemm.enqueue(s.get());
   copy.finish();
   EXPECT_EQ(gemm.check(s.get()), std::nullopt);
-}
-
-// The SMs the blocks of one probe launch on `stream` ran on.
-std::set<unsigned> probe_sms(cudaStream_t stream, int blocks) {
-  DeviceBuffer ids(sizeof(unsigned) * size_t(blocks), "probe SM ids");
-  kernels::record_block_smids(static_cast<unsigned*>(ids.get()), blocks, 50000, stream);
-  std::vector<unsigned> host(static_cast<size_t>(blocks), 0u);
-  cuda_check(cudaMemcpyAsync(host.data(), ids.get(), ids.size(), cudaMemcpyDeviceToHost, stream), "reading probe SM ids");
-  cuda_check(cudaStreamSynchronize(stream), "waiting for the probe");
-  return {host.begin(), host.end()};
-}
-
-std::unique_ptr<GreenPartition> partition_or_fail(int k) {
-  std::string why_not;
-  auto p = GreenPartition::create(device(), k, why_not);
-  if (!p && std::getenv("P2PBENCH_ALLOW_NO_GREEN_CONTEXTS") == nullptr)
-    ADD_FAILURE() << why_not << " (set P2PBENCH_ALLOW_NO_GREEN_CONTEXTS=1 where that is expected)";
-  return p;
-}
-
-TEST(GreenPartition, ProbeAndCopyBlocksStayInTheirGroup) {
-  const int sms = sm_count();
-  const std::set<unsigned> everywhere = probe_sms(make_stream("unpartitioned probe").get(), 8 * sms);
-  std::printf("unpartitioned probe: %zu of %d SMs\n", everywhere.size(), sms);
-  ASSERT_GT(everywhere.size(), size_t(sms) / 2) << "the probe cannot tell a partition from the whole GPU";
-  DeviceBuffer src(64ull << 20, "copy source"), dst(64ull << 20, "copy destination");
-  for (int k : {4, 8, 16, 32, 66}) {
-    SCOPED_TRACE("K = " + std::to_string(k));
-    auto p = partition_or_fail(k);
-    if (!p) continue;
-    const SmSplit& split = p->split();
-    std::printf("K = %d: transfer group %d SMs, workload group %d SMs of %d (minimum %d, alignment %d)\n", k, split.transfer_sms,
-                split.workload_sms, split.device_sms, split.min_partition, split.alignment);
-    EXPECT_GE(split.transfer_sms, k);
-    EXPECT_LE(split.transfer_sms + split.workload_sms, split.device_sms);
-    const std::set<unsigned> transfer = probe_sms(p->transfer_stream(), 8 * sms);
-    const std::set<unsigned> workload = probe_sms(p->workload_stream(), 8 * sms);
-    EXPECT_LE(transfer.size(), size_t(split.transfer_sms));
-    EXPECT_LE(workload.size(), size_t(split.workload_sms));
-    for (unsigned id : transfer) EXPECT_EQ(workload.count(id), 0u) << "SM " << id << " ran blocks of both groups";
-    // The LD/ST copy kernel's blocks, on the transfer group's stream, record their SMs too.
-    const kernels::LdstShape shape{64, 512, 4};
-    kernels::ldst_prepare(shape, device());
-    DeviceBuffer ids(sizeof(unsigned) * 64, "copy SM ids");
-    kernels::ldst_copy(shape, src.get(), dst.get(), src.size(), p->transfer_stream(), static_cast<unsigned*>(ids.get()));
-    std::vector<unsigned> copy_ids(64);
-    cuda_check(cudaMemcpyAsync(copy_ids.data(), ids.get(), ids.size(), cudaMemcpyDeviceToHost, p->transfer_stream()), "reading");
-    cuda_check(cudaStreamSynchronize(p->transfer_stream()), "waiting for the copy");
-    const std::set<unsigned> copy_sms(copy_ids.begin(), copy_ids.end());
-    EXPECT_LE(copy_sms.size(), size_t(split.transfer_sms));
-    for (unsigned id : copy_sms) EXPECT_EQ(workload.count(id), 0u) << "a copy block ran on the workload's SM " << id;
-  }
 }
 
 TEST(GreenPartition, GemmInTheWorkloadGroupIsCorrectBesideACopyInTheTransferGroup) {
