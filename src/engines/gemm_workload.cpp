@@ -89,6 +89,12 @@ void GemmWorkload::choose_algorithm(cudaStream_t stream) {
   cublas_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                                     sizeof workspace),
                "setting the GEMM's workspace limit");
+  // Split-K partial sums only in fp32: bf16 partials (in-place or output-type reduction) would
+  // round, and the result would no longer be exact, nor the same for every algorithm.
+  const uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  cublas_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                                                    sizeof reductions),
+               "limiting the GEMM's split-K reductions to fp32");
   cublasLtMatmulHeuristicResult_t results[kHeuristicAlgorithms] = {};
   int returned = 0;
   cublas_check(cublasLtMatmulAlgoGetHeuristic(handle_.get(), op_.get(), a_layout_.get(), b_layout_.get(), d_layout_.get(),
