@@ -16,7 +16,7 @@ constexpr size_t kWorkspaceBytes = 64ull << 20;  // ample for Hopper's split-K a
 constexpr int kHeuristicAlgorithms = 8;
 constexpr int kTimedLaunches = 3;
 constexpr int kSampledRows = 16, kSampledColumns = 16;
-constexpr double kBf16Rounding = 1.0 / 256;  // bf16 keeps 8 significant bits: half an ulp is 2^-9
+constexpr double kBf16Rounding = 1.0 / 256;  // bf16 keeps 8 significant bits: rounding errs by at most 2^-8 relative
 
 float bf16_to_float(uint16_t bits) {
   const uint32_t word = uint32_t(bits) << 16;
