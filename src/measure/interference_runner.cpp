@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "measure/green_context.hpp"
-#include "measure/interference_sample.hpp"
+#include "measure/interference_phase.hpp"
 #include "measure/transfer_timer.hpp"
 #include "sweep/sweep.hpp"
 

@@ -1,4 +1,4 @@
-#include "measure/interference_sample.hpp"
+#include "measure/interference_phase.hpp"
 
 #include <algorithm>
 #include <chrono>
