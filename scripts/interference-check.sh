@@ -30,22 +30,30 @@ test_bin="$build/tests/interference/test_interference_gpu"
 tests_rc=$?
 [ "$tests_rc" = 0 ] || status=1
 
-# 2. The sweep, on both GPUs.
+# 2. The sweep, on both GPUs; then the both-GPUs-busy path (bidir, the workload on both GPUs).
 start=$(date +%s)
 mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none "$build/src/p2pbench" --config "$config" \
   --label "$label" --progress --output "$out/results/interference.json" >"$out/logs/interference.log" 2>"$out/logs/interference.err"
 run_rc=$?
 seconds=$(($(date +%s) - start))
 [ "$run_rc" = 0 ] || status=1
+start=$(date +%s)
+mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none "$build/src/p2pbench" \
+  --config configs/interference-both-busy.json --label "$label-both-busy" --progress \
+  --output "$out/results/interference-both-busy.json" >"$out/logs/interference-both-busy.log" 2>"$out/logs/interference-both-busy.err"
+busy_rc=$?
+busy_seconds=$(($(date +%s) - start))
+[ "$busy_rc" = 0 ] || status=1
 
 # 3. Figures (soft: matplotlib may be missing).
 PYTHONPATH=scripts python3 -m p2pbench_report plot "$out/results/interference.json" -o "$out/figures" --format png \
   >"$out/logs/plot.log" 2>&1 || echo "plot failed (see logs/plot.log)" >>"$out/logs/plot.log"
 
 # 4. Every row checked; the summary table last.
-python3 - "$out" "$tests_rc" "$run_rc" "$seconds" <<'PY'
+python3 - "$out" "$tests_rc" "$run_rc" "$seconds" "$busy_rc" "$busy_seconds" <<'PY'
 import json, pathlib, re, sys
 out, tests_rc, run_rc, seconds = pathlib.Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+busy_rc, busy_seconds = int(sys.argv[5]), int(sys.argv[6])
 problems = []
 lines = [("GPU tests (test_interference_gpu)", {0: "passed", 77: "SKIPPED (no GPU?)"}.get(tests_rc, f"FAILED rc={tests_rc}"))]
 try:
@@ -60,15 +68,18 @@ log = (out / "logs/gpu-tests.log").read_text(errors="replace") if (out / "logs/g
 for pattern in (r"HBM stream .*", r"GEMM alone: .*", r"gemm bf16 .*", r"K = \d+: transfer group .*", r"unpartitioned probe: .*"):
     for m in re.findall(pattern, log):
         lines.append(("  printed", m.strip()))
-lines.append((f"sweep (mpirun p2pbench, {seconds} s)", "exit 0" if run_rc == 0 else f"FAILED rc={run_rc}"))
 required = ["engine", "workload", "sm_partition", "workload_alone", "workload_together", "transfer_alone_gbps",
             "transfer_together_gbps", "workload_slowdown_pct", "transfer_slowdown_pct", "overlap_min",
             "samples_workload_together", "samples_transfer_together_gbps"]
-try:
-    doc = json.loads((out / "results/interference.json").read_text())
+def check_run(title, rc, secs, path, gpus):
+  lines.append((f"{title} (mpirun p2pbench, {secs} s)", "exit 0" if rc == 0 else f"FAILED rc={rc}"))
+  try:
+    doc = json.loads(path.read_text())
     rows = [r for r in doc["results"] if r["method"] == "interference"]
     for r in rows:
-        name = f"{r['workload']} + {r['engine']} K={r['sm_partition']}"
+        name = f"{path.stem}: {r['workload']} + {r['engine']} {r['mode']} K={r['sm_partition']}"
+        if r["status"] == "ok" and r.get("workload_gpus") != gpus:
+            problems.append(f"{name}: the workload ran on {r.get('workload_gpus')} GPUs, not {gpus}")
         if r["status"] != "ok":
             problems.append(f"{name}: {r['status']}: {r.get('error', '')}")
             continue
@@ -89,8 +100,11 @@ try:
         if errs: problems.append("schema errors")
     except ImportError:
         lines.append(("  schema", "not checked (no jsonschema)"))
-except (OSError, ValueError, KeyError) as e:
-    problems.append(f"results unreadable: {e}")
+  except (OSError, ValueError, KeyError) as e:
+    problems.append(f"{path.name} unreadable: {e}")
+
+check_run("sweep", run_rc, seconds, out / "results/interference.json", 1)
+check_run("both GPUs busy", busy_rc, busy_seconds, out / "results/interference-both-busy.json", 2)
 width = max(len(a) for a, _ in lines)
 print("\n==== interference check: summary ====")
 for a, b in lines:

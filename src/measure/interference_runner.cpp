@@ -39,7 +39,10 @@ struct InterferenceRunner::Case {
   Workload* workload = nullptr;
   uint64_t transfer_launches = 0, workload_launches = 0, partition_workload_launches = 0;
   double transfer_sample_ms = 0;
-  double planned_cover_ms = 0;  // busy GPUs that drive no transfer: how long to keep the workload going
+  // How long (from the gate) to keep the workload going for transfers this GPU cannot see: a
+  // GPU that drives none plans 1.25x the longest transfer window seen; with bidir, each GPU
+  // also covers the other direction's transfer, as long as the longest window of the last sample.
+  double planned_cover_ms = 0;
   double deadline_s = 0;
 
   // The workload's next launches go to its SM group (the whole GPU where unpartitioned), or to
@@ -140,7 +143,7 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
   k.transfer_sample_ms = transfer_single * double(k.transfer_launches);
   k.workload_launches = launches_for(max_of(calibration, "workload_single_ms", 1e-4), k.transfer_sample_ms);
   k.partition_workload_launches = launches_for(max_of(calibration, "partition_workload_single_ms", 1e-4), k.transfer_sample_ms);
-  k.planned_cover_ms = kPlannedCover * k.transfer_sample_ms;
+  k.planned_cover_ms = k.drive ? (k.spec.mode == Mode::kBidir ? k.transfer_sample_ms : 0.0) : kPlannedCover * k.transfer_sample_ms;
   k.deadline_s = options_.gate_timeout_s * options_.timeout_scale + (k.transfer_sample_ms * 20e-3 + 10.0) * options_.timeout_scale;
   out.iterations = k.transfer_launches;
   for (const auto& r : calibration)
@@ -264,7 +267,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
     if (k.busy) {
       const auto t0 = Clock::now();
       const auto cover = [&] {
-        if (k.drive) return !transfer.closed_and_done();
+        if (k.drive && !transfer.closed_and_done()) return true;
         return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() < k.planned_cover_ms;
       };
       feeder.feed_while(cover, k.deadline_s);
@@ -292,7 +295,9 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
   rec.workload_together.push_back(workload_figure(*c, work));
   rec.workload_launches_together.push_back(max_of(*c, "workload_launches"));
   rec.overlap.push_back(overlap_of(*c));
-  k.planned_cover_ms = std::max(k.planned_cover_ms, kPlannedCover * max_of(*c, "transfer_window_ns") * 1e-6);
+  const double longest_ms = max_of(*c, "transfer_window_ns") * 1e-6;
+  if (!k.drive) k.planned_cover_ms = std::max(k.planned_cover_ms, kPlannedCover * longest_ms);
+  else if (bidir) k.planned_cover_ms = longest_ms;
   out.gbps.push_back(rec.transfer_together_gbps.back());
   out.time_us.push_back(double(k.spec.bytes) / (rec.transfer_together_gbps.back() * 1e9) * 1e6 * (bidir ? 2.0 : 1.0));
   return true;

@@ -116,6 +116,16 @@ TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
     names.insert(k.name());
   }
   EXPECT_EQ(names.size(), cases.size()) << "every case has its own name";
+  // Both GPUs busy: bidir, the GEMM beside ce and ldst (unpartitioned and 16 SMs).
+  const Config busy = parse_config(
+      read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/interference-both-busy.json", "--config"));
+  const std::vector<CaseSpec> busy_cases = expand_cases(busy);
+  ASSERT_EQ(busy_cases.size(), 3u);
+  for (const CaseSpec& k : busy_cases) {
+    EXPECT_EQ(k.mode, Mode::kBidir);
+    EXPECT_TRUE(k.both_gpus_busy.value_or(false));
+    EXPECT_EQ(k.src_rank, -1);
+  }
 }
 
 TEST(InterferenceRow, CarriesBothFiguresSlowdownsAndOverlap) {
