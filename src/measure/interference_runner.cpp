@@ -43,6 +43,7 @@ struct InterferenceRunner::Case {
   // GPU that drives none plans 1.25x the longest transfer window seen; with bidir, each GPU
   // also covers the other direction's transfer, as long as the longest window of the last sample.
   double planned_cover_ms = 0;
+  double work_per_launch = 0;  // the workload's, learnt by every rank (TFLOP or GB per launch)
   double deadline_s = 0;
 
   // The workload's next launches go to its SM group (the whole GPU where unpartitioned), or to
@@ -173,24 +174,25 @@ std::optional<std::vector<json>> InterferenceRunner::gated_phase(const char* wha
   return finished;
 }
 
-bool InterferenceRunner::fill_and_poison(Case& k, uint64_t seed, bool poison_workload, CaseOutcome& out) {
+bool InterferenceRunner::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
   auto prepared = steps_.run("preparing a sample", [&](json&) {
-    if (options_.verify && k.fills_src) k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
-    if (options_.verify && k.owns_dst)
+    if (transfer && options_.verify && k.fills_src)
+      k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
+    if (transfer && options_.verify && k.owns_dst)
       k.engine->poison_destination(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
-    if (poison_workload && k.busy) k.workload->poison_result(aux_stream_.get());
+    if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
   });
   return !LockStep::failed(prepared, out);
 }
 
 // Only now, with every rank's work finished, may the destination be read.
-bool InterferenceRunner::verify(Case& k, int sample, uint64_t seed, bool check_workload, CaseOutcome& out) {
+bool InterferenceRunner::verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
   auto verified = steps_.run("verifying a sample", [&](json& d) {
     const std::string where = " on rank " + std::to_string(comm_.rank()) + " (sample " + std::to_string(sample) + ")";
-    if (check_workload && k.busy)
+    if (workload && k.busy)
       if (auto bad = k.workload->check(aux_stream_.get())) d["verify_error"] = "workload check failed" + where + ": " + *bad;
-    if (!options_.verify || !k.owns_dst) return;
+    if (!transfer || !options_.verify || !k.owns_dst) return;
     if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, 0, aux_stream_.get()))
       d["verify_error"] = "transfer verification failed" + where + ": " + *bad;
   });
@@ -212,7 +214,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
   GatedWindow transfer(k.transfer_stream, "transfer"), alone(k.full_stream, "workload"), grouped(k.workload_stream, "workload");
 
   // 1. The transfer alone.
-  if (!fill_and_poison(k, seed, false, out)) return false;
+  if (!fill_and_poison(k, seed, true, false, out)) return false;
   auto a = gated_phase("the transfer alone", [&](uint32_t ticket) {
     if (!k.drive) return;
     transfer.open(gate_.device_word(), ticket, gate_timeout_s);
@@ -224,7 +226,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
     d["transfer_ms"] = f.elapsed_ms;
     d["transfer_window_ns"] = f.window_ns;
   }, out);
-  if (!a || !verify(k, sample, seed, false, out)) return false;
+  if (!a || !verify(k, sample, seed, true, false, out)) return false;
 
   // 2. The workload alone: on the whole GPU, then (partitioned) in its SM group.
   auto workload_alone = [&](GatedWindow& w, uint64_t launches, const char* what) {
@@ -241,16 +243,16 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       d["workload_launches"] = double(launches);
     }, out);
   };
-  if (sample == 0 && !fill_and_poison(k, seed, true, out)) return false;
+  if (sample == 0 && !fill_and_poison(k, seed, false, true, out)) return false;  // the workload's result only
   auto b = workload_alone(alone, k.workload_launches, "the workload alone");
-  if (!b || (sample == 0 && !verify(k, sample, seed, true, out))) return false;
+  if (!b || (sample == 0 && !verify(k, sample, seed, false, true, out))) return false;
   std::optional<std::vector<json>> b2;
   if (k.spec.sm_partition.value_or(0) > 0 && !(b2 = workload_alone(grouped, k.partition_workload_launches, "the workload alone in its SM group")))
     return false;
 
   // 3. Both at once behind the same gate; the workload keeps launching until the transfer's
   // window has closed (a GPU that drives no transfer keeps it going for the planned time).
-  if (!fill_and_poison(k, seed, true, out)) return false;
+  if (!fill_and_poison(k, seed, true, true, out)) return false;
   WorkloadFeeder feeder(k.workload_stream, kWorkloadAhead, [&](cudaStream_t s) { k.workload->enqueue(s); });
   auto c = gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
     if (k.drive) {
@@ -285,9 +287,9 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       d["workload_launches"] = double(feeder.launches());
     }
   }, out);
-  if (!c || !verify(k, sample, seed, true, out)) return false;
+  if (!c || !verify(k, sample, seed, true, true, out)) return false;
 
-  const double work = k.workload ? k.workload->work_per_launch() : 0.0;
+  const double work = k.work_per_launch;  // from a GPU that ran the workload: every rank records the row
   rec.transfer_alone_gbps.push_back(transfer_gbps(*a, bytes, bidir));
   rec.workload_alone.push_back(workload_figure(*b, work));
   if (b2) rec.workload_partition_alone.push_back(workload_figure(*b2, work));
@@ -317,6 +319,7 @@ CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {
   auto described = steps_.run("describing the workload", [&](json& d) {
     if (!k.busy) return;
     d["unit"] = k.workload->unit();
+    d["work_per_launch"] = k.workload->work_per_launch();
     d["description"] = k.workload->describe();
     if (k.partition) {
       d["transfer_group_sms"] = k.partition->split().transfer_sms;
@@ -330,6 +333,7 @@ CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {
       ++rec.workload_gpus;
       rec.workload_unit = r["data"]["unit"];
       rec.workload_description = r["data"]["description"];
+      k.work_per_launch = r["data"]["work_per_launch"].get<double>();
       if (r["data"].contains("transfer_group_sms")) {
         rec.transfer_group_sms = r["data"]["transfer_group_sms"].get<int>();
         rec.workload_group_sms = r["data"]["workload_group_sms"].get<int>();

@@ -45,8 +45,10 @@ class InterferenceRunner {
   // opens, then `finish` waits for it and reports; returns every rank's report, or nothing.
   std::optional<std::vector<nlohmann::json>> gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
                                                          const std::function<void(nlohmann::json&)>& finish, CaseOutcome& out);
-  bool fill_and_poison(Case& k, uint64_t seed, bool poison_workload, CaseOutcome& out);
-  bool verify(Case& k, int sample, uint64_t seed, bool check_workload, CaseOutcome& out);
+  // Before a phase: the transfer's source filled and destination poisoned (`transfer`), the
+  // workload's result poisoned (`workload`). After it, the same ones checked.
+  bool fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out);
+  bool verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out);
   Workload& workload(const std::string& name);
 
   const Communicator& comm_;
