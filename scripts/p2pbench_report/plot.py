@@ -45,6 +45,7 @@ from p2pbench_report.plot_bars import bar_figure  # noqa: E402
 from p2pbench_report.plot_series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TIME_MEASURE, Measure,  # noqa: E402,F401
                                          bandwidth_rows, direction_mode_combos, measured_rows, of_direction_mode,
                                          power_of_two_axis, series_colors, series_order, size_series)
+from p2pbench_report.plot_interference import interference_figures  # noqa: E402  (issue 13)
 from p2pbench_report.plot_shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: E402,F401 (knee: public)
                                          uni_vs_bidir_figures)
 from p2pbench_report.plot_style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, new_figure,  # noqa: E402
@@ -167,7 +168,8 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
     return (measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
             + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
             + uni_vs_bidir_figures(result_sets, prepared) + atomic_figures(result_sets, every)
-            + measure_figures(result_sets, latency, LATENCY_MEASURE))
+            + measure_figures(result_sets, latency, LATENCY_MEASURE)
+            + interference_figures(result_sets))  # issue 13
 
 
 def write_figures(figures: list[PlottedFigure], directory: str | Path, formats=FORMATS) -> list[Path]:

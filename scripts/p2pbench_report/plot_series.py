@@ -71,7 +71,8 @@ def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     frame = result_set.rows
     metric = measure.metric
     frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
-                  & frame[metric.median_column].notna()].copy()
+                  & frame[metric.median_column].notna()
+                  & (frame["method"] != "interference")].copy()  # plot_interference.py draws those
     if frame.empty:
         return frame
     frame["median"] = frame[metric.median_column]

@@ -201,6 +201,8 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
                   "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
                   "\"read_stride_bytes\", \"read_footprint_bytes\"}"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
+      {"interference", "{\"workloads\", \"gemm\": {m, n, k}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
+                       "of the interference method (a transfer beside a GEMM or an HBM stream)"},  // issue 13
   };
   return keys;
 }
@@ -228,7 +230,7 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
   }
   if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method,
                                                          "\"ce\", \"ldst\", \"tma\", \"h2d\", \"d2h\", \"staged\", \"nccl\", "
-                                                         "\"latency_signal\", \"latency_read\", \"latency_ce\", \"atomic\"");
+                                                         "\"latency_signal\", \"latency_read\", \"latency_ce\", \"atomic\", \"interference\"");
   if (doc.contains("directions"))
     c.directions = parse_enum_list<Direction>(doc, "directions", name, parse_direction, "\"push\", \"pull\"");
   if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, "\"uni\", \"bidir\"");
@@ -283,6 +285,7 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
     }
   };
   parse_latency_and_atomic(doc, name, c);
+  if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);  // issue 13
   parse_kernel_axes("ldst", {{"blocks", &c.ldst.blocks}, {"threads", &c.ldst.threads}, {"unroll", &c.ldst.unroll}});
   parse_kernel_axes("tma", {{"blocks", &c.tma.blocks}, {"smem_bytes", &c.tma.smem_bytes}, {"stages", &c.tma.stages}});
   return c;
@@ -325,7 +328,8 @@ json Config::to_json() const {
                 {"blocks", atomic.blocks},
                 {"threads", atomic.threads},
                 {"ops_per_thread", atomic.ops_per_thread},
-                {"hot_addresses", atomic.hot_addresses}}}};
+                {"hot_addresses", atomic.hot_addresses}}},
+              {"interference", interference.to_json()}};  // issue 13
 }
 
 }  // namespace p2pbench

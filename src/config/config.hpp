@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/interference_config.hpp"  // issue 13
 #include "sweep/case_spec.hpp"
 
 namespace p2pbench {
@@ -64,6 +65,7 @@ struct Config {
   TmaAxes tma;
   LatencySettings latency;
   AtomicSettings atomic;
+  InterferenceSettings interference;  // issue 13: the "interference" section
 
   // The effective configuration, every key spelled out (recorded in the results' meta).
   nlohmann::json to_json() const;

@@ -11,6 +11,7 @@
 #include "driver/expectations.hpp"
 #include "driver/verdicts.hpp"
 #include "driver/run_meta.hpp"
+#include "driver/trade_table.hpp"
 #include "kernels/fault_kernels.hpp"
 #include "measure/sanitizer_mode.hpp"
 #include "measure/transfer_timer.hpp"
@@ -83,6 +84,8 @@ void Session::sweep() {
   baselines_ = make_baseline_resources(capacity_, device_);
   pair_runner_ = std::make_unique<PairRunner>(comm_, runner_options, device_, *gate_, *buffers_, baselines_.get());
   latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
+  interference_runner_ =
+      std::make_unique<InterferenceRunner>(comm_, runner_options, config_.interference, device_, *gate_, *buffers_);
   ProgressLine progress(cases_.size(), options_.progress);
   std::vector<json> group_rows;
   std::string group;
@@ -119,6 +122,7 @@ CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
   if (sanitizer_mode_)
     if (auto why = sanitizer_skip_reason(c.method)) return skipped(*why);
   if (auto out = inject_gpu_fault(index)) return *out;
+  if (is_interference(c.method)) return interference_runner_->run(c, index);
   return is_latency(c.method) ? latency_runner_->run(c, index) : pair_runner_->run(c, index);
 }
 
@@ -196,6 +200,7 @@ int Session::finish(int signal_number) {
       std::printf("\n%s\n", summary_heading(summary).c_str());
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
+    print_trade_table(stdout, rows);  // interference rows only
     const json comparison = compare_methods(rows);
     if (!comparison.empty()) {
       std::printf("\n%s\n", comparison_heading(comparison).c_str());

@@ -25,6 +25,7 @@
 #include "engines/baseline_resources.hpp"
 #include "measure/clock_sync.hpp"
 #include "measure/gpu_device.hpp"
+#include "measure/interference_runner.hpp"
 #include "measure/latency_runner.hpp"
 #include "measure/lock_step.hpp"
 #include "measure/pair_runner.hpp"
@@ -101,6 +102,7 @@ class Session {
   std::optional<Method> open_baseline_;
   std::unique_ptr<PairRunner> pair_runner_;
   std::unique_ptr<LatencyRunner> latency_runner_;
+  std::unique_ptr<InterferenceRunner> interference_runner_;
   bool any_failed_ = false;
   std::string incomplete_reason_;
   bool fatal_ = false;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "measure/interference_samples.hpp"  // issue 13
+
 namespace p2pbench {
 
 enum class CaseStatus { kOk, kFailed, kSkipped };
@@ -39,6 +41,7 @@ struct CaseOutcome {
   std::vector<double> latency_at_peak_clock_us;
   // latency_read: the chase variant and its side figures (the row's "read_chase"); null otherwise.
   nlohmann::json read_chase;
+  std::optional<InterferenceSamples> interference;  // interference cases (issue 13)
 };
 
 }  // namespace p2pbench

@@ -4,6 +4,7 @@
 
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
+#include "results/interference_rows.hpp"  // issue 13
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
@@ -65,6 +66,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
       {"status", status_name(o.status)},
   };
   if (!o.error.empty()) row["error"] = o.error;
+  if (is_interference(c.method)) return interference_row(c, o, std::move(row));  // issue 13
   if (is_latency(c.method)) {
     row["samples"] = o.latency_us.size();
     row["latency_us"] = json();

@@ -31,6 +31,7 @@ json summarize_rows(const std::vector<json>& rows) {
   std::vector<Key> order;
   for (const json& row : rows) {
     if (row["status"] != "ok" || row["bandwidth_gbps"].is_null()) continue;
+    if (row["method"] == "interference") continue;  // issue 13: the trade table summarizes these
     const Key key{row["method"], row["direction"], row["mode"]};
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&row);

@@ -10,7 +10,8 @@ std::optional<E> parse_enum(const std::string& s, const char* const (&names)[N])
   return std::nullopt;
 }
 constexpr const char* kMethodNames[] = {"ce",     "ldst",           "tma",          "h2d",        "d2h",   "staged",
-                                        "nccl", "latency_signal", "latency_read", "latency_ce", "atomic"};
+                                        "nccl", "latency_signal", "latency_read", "latency_ce", "atomic",
+                                        "interference"};
 constexpr const char* kDirectionNames[] = {"push", "pull"};
 constexpr const char* kModeNames[] = {"uni", "bidir"};
 }  // namespace
@@ -50,6 +51,10 @@ std::string CaseSpec::name() const {
   if (protocol) n += "/protocol:" + *protocol;
   if (atomic_type) n += "/type:" + *atomic_type;
   if (atomic_pattern) n += "/pattern:" + *atomic_pattern;
+  if (engine) n += std::string("/engine:") + to_string(*engine);  // interference (issue 13)
+  if (workload) n += "/workload:" + *workload;
+  if (sm_partition) n += "/partition:" + std::to_string(*sm_partition);
+  if (both_gpus_busy && *both_gpus_busy) n += "/both_gpus_busy";
   return n;
 }
 

@@ -8,12 +8,16 @@
 
 namespace p2pbench {
 
-enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic };
+enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
+                    kInterference /* issue 13: a transfer engine beside a workload; the engine is a field */ };
 
 // Methods whose figure is a latency (latency_us), not a bandwidth.
 inline bool is_latency(Method m) {
   return m == Method::kLatencySignal || m == Method::kLatencyRead || m == Method::kLatencyCe;
 }
+
+// Interference cases (issue 13): measured by the InterferenceRunner, the engine in CaseSpec::engine.
+inline bool is_interference(Method m) { return m == Method::kInterference; }
 
 // Host-link methods measure one GPU and pinned host memory: their cases run r -> r.
 inline bool is_host_link(Method m) { return m == Method::kH2d || m == Method::kD2h; }
@@ -87,6 +91,13 @@ struct CaseSpec {
   std::optional<uint64_t> ops_per_thread;     // atomic: operations per thread per launch
   std::optional<uint64_t> hot_addresses;      // atomic hot_spot: addresses all threads share
   std::optional<ReadChase> read_chase;        // latency_read only; bytes = the chain's footprint
+  // interference (issue 13): the engine that moves the bytes (ce, ldst, tma), the workload
+  // beside it ("gemm", "hbm"), the SMs given to the transfer (0: no partition) and whether the
+  // workload runs on both GPUs.
+  std::optional<Method> engine;
+  std::optional<std::string> workload;
+  std::optional<int> sm_partition;
+  std::optional<bool> both_gpus_busy;
 
   // "ldst/push/uni/0->1/bytes:1048576/blocks:8/threads:512/unroll:4" - stable, human-readable.
   std::string name() const;

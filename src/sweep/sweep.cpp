@@ -118,11 +118,59 @@ void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& 
   }
 }
 
+// --- interference (issue 13) ---------------------------------------------------------------
+// One case per workload, engine, engine shape, direction, mode, size and SM partition (the
+// partition innermost: one trade curve per engine). The copy engine takes no SMs: it runs once,
+// unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull).
+void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
+  const InterferenceSettings& s = config.interference;
+  for (const std::string& workload : s.workloads)
+    for (Method engine : s.engines)
+      for (const Shape& shape : shapes_of(engine, config))
+        for (Direction d : config.directions)
+          for (Mode mode : config.modes)
+            for (uint64_t bytes : config.sizes)
+              for (uint64_t k : engine == Method::kCe ? std::vector<uint64_t>{0} : s.sm_partitions) {
+                CaseSpec c;
+                c.method = Method::kInterference;
+                c.engine = engine;
+                c.workload = workload;
+                c.sm_partition = int(k);
+                c.both_gpus_busy = s.both_gpus_busy;
+                c.direction = d;
+                c.mode = mode;
+                c.bytes = bytes;
+                c.src_rank = mode == Mode::kUni ? 0 : -1;
+                c.dst_rank = mode == Mode::kUni ? 1 : -1;
+                c.blocks = shape.blocks;
+                c.threads = shape.threads;
+                c.unroll = shape.unroll;
+                c.smem_bytes = shape.smem_bytes;
+                c.stages = shape.stages;
+                cases.push_back(c);
+              }
+}
+
 }  // namespace
+
+// The case of the transfer engine alone: the method the engine's code knows.
+CaseSpec transfer_case_of(const CaseSpec& c) {
+  CaseSpec t = c;
+  if (c.engine) t.method = *c.engine;
+  t.engine.reset();
+  t.workload.reset();
+  t.sm_partition.reset();
+  t.both_gpus_busy.reset();
+  return t;
+}
 
 std::vector<CaseSpec> expand_cases(const Config& config) {
   std::vector<CaseSpec> cases;
   for (Method m : config.methods) {
+    if (is_interference(m)) {  // issue 13
+      expand_interference(config, cases);
+      continue;
+    }
     if (is_latency(m) || m == Method::kAtomic) {
       expand_probe_method(m, config, cases);
       continue;
@@ -163,6 +211,8 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
 }
 
 std::optional<std::string> static_skip_reason(const CaseSpec& c) {
+  if (is_interference(c.method))  // issue 13: the transfer's own reasons
+    return c.engine ? static_skip_reason(transfer_case_of(c)) : std::optional<std::string>("an interference case needs an engine");
   if (c.method != Method::kTma) return std::nullopt;
   const uint64_t chunk = *c.smem_bytes / uint64_t(*c.stages);
   if (*c.smem_bytes % uint64_t(*c.stages) != 0 || chunk % 16 != 0 || chunk == 0)
@@ -192,9 +242,13 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
     const double sample_s = std::max(config.min_sample_time_ms * 1e-3, transfer_s);
     const double iterations = std::ceil(sample_s / transfer_s);
     const double verify_s = config.verify ? 3.0 * double(c.bytes) / 1e12 : 0.0;
-    e.seconds += config.samples * (sample_s + verify_s + kPerSampleOverheadS) + config.warmup_time_ms * 1e-3 +
-                 kPerCaseOverheadS;
-    e.bytes_moved += directions * double(c.bytes) * iterations * (config.samples + 1);
+    // interference (issue 13): transfer alone, workload alone (twice where partitioned), both at
+    // once, and a warm-up of each; the transfer moves bytes in two of those.
+    const double phases = is_interference(c.method) ? (c.sm_partition.value_or(0) > 0 ? 4.0 : 3.0) : 1.0;
+    const double transfer_phases = is_interference(c.method) ? 2.0 : 1.0;
+    e.seconds += config.samples * (phases * sample_s + transfer_phases * verify_s + phases * kPerSampleOverheadS) +
+                 (is_interference(c.method) ? 2.0 * sample_s : config.warmup_time_ms * 1e-3) + kPerCaseOverheadS;
+    e.bytes_moved += directions * double(c.bytes) * iterations * (transfer_phases * config.samples + 1);
   }
   return e;
 }

@@ -14,6 +14,9 @@ namespace p2pbench {
 // lists consecutive sizes. Uni cases come in both orientations (0->1, 1->0).
 std::vector<CaseSpec> expand_cases(const Config& config);
 
+// An interference case's transfer as a case of its engine's method (issue 13); other cases as they are.
+CaseSpec transfer_case_of(const CaseSpec& c);
+
 // Why a case can never run, whatever the GPU (e.g. a TMA chunk that is not a multiple of
 // 16 bytes), or nullopt. Device-dependent limits are checked by the engines at run time.
 std::optional<std::string> static_skip_reason(const CaseSpec& c);

@@ -101,6 +101,14 @@ void validate_kernel_axes(const Config& config, const KeyOrigins& origins) {
 uint64_t count_cases(const Config& config) {
   uint64_t total = 0;
   for (Method m : config.methods) {
+    if (is_interference(m)) {  // as expand_interference: the copy engine has no SM partitions
+      const auto& s = config.interference;
+      for (Method engine : s.engines)
+        total = saturating_add(total, product({s.workloads.size(), shapes_count(engine, config), config.directions.size(),
+                                               config.modes.size(), config.sizes.size(),
+                                               engine == Method::kCe ? 1 : s.sm_partitions.size()}));
+      continue;
+    }
     if (is_latency(m) || m == Method::kAtomic) {
       total = saturating_add(total, probe_method_cases(m, config));
       continue;

@@ -113,3 +113,32 @@ def test_malformed_verdicts_and_progress_are_rejected(change):
     doc = committed()
     change(doc)
     assert errors(doc), "accepted a malformed meta.verdicts / meta.sanitizer_mode / progress"
+
+
+def interference_index(engine):
+    return next(i for i, r in enumerate(example()["results"]) if r["method"] == "interference" and r["engine"] == engine)
+
+
+def test_interference_rows_validate_and_say_when_overlap_is_low():
+    doc = example()
+    low = doc["results"][interference_index("ldst")]
+    assert low["overlap_min"] < 0.95 and "overlap_note" in low
+    assert errors(doc) == []
+
+
+@pytest.mark.parametrize(
+    "engine,key,value,delete",
+    [
+        ("ldst", "overlap_note", None, True),  # a low-overlap row must say so
+        ("ce", "workload_together", None, True),  # ok rows carry both figures
+        ("ce", "samples_transfer_alone_gbps", None, True),
+        ("ce", "workload_slowdown_pct", "7%", False),
+        ("ce", "sm_partition", -4, False),
+        ("ce", "workload", "fft", False),
+        ("tma", "engine", None, True),  # even a skipped row names its engine
+        ("ce", "workload_unit", "TFLOPS", False),
+    ],
+)
+def test_malformed_interference_rows_are_rejected(engine, key, value, delete):
+    path = ("results", interference_index(engine), key)
+    assert errors(mutate(path, value, delete)), f"accepted an interference row with {key} = {value!r} (delete={delete})"

@@ -64,7 +64,41 @@ inline nlohmann::json example_meta() {
           {"verify", true}};
 }
 
-// A document with ok uni and bidir rows, a failed row, a skipped row and a summary.
+// An interference outcome (issue 13): `overlap` in every sample; a partition of `k` SMs granted
+// as `granted` (0: unpartitioned).
+inline CaseOutcome interference_outcome(double overlap, int granted) {
+  CaseOutcome o = ok_outcome(300, 5);
+  InterferenceSamples s;
+  s.workload_unit = "TFLOP/s";
+  s.workload_description = "gemm bf16 8192x8192x8192 (example)";
+  for (int i = 0; i < 5; ++i) {
+    s.workload_alone.push_back(700 + i);
+    s.workload_together.push_back(600 + i);
+    if (granted > 0) s.workload_partition_alone.push_back(650 + i);
+    s.transfer_alone_gbps.push_back(330 + i);
+    s.transfer_together_gbps.push_back(o.gbps[size_t(i)]);
+    s.overlap.push_back(overlap);
+    s.workload_launches_together.push_back(60);
+  }
+  if (granted > 0) {
+    s.transfer_group_sms = granted;
+    s.workload_group_sms = 132 - granted;
+  }
+  o.interference = s;
+  return o;
+}
+
+inline CaseSpec interference_spec(Method engine, const char* workload, int k) {
+  CaseSpec c = spec(engine, Direction::kPush, Mode::kUni, 1 << 30);
+  c.method = Method::kInterference;
+  c.engine = engine;
+  c.workload = workload;
+  c.sm_partition = k;
+  c.both_gpus_busy = false;
+  return c;
+}
+
+// A document with ok uni and bidir rows, a failed row, a skipped row, interference rows and a summary.
 inline nlohmann::json example_document() {
   std::vector<nlohmann::json> rows;
   rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)));
@@ -85,6 +119,12 @@ inline nlohmann::json example_document() {
   skipped.status = CaseStatus::kSkipped;
   skipped.error = "TMA bulk copies need compute capability 9.0+ (this GPU is 8.0)";
   rows.push_back(result_row(spec(Method::kTma, Direction::kPush, Mode::kUni, 4096), skipped));
+  rows.push_back(result_row(interference_spec(Method::kCe, "gemm", 0), interference_outcome(0.99, 0)));
+  rows.push_back(result_row(interference_spec(Method::kLdst, "gemm", 4), interference_outcome(0.90, 8)));
+  CaseOutcome no_green;
+  no_green.status = CaseStatus::kSkipped;
+  no_green.error = "green contexts unavailable: the driver has no cuGreenCtxCreate (CUDA 12.4 or newer needed)";
+  rows.push_back(result_row(interference_spec(Method::kTma, "hbm", 16), no_green));
   CaseOutcome chase;  // latency_read: wall time, cycles and the peak-clock figure
   chase.iterations = 20000;
   chase.verified = true;

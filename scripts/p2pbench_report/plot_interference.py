@@ -1,0 +1,139 @@
+"""Figures of interference rows (issue 13): per workload, the trade between the link and the
+workload (x: link GB/s beside the workload, y: the workload's figure beside the transfer; one
+point per SM partition K, one line per engine, the alone figures as reference lines), and the
+slowdown of each in % as bars. Rows whose windows overlapped less than 0.95 are marked."""
+
+from __future__ import annotations
+
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.plot_style import METHOD_COLORS, SYSTEM_STYLES, PlottedFigure, new_figure, set_title
+
+MIN_OVERLAP = 0.95
+ENGINES = ("ce", "ldst", "tma")
+
+
+def interference_rows(result_set: ResultSet) -> list[dict]:
+    """The file's measured interference rows (status ok, both figures present)."""
+    return [r for r in result_set.document.get("results", [])
+            if r.get("method") == "interference" and r.get("status") == "ok"
+            and isinstance(r.get("workload_together"), dict) and isinstance(r.get("transfer_together_gbps"), dict)]
+
+
+def _k_label(row: dict) -> str:
+    k = row.get("sm_partition") or 0
+    if k == 0:
+        return "all SMs"
+    granted = row.get("transfer_group_sms")
+    return f"K={k}" if granted in (None, k) else f"K={k}→{granted}"
+
+
+def _low_overlap(row: dict) -> bool:
+    least = row.get("overlap_min")
+    return least is not None and least < MIN_OVERLAP
+
+
+def _curves(rows: list[dict]) -> dict[tuple, list[dict]]:
+    """(workload, direction, mode, bytes) -> rows, in the order first seen."""
+    curves: dict[tuple, list[dict]] = {}
+    for row in rows:
+        curves.setdefault((row["workload"], row["direction"], row["mode"], row["bytes"]), []).append(row)
+    return curves
+
+
+def _series_label(engine: str, result_set: ResultSet, several: bool) -> str:
+    return f"{engine} ({result_set.name})" if several else engine
+
+
+def _trade_figure(key: tuple, by_set: list[tuple[ResultSet, list[dict]]]) -> PlottedFigure:
+    workload, direction, mode, size = key
+    unit = next(r.get("workload_unit", "") for _, rows in by_set for r in rows)
+    figure = new_figure()
+    ax = figure.add_subplot()
+    series = []
+    several = len(by_set) > 1
+    for index, (result_set, rows) in enumerate(by_set):
+        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
+        alone = [r["workload_alone"]["median"] for r in rows if isinstance(r.get("workload_alone"), dict)]
+        if alone:
+            ax.axhline(max(alone), color="0.3", linestyle=linestyle, linewidth=1.0,
+                       label=f"{workload} alone ({max(alone):.1f} {unit})" + (f" [{result_set.name}]" if several else ""))
+        for engine in ENGINES:
+            points = sorted((r for r in rows if r.get("engine") == engine), key=lambda r: r.get("sm_partition") or 0)
+            if not points:
+                continue
+            color = METHOD_COLORS.get(engine, "0.2")
+            x = [r["transfer_together_gbps"]["median"] for r in points]
+            y = [r["workload_together"]["median"] for r in points]
+            xerr = [[v - r["transfer_together_gbps"]["min"] for v, r in zip(x, points)],
+                    [r["transfer_together_gbps"]["max"] - v for v, r in zip(x, points)]]
+            yerr = [[v - r["workload_together"]["min"] for v, r in zip(y, points)],
+                    [r["workload_together"]["max"] - v for v, r in zip(y, points)]]
+            label = _series_label(engine, result_set, several)
+            ax.errorbar(x, y, xerr=xerr, yerr=yerr, color=color, linestyle=linestyle, marker=marker, capsize=3, label=label)
+            series.append(label)
+            link_alone = max(r["transfer_alone_gbps"]["median"] for r in points if isinstance(r.get("transfer_alone_gbps"), dict))
+            ax.axvline(link_alone, color=color, linestyle=":", linewidth=1.0, label=f"{label} alone ({link_alone:.1f} GB/s)")
+            for xv, yv, r in zip(x, y, points):
+                ax.annotate(_k_label(r) + (" (overlap < 0.95)" if _low_overlap(r) else ""), (xv, yv),
+                            textcoords="offset points", xytext=(5, 4), fontsize=8,
+                            color="red" if _low_overlap(r) else "0.2")
+    ax.set_xlabel("link GB/s beside the workload (1 GB = 1e9 B)")
+    ax.set_ylabel(f"{workload} {unit} beside the transfer")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    size_text = f"{size / 2**30:g} GiB" if size >= 2**30 else f"{size / 2**20:g} MiB"
+    set_title(figure, f"{workload} against the link: {direction} {mode}, {size_text} per transfer, one point per SM group K",
+              [s for s, _ in by_set])
+    return PlottedFigure(f"interference_trade_{workload}_{direction}_{mode}_{size}", "interference_trade", figure, series)
+
+
+def _slowdown_figure(key: tuple, by_set: list[tuple[ResultSet, list[dict]]]) -> PlottedFigure:
+    workload, direction, mode, size = key
+    figure = new_figure(width=max(9.0, 0.55 * sum(len(rows) for _, rows in by_set) + 3))
+    ax = figure.add_subplot()
+    labels, workload_pct, transfer_pct, low = [], [], [], []
+    several = len(by_set) > 1
+    for result_set, rows in by_set:
+        for row in sorted(rows, key=lambda r: (ENGINES.index(r["engine"]) if r["engine"] in ENGINES else 9,
+                                                r.get("sm_partition") or 0)):
+            labels.append(f"{_series_label(row['engine'], result_set, several)}\n{_k_label(row)}")
+            workload_pct.append(row.get("workload_slowdown_pct") or 0.0)
+            transfer_pct.append(row.get("transfer_slowdown_pct") or 0.0)
+            low.append(_low_overlap(row))
+    positions = list(range(len(labels)))
+    width = 0.4
+    bars_w = ax.bar([p - width / 2 for p in positions], workload_pct, width, color="tab:gray", label=f"{workload} slower, %")
+    bars_t = ax.bar([p + width / 2 for p in positions], transfer_pct, width, color="tab:cyan", label="transfer slower, %")
+    for index, flagged in enumerate(low):
+        if flagged:
+            bars_w[index].set_hatch("//")
+            bars_t[index].set_hatch("//")
+    ax.axhline(0, color="0.2", linewidth=0.8)
+    ax.set_xticks(positions)
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel("slowdown beside the other, % of alone (medians)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    note = "; hatched: overlap < 0.95" if any(low) else ""
+    set_title(figure, f"What each costs the other: {workload} and the transfer ({direction} {mode}){note}",
+              [s for s, _ in by_set])
+    return PlottedFigure(f"interference_slowdown_{workload}_{direction}_{mode}_{size}", "interference_slowdown", figure,
+                         labels)
+
+
+def interference_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
+    """A trade figure and a slowdown figure per workload, direction, mode and size."""
+    keys: list[tuple] = []
+    per_set = []
+    for result_set in result_sets:
+        curves = _curves(interference_rows(result_set))
+        per_set.append((result_set, curves))
+        keys += [k for k in curves if k not in keys]
+    figures = []
+    for key in keys:
+        by_set = [(s, curves[key]) for s, curves in per_set if key in curves]
+        figures.append(_trade_figure(key, by_set))
+        figures.append(_slowdown_figure(key, by_set))
+    return figures

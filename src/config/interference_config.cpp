@@ -1,0 +1,140 @@
+#include "config/interference_config.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "common/errors.hpp"
+#include "config/axis.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+using Namer = std::function<std::string(const std::string&)>;
+
+constexpr uint64_t kMaxGemmDim = 65536;
+constexpr uint64_t kGemmAlignment = 16;       // bf16 rows of 32 bytes keep cuBLASLt's fast kernels
+constexpr uint64_t kMaxSmPartition = 1024;    // more SMs than any GPU has is a typo
+constexpr uint64_t kMinHbmBytes = 1ull << 20;
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";
+  return list;
+}
+
+void reject_unknown(const json& obj, const std::set<std::string>& known, const std::string& prefix, const Namer& name) {
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (!known.count(it.key())) {
+      std::vector<std::string> list(known.begin(), known.end());
+      throw InputError(name(prefix + it.key()), it.value().dump(), "unknown key (known keys: " + quoted_list(list) + ")");
+    }
+}
+
+std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
+  const std::string key = "interference.workloads";
+  if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + quoted_list(workload_names()));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string item_key = key + "[" + std::to_string(i) + "]";
+    const auto& known = workload_names();
+    if (!v[i].is_string() || std::find(known.begin(), known.end(), v[i].get<std::string>()) == known.end())
+      throw InputError(name(item_key), v[i].dump(), "expected one of " + quoted_list(known));
+    if (std::find(out.begin(), out.end(), v[i].get<std::string>()) != out.end())
+      throw InputError(name(item_key), v[i].dump(), "listed twice");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+std::vector<Method> parse_engines(const json& v, const Namer& name) {
+  const std::string key = "interference.engines";
+  const std::string allowed = "\"ce\", \"ldst\", \"tma\"";
+  if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + allowed);
+  std::vector<Method> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto m = v[i].is_string() ? parse_method(v[i].get<std::string>()) : std::nullopt;
+    const std::string item_key = key + "[" + std::to_string(i) + "]";
+    if (!m || (*m != Method::kCe && *m != Method::kLdst && *m != Method::kTma))
+      throw InputError(name(item_key), v[i].dump(), "expected one of " + allowed);
+    if (std::find(out.begin(), out.end(), *m) != out.end()) throw InputError(name(item_key), v[i].dump(), "listed twice");
+    out.push_back(*m);
+  }
+  return out;
+}
+
+GemmShape parse_gemm(const json& v, const Namer& name) {
+  if (!v.is_object()) throw InputError(name("interference.gemm"), v.dump(), "must be an object {\"m\", \"n\", \"k\"}");
+  reject_unknown(v, {"m", "n", "k"}, "interference.gemm.", name);
+  GemmShape shape;
+  for (auto [key, target] : {std::pair{"m", &shape.m}, std::pair{"n", &shape.n}, std::pair{"k", &shape.k}}) {
+    if (!v.contains(key)) continue;
+    const json& d = v[key];
+    const std::string full = std::string("interference.gemm.") + key;
+    if (!d.is_number_integer() || d.get<int64_t>() < int64_t(kGemmAlignment) || uint64_t(d.get<int64_t>()) > kMaxGemmDim ||
+        d.get<int64_t>() % int64_t(kGemmAlignment) != 0)
+      throw InputError(name(full), d.dump(),
+                       "must be a multiple of 16 from 16 to " + std::to_string(kMaxGemmDim) + " (bf16 operands, 32-byte rows)");
+    *target = uint64_t(d.get<int64_t>());
+  }
+  return shape;
+}
+
+std::vector<uint64_t> parse_partitions(const json& v, const Namer& name) {
+  const std::string key = "interference.sm_partitions";
+  if (!v.is_array() || v.empty())
+    throw InputError(name(key), v.dump(), "expected a non-empty list of SM counts (0 = no partition), e.g. [0, 8, 16]");
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string item_key = key + "[" + std::to_string(i) + "]";
+    if (!v[i].is_number_integer() || v[i].get<int64_t>() < 0 || uint64_t(v[i].get<int64_t>()) > kMaxSmPartition)
+      throw InputError(name(item_key), v[i].dump(),
+                       "must be an integer from 0 (no partition) to " + std::to_string(kMaxSmPartition) + " SMs");
+    const uint64_t k = uint64_t(v[i].get<int64_t>());
+    if (std::find(out.begin(), out.end(), k) != out.end()) throw InputError(name(item_key), v[i].dump(), "listed twice");
+    out.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& workload_names() {
+  static const std::vector<std::string> names = {"gemm", "hbm"};
+  return names;
+}
+
+void parse_interference_section(const json& section, const Namer& name, InterferenceSettings& out) {
+  if (!section.is_object()) throw InputError(name("interference"), section.dump(), "must be an object");
+  reject_unknown(section, {"workloads", "gemm", "hbm_bytes", "engines", "sm_partitions", "both_gpus_busy"}, "interference.",
+                 name);
+  if (section.contains("workloads")) out.workloads = parse_workloads(section["workloads"], name);
+  if (section.contains("gemm")) out.gemm = parse_gemm(section["gemm"], name);
+  if (section.contains("hbm_bytes")) {
+    out.hbm_bytes = parse_size(section["hbm_bytes"], name("interference.hbm_bytes"));
+    if (out.hbm_bytes < kMinHbmBytes || out.hbm_bytes % 16 != 0)
+      throw InputError(name("interference.hbm_bytes"), section["hbm_bytes"].dump(),
+                       "must be a multiple of 16 bytes, at least 1 MiB (a launch that short measures the launch, not HBM)");
+  }
+  if (section.contains("engines")) out.engines = parse_engines(section["engines"], name);
+  if (section.contains("sm_partitions")) out.sm_partitions = parse_partitions(section["sm_partitions"], name);
+  if (section.contains("both_gpus_busy")) {
+    const json& v = section["both_gpus_busy"];
+    if (!v.is_boolean()) throw InputError(name("interference.both_gpus_busy"), v.dump(), "must be true or false");
+    out.both_gpus_busy = v.get<bool>();
+  }
+}
+
+json InterferenceSettings::to_json() const {
+  json engine_names = json::array();
+  for (Method m : engines) engine_names.push_back(to_string(m));
+  return {{"workloads", workloads},
+          {"gemm", {{"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}}},
+          {"hbm_bytes", hbm_bytes},
+          {"engines", engine_names},
+          {"sm_partitions", sm_partitions},
+          {"both_gpus_busy", both_gpus_busy}};
+}
+
+}  // namespace p2pbench

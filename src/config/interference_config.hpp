@@ -1,0 +1,45 @@
+// The "interference" section of the config (issue 13): which workloads run beside which
+// transfer engines, the GEMM's shape, the SM partitions swept, and whether both GPUs compute.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+struct GemmShape {
+  uint64_t m = 8192;
+  uint64_t n = 8192;
+  uint64_t k = 8192;
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+};
+
+struct InterferenceSettings {
+  std::vector<std::string> workloads{"gemm", "hbm"};
+  GemmShape gemm;
+  uint64_t hbm_bytes = 1ull << 30;  // bytes the memory-bound kernel copies per launch
+  std::vector<Method> engines{Method::kCe, Method::kLdst, Method::kTma};
+  // SMs given to the transfer's green context; 0 = no partition (the workload and the transfer
+  // share every SM). The copy engine takes no SMs: it runs only unpartitioned.
+  std::vector<uint64_t> sm_partitions{0, 4, 8, 16, 32, 66};
+  bool both_gpus_busy = false;
+
+  nlohmann::json to_json() const;
+};
+
+// Names the workloads the section accepts.
+const std::vector<std::string>& workload_names();
+
+// Parses `section` (the value of the "interference" key) into `out`. `name` turns a key path
+// ("interference.gemm.m") into the name the user wrote (with the flag it came from).
+// Throws InputError naming the key and the value.
+void parse_interference_section(const nlohmann::json& section, const std::function<std::string(const std::string&)>& name,
+                                InterferenceSettings& out);
+
+}  // namespace p2pbench

@@ -1,0 +1,219 @@
+#include "engines/gemm_workload.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "kernels/workload_kernels.hpp"
+#include "measure/transfer_timer.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+constexpr uint64_t kSeedA = 0xA11CEull, kSeedB = 0xB0Bull;
+constexpr size_t kWorkspaceBytes = 64ull << 20;  // ample for Hopper's split-K and stream-K kernels
+constexpr int kHeuristicAlgorithms = 8;
+constexpr int kTimedLaunches = 3;
+constexpr int kSampledRows = 16, kSampledColumns = 16;
+constexpr double kBf16Rounding = 1.0 / 256;  // bf16 keeps 8 significant bits: rounding errs by at most 2^-8 relative
+
+float bf16_to_float(uint16_t bits) {
+  const uint32_t word = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
+
+template <typename Handle, typename Deleter, typename Create>
+UniqueHandle<Handle, Deleter> make_lt(Create create, const std::string& what) {
+  Handle h{};
+  cublas_check(create(&h), what);
+  return UniqueHandle<Handle, Deleter>(h);
+}
+
+}  // namespace
+
+void cublas_check(cublasStatus_t status, const std::string& what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw RuntimeFailure(what + ": " + cublasLtGetStatusName(status) + " (" + cublasLtGetStatusString(status) + ")");
+}
+
+namespace detail {
+void LtHandleDestroy::operator()(cublasLtHandle_t h) const { cublasLtDestroy(h); }
+void LtMatmulDescDestroy::operator()(cublasLtMatmulDesc_t d) const { cublasLtMatmulDescDestroy(d); }
+void LtLayoutDestroy::operator()(cublasLtMatrixLayout_t l) const { cublasLtMatrixLayoutDestroy(l); }
+void LtPreferenceDestroy::operator()(cublasLtMatmulPreference_t p) const { cublasLtMatmulPreferenceDestroy(p); }
+}  // namespace detail
+
+GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one*/)
+    : shape_(shape),
+      a_(shape.m * shape.k * 2, "the GEMM's A operand"),
+      b_(shape.k * shape.n * 2, "the GEMM's B operand"),
+      d_(shape.m * shape.n * 2, "the GEMM's D result"),
+      workspace_(kWorkspaceBytes, "the GEMM's workspace") {
+  handle_ = make_lt<cublasLtHandle_t, detail::LtHandleDestroy>([](cublasLtHandle_t* h) { return cublasLtCreate(h); },
+                                                               "creating the cuBLASLt handle");
+  op_ = make_lt<cublasLtMatmulDesc_t, detail::LtMatmulDescDestroy>(
+      [](cublasLtMatmulDesc_t* d) { return cublasLtMatmulDescCreate(d, CUBLAS_COMPUTE_32F, CUDA_R_32F); },
+      "creating the bf16 matmul descriptor");
+  const cublasOperation_t no_transpose = CUBLAS_OP_N;
+  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_TRANSA, &no_transpose, sizeof no_transpose),
+               "setting the GEMM's A operation");
+  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof no_transpose),
+               "setting the GEMM's B operation");
+  auto layout = [](uint64_t rows, uint64_t cols, const char* what) {
+    return make_lt<cublasLtMatrixLayout_t, detail::LtLayoutDestroy>(
+        [&](cublasLtMatrixLayout_t* l) { return cublasLtMatrixLayoutCreate(l, CUDA_R_16BF, rows, cols, int64_t(rows)); },
+        std::string("describing the GEMM's ") + what);
+  };
+  a_layout_ = layout(shape.m, shape.k, "A (m x k)");
+  b_layout_ = layout(shape.k, shape.n, "B (k x n)");
+  d_layout_ = layout(shape.m, shape.n, "D (m x n)");
+
+  Stream stream = make_stream("the GEMM's set-up");
+  kernels::fill_bf16_operand(a_.get(), shape.m * shape.k, kSeedA, stream.get());
+  kernels::fill_bf16_operand(b_.get(), shape.k * shape.n, kSeedB, stream.get());
+  set_sm_target(0, stream.get());
+  // The reference: sampled outputs against float64 on the host, then the whole result's
+  // checksum, which every later launch must reproduce.
+  poison_result(stream.get());
+  enqueue(stream.get());
+  if (auto bad = check(stream.get())) throw RuntimeFailure("the GEMM alone gives a wrong result: " + *bad);
+}
+
+void GemmWorkload::choose_algorithm(cudaStream_t stream) {
+  auto pref = make_lt<cublasLtMatmulPreference_t, detail::LtPreferenceDestroy>(
+      [](cublasLtMatmulPreference_t* p) { return cublasLtMatmulPreferenceCreate(p); }, "creating the heuristic preference");
+  const size_t workspace = kWorkspaceBytes;
+  cublas_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                    sizeof workspace),
+               "setting the GEMM's workspace limit");
+  // Split-K partial sums only in fp32: bf16 partials (in-place or output-type reduction) would
+  // round, and the result would no longer be exact, nor the same for every algorithm.
+  const uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  cublas_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                                                    sizeof reductions),
+               "limiting the GEMM's split-K reductions to fp32");
+  cublasLtMatmulHeuristicResult_t results[kHeuristicAlgorithms] = {};
+  int returned = 0;
+  cublas_check(cublasLtMatmulAlgoGetHeuristic(handle_.get(), op_.get(), a_layout_.get(), b_layout_.get(), d_layout_.get(),
+                                              d_layout_.get(), pref.get(), kHeuristicAlgorithms, results, &returned),
+               "asking cuBLASLt for bf16 GEMM algorithms");
+  Event start = make_event("the start of a GEMM timing"), stop = make_event("the end of a GEMM timing");
+  double best_ms = 0;
+  for (int i = 0; i < returned; ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > kWorkspaceBytes) continue;
+    algo_ = results[i].algo;
+    try {
+      enqueue(stream);  // warm-up
+    } catch (const RuntimeFailure&) {
+      continue;  // cuBLASLt refused the algorithm before launching it: try the next one
+    }
+    cuda_check(cudaEventRecord(start.get(), stream), "recording a GEMM timing start");
+    for (int l = 0; l < kTimedLaunches; ++l) enqueue(stream);
+    cuda_check(cudaEventRecord(stop.get(), stream), "recording a GEMM timing stop");
+    wait_for_event(stop.get(), 60.0, "timing a GEMM algorithm");
+    float ms = 0;
+    cuda_check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "reading a GEMM timing");
+    if (algo_index_ < 0 || ms < best_ms) {
+      best_ms = ms;
+      algo_index_ = i;
+    }
+  }
+  algo_candidates_ = returned;
+  if (algo_index_ < 0)
+    throw RuntimeFailure("cuBLASLt offers no bf16 GEMM algorithm for this shape and workspace on " +
+                         (sm_target_ ? std::to_string(sm_target_) + " SMs" : std::string("the whole GPU")));
+  algo_ = results[algo_index_].algo;
+  best_tflops_ = kTimedLaunches * shape_.flops() / (best_ms * 1e-3) / 1e12;
+}
+
+void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
+  const int32_t target = sms;
+  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
+               "setting the GEMM's SM count target to " + std::to_string(sms));
+  sm_target_ = sms;
+  auto it = choices_.find(sms);
+  if (it == choices_.end()) {
+    algo_index_ = -1;
+    choose_algorithm(stream);
+    it = choices_.emplace(sms, Choice{algo_, algo_index_, algo_candidates_, best_tflops_}).first;
+  }
+  algo_ = it->second.algo;
+  algo_index_ = it->second.index;
+  algo_candidates_ = it->second.candidates;
+  best_tflops_ = it->second.best_tflops;
+}
+
+void GemmWorkload::enqueue(cudaStream_t stream) {
+  const float alpha = 1.0f, beta = 0.0f;
+  cublas_check(cublasLtMatmul(handle_.get(), op_.get(), &alpha, a_.get(), a_layout_.get(), b_.get(), b_layout_.get(), &beta,
+                              d_.get(), d_layout_.get(), d_.get(), d_layout_.get(), &algo_, workspace_.get(),
+                              kWorkspaceBytes, stream),
+               "launching the bf16 GEMM");
+}
+
+void GemmWorkload::poison_result(cudaStream_t stream) {
+  cuda_check(cudaMemsetAsync(d_.get(), 0xFF, d_.size(), stream), "poisoning the GEMM's result (bf16 NaN)");
+}
+
+unsigned long long GemmWorkload::checksum(cudaStream_t stream) const {
+  MappedHostBuffer sum(sizeof(unsigned long long), "the GEMM result's checksum");
+  *static_cast<unsigned long long*>(sum.host()) = 0;
+  kernels::checksum_words(d_.get(), d_.size(), static_cast<unsigned long long*>(sum.device()), stream);
+  cuda_check(cudaStreamSynchronize(stream), "waiting for the GEMM result's checksum");
+  return *static_cast<unsigned long long*>(sum.host());
+}
+
+std::optional<std::string> GemmWorkload::check_against_reference(cudaStream_t stream) const {
+  const uint64_t m = shape_.m, n = shape_.n, k = shape_.k;
+  std::vector<uint16_t> column(m);
+  for (int c = 0; c < kSampledColumns; ++c) {
+    const uint64_t j = (uint64_t(c) * 2654435761ull + 7) % n;
+    cuda_check(cudaMemcpyAsync(column.data(), static_cast<const uint16_t*>(d_.get()) + j * m, m * 2, cudaMemcpyDeviceToHost,
+                               stream),
+               "reading a column of the GEMM's result");
+    cuda_check(cudaStreamSynchronize(stream), "waiting for a column of the GEMM's result");
+    for (int r = 0; r < kSampledRows; ++r) {
+      const uint64_t i = (uint64_t(r) * 40503ull + uint64_t(c) * 977ull + 3) % m;
+      double ref = 0;  // column-major: A(i, l) at i + l*m, B(l, j) at l + j*k
+      for (uint64_t l = 0; l < k; ++l)
+        ref += double(kernels::operand_value(kSeedA, i + l * m)) * double(kernels::operand_value(kSeedB, l + j * k));
+      const double got = bf16_to_float(column[i]);
+      if (!(std::fabs(got - ref) <= kBf16Rounding * std::fabs(ref) + 1e-6))
+        return "D(" + std::to_string(i) + ", " + std::to_string(j) + ") = " + std::to_string(got) + ", the float64 reference is " +
+               std::to_string(ref);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> GemmWorkload::check(cudaStream_t stream) {
+  if (!have_reference_checksum_) {
+    if (auto bad = check_against_reference(stream)) return bad;
+    reference_checksum_ = checksum(stream);
+    have_reference_checksum_ = true;
+    return std::nullopt;
+  }
+  const unsigned long long now = checksum(stream);
+  if (now == reference_checksum_) return std::nullopt;
+  if (auto bad = check_against_reference(stream)) return bad;
+  return "the GEMM's result differs from its first verified result (checksum " + std::to_string(now) + " vs " +
+         std::to_string(reference_checksum_) + "), though the sampled elements are within bf16 rounding";
+}
+
+std::string GemmWorkload::describe() const {
+  std::string text = "gemm bf16 (fp32 accumulation) " + std::to_string(shape_.m) + "x" + std::to_string(shape_.n) + "x" +
+                     std::to_string(shape_.k) + " through cuBLASLt; the fastest of the heuristic's candidates";
+  for (const auto& [sms, c] : choices_) {
+    if (sms != 0 && sms != sm_target_) continue;  // the whole GPU's choice and the current partition's
+    char figure[160];
+    std::snprintf(figure, sizeof figure, "; %s: algorithm %d of %d, %.1f TFLOP/s when timed",
+                  sms ? (std::to_string(sms) + " SMs").c_str() : "whole GPU", c.index, c.candidates, c.best_tflops);
+    text += figure;
+  }
+  return text;
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,79 @@
+// The compute workload: a bf16 GEMM (fp32 accumulation) through cuBLASLt, D = A * B, column-
+// major, with the fastest of the heuristic's algorithms for the shape. The operands hold a seeded
+// pattern whose products sum exactly in fp32, so sampled outputs are checked against a host
+// float64 reference; every later result must equal the first verified one bit for bit.
+#pragma once
+
+#include <cublasLt.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "common/cuda_raii.hpp"
+#include "engines/workload.hpp"
+
+namespace p2pbench {
+
+// Throws CudaError-like RuntimeFailure("<what>: <status name>") unless status is success.
+void cublas_check(cublasStatus_t status, const std::string& what);
+
+namespace detail {
+struct LtHandleDestroy {
+  void operator()(cublasLtHandle_t h) const;
+};
+struct LtMatmulDescDestroy {
+  void operator()(cublasLtMatmulDesc_t d) const;
+};
+struct LtLayoutDestroy {
+  void operator()(cublasLtMatrixLayout_t l) const;
+};
+struct LtPreferenceDestroy {
+  void operator()(cublasLtMatmulPreference_t p) const;
+};
+}  // namespace detail
+
+class GemmWorkload final : public Workload {
+ public:
+  GemmWorkload(const GemmShape& shape, int device);
+  const char* unit() const override { return "TFLOP/s"; }
+  double work_per_launch() const override { return shape_.flops() * 1e-12; }
+  // cuBLASLt sizes its persistent grids by the SM count: a partition gets its own heuristic
+  // query (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET) and its own fastest algorithm, chosen once.
+  void set_sm_target(int sms, cudaStream_t stream) override;
+  void enqueue(cudaStream_t stream) override;
+  void poison_result(cudaStream_t stream) override;
+  std::optional<std::string> check(cudaStream_t stream) override;
+  std::string describe() const override;
+
+  // The best figure of the heuristic's algorithms when they were timed (TFLOP/s).
+  double best_tflops_when_chosen() const { return best_tflops_; }
+
+ private:
+  // Asks the heuristic for algorithms for the current SM target and keeps the fastest that
+  // runs (timed on `stream`).
+  void choose_algorithm(cudaStream_t stream);
+  // Sampled outputs against the host float64 reference; nullopt when within bf16 rounding.
+  std::optional<std::string> check_against_reference(cudaStream_t stream) const;
+  unsigned long long checksum(cudaStream_t stream) const;
+
+  GemmShape shape_;
+  UniqueHandle<cublasLtHandle_t, detail::LtHandleDestroy> handle_;
+  UniqueHandle<cublasLtMatmulDesc_t, detail::LtMatmulDescDestroy> op_;
+  UniqueHandle<cublasLtMatrixLayout_t, detail::LtLayoutDestroy> a_layout_, b_layout_, d_layout_;
+  DeviceBuffer a_, b_, d_, workspace_;
+  struct Choice {
+    cublasLtMatmulAlgo_t algo{};
+    int index = -1, candidates = 0;
+    double best_tflops = 0;
+  };
+  std::map<int, Choice> choices_;  // by SM target (0: the whole GPU)
+  int sm_target_ = 0;
+  cublasLtMatmulAlgo_t algo_{};
+  int algo_index_ = -1, algo_candidates_ = 0;
+  double best_tflops_ = 0;
+  bool have_reference_checksum_ = false;
+  unsigned long long reference_checksum_ = 0;
+};
+
+}  // namespace p2pbench

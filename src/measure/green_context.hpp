@@ -1,0 +1,49 @@
+// SM partitions with CUDA green contexts (issue 13): K SMs for the transfer, the rest for the
+// workload, each with a stream of its own. The driver's entry points are fetched at run time
+// (cudaGetDriverEntryPointByVersion), so binaries still start where there is no libcuda; where
+// a driver or GPU lacks green contexts, create() says why and the caller skips its cases.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+
+namespace p2pbench {
+
+// How the device's SMs were split. On Hopper a group holds at least 8 SMs, in multiples of 8:
+// the transfer group may hold more SMs than requested (e.g. 4 -> 8, 66 -> 72).
+struct SmSplit {
+  int requested = 0;     // SMs asked for the transfer
+  int transfer_sms = 0;  // SMs the transfer's group holds
+  int workload_sms = 0;  // SMs the workload's group (the remainder) holds
+  int device_sms = 0;
+  int min_partition = 0;  // the driver's minimum group size and alignment on this device
+  int alignment = 0;
+};
+
+class GreenPartition {
+ public:
+  // The split of `device` (current) giving `transfer_sms` to the transfer; nullptr with
+  // `why_not` set where green contexts are unavailable or the split is impossible.
+  static std::unique_ptr<GreenPartition> create(int device, int transfer_sms, std::string& why_not);
+  ~GreenPartition();
+  GreenPartition(const GreenPartition&) = delete;
+  GreenPartition& operator=(const GreenPartition&) = delete;
+
+  cudaStream_t transfer_stream() const { return transfer_stream_; }
+  cudaStream_t workload_stream() const { return workload_stream_; }
+  const SmSplit& split() const { return split_; }
+
+ private:
+  struct Driver;  // the driver entry points, fetched once per partition
+  GreenPartition();
+  std::unique_ptr<Driver> driver_;
+  SmSplit split_;
+  void* transfer_ctx_ = nullptr;  // CUgreenCtx
+  void* workload_ctx_ = nullptr;
+  cudaStream_t transfer_stream_ = nullptr;
+  cudaStream_t workload_stream_ = nullptr;
+};
+
+}  // namespace p2pbench

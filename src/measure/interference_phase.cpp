@@ -1,0 +1,155 @@
+#include "measure/interference_phase.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "common/errors.hpp"
+#include "measure/transfer_timer.hpp"
+
+namespace p2pbench {
+
+namespace {
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+}  // namespace
+
+GatedWindow::GatedWindow(cudaStream_t stream, const std::string& what)
+    : stream_(stream),
+      what_(what),
+      start_(make_event("the start of the " + what + " window")),
+      stop_(make_event("the end of the " + what + " window")),
+      stamps_(sizeof(kernels::GateStamps), "the " + what + " window's time stamps") {}
+
+GatedWindow::~GatedWindow() {
+  constexpr double kDrainDeadlineS = 60.0;  // longer than any gate timeout; an error ends it at once
+  const auto t0 = Clock::now();
+  while (cudaStreamQuery(stream_) == cudaErrorNotReady && seconds_since(t0) < kDrainDeadlineS)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  cudaGetLastError();  // a failed query was reported by whoever failed first
+}
+
+void GatedWindow::open(const uint32_t* gate, uint32_t ticket, double gate_timeout_s) {
+  auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
+  *stamps = {0, 0, 0, 0};
+  gate_timeout_s_ = gate_timeout_s;
+  closed_ = false;
+  kernels::enqueue_gate_wait(gate, ticket, uint64_t(gate_timeout_s * 1e9), static_cast<kernels::GateStamps*>(stamps_.device()),
+                             stream_);
+  cuda_check(cudaEventRecord(start_.get(), stream_), "recording the start of the " + what_ + " window");
+}
+
+void GatedWindow::close() {
+  cuda_check(cudaEventRecord(stop_.get(), stream_), "recording the end of the " + what_ + " window");
+  kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_);
+  closed_ = true;
+}
+
+bool GatedWindow::closed_and_done() const {
+  if (!closed_) return false;
+  const cudaError_t err = cudaEventQuery(stop_.get());
+  if (err == cudaErrorNotReady) return false;
+  cuda_check(err, "polling the end of the " + what_ + " window");
+  return true;
+}
+
+WindowFigures GatedWindow::wait(double deadline_s) {
+  wait_for_event(stop_.get(), deadline_s, "the end of the " + what_ + " window");
+  cuda_check(cudaStreamSynchronize(stream_), "waiting for the " + what_ + " window's end stamp");
+  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
+  if (stamps->timed_out)
+    throw RuntimeFailure("the start gate of the " + what_ + " window never opened within " + std::to_string(gate_timeout_s_) + " s");
+  float ms = 0;
+  cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading the " + what_ + " window's time");
+  return {ms, double(stamps->end_ns - stamps->release_ns)};
+}
+
+WorkloadFeeder::WorkloadFeeder(cudaStream_t stream, int ahead, std::function<void(cudaStream_t)> launch)
+    : stream_(stream), launch_(std::move(launch)) {
+  for (int i = 0; i < ahead; ++i) done_.push_back(make_event("a workload launch's end"));
+}
+
+void WorkloadFeeder::launch_one() {
+  launch_(stream_);
+  cuda_check(cudaEventRecord(done_[launched_ % done_.size()].get(), stream_), "recording a workload launch's end");
+  ++launched_;
+}
+
+void WorkloadFeeder::prime() {
+  for (size_t i = 0; i < done_.size(); ++i) launch_one();
+}
+
+uint64_t WorkloadFeeder::feed_while(const std::function<bool()>& keep_going, double deadline_s) {
+  const auto t0 = Clock::now();
+  while (keep_going()) {
+    // The oldest queued launch has finished: its slot in the ring is free.
+    const cudaError_t err = cudaEventQuery(done_[launched_ % done_.size()].get());
+    if (err == cudaSuccess) {
+      launch_one();
+      continue;
+    }
+    if (err != cudaErrorNotReady) cuda_check(err, "polling a workload launch");
+    if (seconds_since(t0) > deadline_s)
+      throw RuntimeFailure("timed out after " + std::to_string(deadline_s) + " s feeding the workload beside the transfer");
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  return launched_;
+}
+
+double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s) {
+  Event start = make_event("a calibration start"), stop = make_event("a calibration stop");
+  std::vector<double> ms;
+  for (int i = 0; i < 3; ++i) {
+    cuda_check(cudaEventRecord(start.get(), stream), "recording a calibration start");
+    enqueue(stream);
+    cuda_check(cudaEventRecord(stop.get(), stream), "recording a calibration stop");
+    wait_for_event(stop.get(), deadline_s, "a calibration launch");
+    float elapsed = 0;
+    cuda_check(cudaEventElapsedTime(&elapsed, start.get(), stop.get()), "reading a calibration time");
+    ms.push_back(elapsed);
+  }
+  std::sort(ms.begin(), ms.end());
+  return std::max(1e-4, ms[1]);
+}
+
+double max_of(const std::vector<json>& reports, const char* key, double fallback) {
+  double v = fallback;
+  for (const auto& r : reports)
+    if (r["data"].contains(key)) v = std::max(v, r["data"][key].get<double>());
+  return v;
+}
+
+double transfer_gbps(const std::vector<json>& reports, double bytes_per_rank, bool bidir) {
+  if (!bidir)
+    for (const auto& r : reports)
+      if (r["data"].contains("transfer_ms")) return bytes_per_rank / (r["data"]["transfer_ms"].get<double>() * 1e-3) / 1e9;
+  return 2.0 * bytes_per_rank / (max_of(reports, "transfer_window_ns") * 1e-9) / 1e9;
+}
+
+double workload_figure(const std::vector<json>& reports, double work_per_launch) {
+  double sum = 0;
+  int gpus = 0;
+  for (const auto& r : reports)
+    if (r["data"].contains("workload_ms")) {
+      sum += r["data"]["workload_launches"].get<double>() * work_per_launch / (r["data"]["workload_ms"].get<double>() * 1e-3);
+      ++gpus;
+    }
+  return gpus ? sum / gpus : 0.0;
+}
+
+double overlap_of(const std::vector<json>& reports) {
+  double shortest = 0, longest = 0;
+  bool any = false;
+  for (const auto& r : reports)
+    for (const char* key : {"transfer_window_ns", "workload_window_ns"})
+      if (r["data"].contains(key)) {
+        const double w = r["data"][key].get<double>();
+        shortest = any ? std::min(shortest, w) : w;
+        longest = std::max(longest, w);
+        any = true;
+      }
+  return longest > 0 ? shortest / longest : 0.0;
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,89 @@
+// One stream's part of a gated phase of an interference sample (issue 13): a window that opens at the shared
+// start gate and closes after the stream's work, timed with the stream's own CUDA events and
+// this GPU's %globaltimer; and the workload feeder that keeps launching the workload until the
+// transfer's window has closed, with only a few launches queued ahead so that the workload's
+// window ends soon after.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/cuda_raii.hpp"
+#include "kernels/gate_kernels.hpp"
+
+namespace p2pbench {
+
+struct WindowFigures {
+  double elapsed_ms = 0;  // CUDA events around the stream's work
+  double window_ns = 0;   // this GPU's timer, from the gate's release to the end of the work
+};
+
+class GatedWindow {
+ public:
+  GatedWindow(cudaStream_t stream, const std::string& what);
+  // Waits (bounded) for work still queued on the stream: the end stamp writes into memory this
+  // object owns. Where a case ended early, a window may still be pending here.
+  ~GatedWindow();
+  GatedWindow(const GatedWindow&) = delete;
+  GatedWindow& operator=(const GatedWindow&) = delete;
+  cudaStream_t stream() const { return stream_; }
+
+  // Queues the gate wait (released by ticket) and the start event: work queued next is timed.
+  void open(const uint32_t* gate, uint32_t ticket, double gate_timeout_s);
+  // Queues the stop event and the end stamp after the work queued since open().
+  void close();
+  // Whether everything up to close() has run (false before close()).
+  bool closed_and_done() const;
+  // Waits (deadline in seconds) for the window's end; throws where the gate never opened.
+  WindowFigures wait(double deadline_s);
+
+ private:
+  cudaStream_t stream_;
+  std::string what_;
+  Event start_, stop_;
+  MappedHostBuffer stamps_;
+  double gate_timeout_s_ = 0;
+  bool closed_ = false;
+};
+
+// Keeps a workload running on its window's stream: `launch` enqueues one launch. At most
+// `ahead` launches are queued at a time; the feeder stops once `keep_going()` turns false.
+class WorkloadFeeder {
+ public:
+  WorkloadFeeder(cudaStream_t stream, int ahead, std::function<void(cudaStream_t)> launch);
+  // Queues the first `ahead` launches (behind the closed gate).
+  void prime();
+  // Tops the queue up while keep_going() holds; returns the launches made. Throws after
+  // deadline_s seconds.
+  uint64_t feed_while(const std::function<bool()>& keep_going, double deadline_s);
+  uint64_t launches() const { return launched_; }
+
+ private:
+  void launch_one();
+  cudaStream_t stream_;
+  std::function<void(cudaStream_t)> launch_;
+  std::vector<Event> done_;  // ring: done_[i % ahead] follows launch i
+  uint64_t launched_ = 0;
+};
+
+// Median of three event-timed, ungated launches of `enqueue` on `stream`, in ms (calibration).
+double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s);
+
+// Figures of one gated phase from every rank's report (LockStep entries whose "data" may hold
+// transfer_ms, transfer_window_ns, workload_ms, workload_launches, workload_window_ns).
+// The largest value of `key` over the ranks (`fallback` where none has it).
+double max_of(const std::vector<nlohmann::json>& reports, const char* key, double fallback = 0);
+// Transfer GB/s: uni, the driving rank's events; bidir, both directions' bytes over the longer
+// window (both windows start at the gate's release).
+double transfer_gbps(const std::vector<nlohmann::json>& reports, double bytes_per_rank, bool bidir);
+// The workload's figure: per GPU, the mean over the GPUs that ran it.
+double workload_figure(const std::vector<nlohmann::json>& reports, double work_per_launch);
+// Every window of the together phase starts at the gate's release, so the overlap
+// (intersection over union) is the shortest window over the longest.
+double overlap_of(const std::vector<nlohmann::json>& reports);
+
+}  // namespace p2pbench

@@ -1,0 +1,349 @@
+#include "measure/interference_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "measure/green_context.hpp"
+#include "measure/interference_phase.hpp"
+#include "measure/transfer_timer.hpp"
+#include "sweep/sweep.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kMaxLaunches = 256;  // per stream and phase: the launch queue never fills behind the closed gate
+constexpr int kWorkloadAhead = 2;         // workload launches queued ahead: the window ends at most 2 launches late
+constexpr double kPlannedCover = 1.25;    // a busy GPU that drives no transfer plans this much of the transfer's window
+
+uint64_t seed_of(uint64_t case_index, int sample) { return (case_index << 20) ^ uint64_t(sample) ^ 0x1f7e2f3eull; }
+
+uint64_t launches_for(double single_ms, double sample_ms) {
+  return uint64_t(std::clamp(std::ceil(sample_ms / std::max(single_ms, 1e-4)), 1.0, double(kMaxLaunches)));
+}
+
+}  // namespace
+
+struct InterferenceRunner::Case {
+  CaseSpec spec, transfer_spec;
+  std::unique_ptr<TransferEngine> engine;
+  Endpoints ends;
+  std::vector<Orientation> mine;
+  bool drive = false, busy = false, fills_src = false, owns_dst = false;
+  std::unique_ptr<GreenPartition> partition;
+  cudaStream_t transfer_stream = nullptr, workload_stream = nullptr, full_stream = nullptr;
+  Workload* workload = nullptr;
+  uint64_t transfer_launches = 0, workload_launches = 0, partition_workload_launches = 0;
+  double transfer_sample_ms = 0;
+  // How long (from the gate) to keep the workload going for transfers this GPU cannot see: a
+  // GPU that drives none plans 1.25x the longest transfer window seen; with bidir, each GPU
+  // also covers the other direction's transfer, as long as the longest window of the last sample.
+  double planned_cover_ms = 0;
+  double work_per_launch = 0;  // the workload's, learnt by every rank (TFLOP or GB per launch)
+  double deadline_s = 0;
+
+  // The workload's next launches go to its SM group (the whole GPU where unpartitioned), or to
+  // the whole GPU.
+  void target_workload_group() const { workload->set_sm_target(partition ? partition->split().workload_sms : 0, workload_stream); }
+  void target_whole_gpu() const { workload->set_sm_target(0, full_stream); }
+
+  void enqueue_transfers(cudaStream_t s) const {
+    for (uint64_t i = 0; i < transfer_launches; ++i)
+      engine->launch(engine->transfer(spec.direction, ends, 0, size_t(spec.bytes)), s);
+  }
+};
+
+InterferenceRunner::InterferenceRunner(const Communicator& comm, const RunnerOptions& options,
+                                       const InterferenceSettings& settings, int device, SharedGate& gate, PeerBuffers& buffers)
+    : comm_(comm),
+      steps_(comm),
+      options_(options),
+      settings_(settings),
+      device_(device),
+      gate_(gate),
+      buffers_(buffers),
+      transfer_stream_(make_stream("interference transfers")),
+      workload_stream_(make_stream("the interference workload")),
+      aux_stream_(make_stream("interference fills and checks")) {}
+
+InterferenceRunner::~InterferenceRunner() = default;
+
+Workload& InterferenceRunner::workload(const std::string& name) {
+  auto& w = workloads_[name];
+  if (!w) w = make_workload(name, settings_, device_);
+  if (!w) throw InputError("interference.workloads", "\"" + name + "\"", "unknown workload");
+  return *w;
+}
+
+bool InterferenceRunner::agree_on_skips(Case& k, CaseOutcome& out) {
+  const int me = comm_.rank();
+  for (const Orientation& o : orientations_of(k.spec)) {
+    const bool participates = CaseSpec::engine_rank(k.spec.direction, o.src_rank, o.dst_rank) == me;
+    if (participates) k.mine.push_back(o);
+    k.fills_src = k.fills_src || o.src_rank == me;
+    k.owns_dst = k.owns_dst || o.dst_rank == me;
+  }
+  k.drive = !k.mine.empty();
+  k.busy = k.drive || k.spec.both_gpus_busy.value_or(false);
+  const int sms = k.spec.sm_partition.value_or(0);
+  auto skips = steps_.run("agreeing on skips", [&](json& d) {
+    std::optional<std::string> reason = static_skip_reason(k.transfer_spec);
+    if (!reason && !k.engine) reason = "engine " + std::string(to_string(*k.spec.engine)) + " cannot run beside a workload";
+    if (!reason && buffers_.no_peer_reason()) reason = *buffers_.no_peer_reason();
+    if (!reason && k.drive) reason = k.engine->unsupported_reason(device_);
+    if (!reason && sms > 0 && k.spec.engine == Method::kCe) reason = "the copy engine takes no SMs: it runs unpartitioned only";
+    if (!reason && sms > 0 && (k.drive || k.busy)) {
+      std::string why_not;
+      k.partition = GreenPartition::create(device_, sms, why_not);
+      if (!k.partition) reason = why_not;
+    }
+    if (reason) d["skip"] = *reason;
+  });
+  for (const auto& s : skips)
+    if (s["data"].contains("skip")) {
+      out.status = CaseStatus::kSkipped;
+      out.error = s["data"]["skip"].get<std::string>();
+      return false;
+    }
+  return !LockStep::failed(skips, out);
+}
+
+bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
+  k.transfer_stream = k.partition ? k.partition->transfer_stream() : transfer_stream_.get();
+  k.workload_stream = k.partition ? k.partition->workload_stream() : workload_stream_.get();
+  k.full_stream = workload_stream_.get();
+  k.ends = {buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(), buffers_.peer_dst(), nullptr};
+  const double launch_deadline_s = 60.0 * options_.timeout_scale;
+  auto calibration = steps_.run("calibrating the case", [&](json& d) {
+    cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
+    if (k.fills_src) k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed_of(0, 0), aux_stream_.get());
+    cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling the source");
+    if (k.busy) {
+      k.workload = &workload(*k.spec.workload);
+      const auto launch = [&](cudaStream_t s) { k.workload->enqueue(s); };
+      k.workload->set_sm_target(0, k.full_stream);
+      d["workload_single_ms"] = time_single_ms(k.full_stream, launch, launch_deadline_s);
+      if (k.partition) {
+        k.workload->set_sm_target(k.partition->split().workload_sms, k.workload_stream);
+        d["partition_workload_single_ms"] = time_single_ms(k.workload_stream, launch, launch_deadline_s);
+      }
+    }
+    if (!k.drive) return;
+    k.engine->prepare(device_, comm_.rank(), k.mine);
+    const Transfer t = k.engine->transfer(k.spec.direction, k.ends, 0, size_t(k.spec.bytes));
+    if (auto sms = k.engine->measure_sms_used(t, k.transfer_stream)) d["sms_used"] = *sms;
+    d["transfer_single_ms"] = time_single_ms(k.transfer_stream, [&](cudaStream_t s) { k.engine->launch(t, s); }, launch_deadline_s);
+  });
+  if (LockStep::failed(calibration, out)) return false;
+  const double transfer_single = max_of(calibration, "transfer_single_ms", 1e-4);
+  k.transfer_launches = launches_for(transfer_single, options_.min_sample_time_ms);
+  k.transfer_sample_ms = transfer_single * double(k.transfer_launches);
+  k.workload_launches = launches_for(max_of(calibration, "workload_single_ms", 1e-4), k.transfer_sample_ms);
+  k.partition_workload_launches = launches_for(max_of(calibration, "partition_workload_single_ms", 1e-4), k.transfer_sample_ms);
+  k.planned_cover_ms = k.drive ? (k.spec.mode == Mode::kBidir ? k.transfer_sample_ms : 0.0) : kPlannedCover * k.transfer_sample_ms;
+  k.deadline_s = options_.gate_timeout_s * options_.timeout_scale + (k.transfer_sample_ms * 20e-3 + 10.0) * options_.timeout_scale;
+  out.iterations = k.transfer_launches;
+  for (const auto& r : calibration)
+    if (r["data"].contains("sms_used")) out.sms_used = std::max(out.sms_used.value_or(0), r["data"]["sms_used"].get<int>());
+
+  // Warm-up: one sample's worth of each, ungated, so clocks and caches settle.
+  auto warmup = steps_.run("warming up", [&](json&) {
+    if (k.drive) k.enqueue_transfers(k.transfer_stream);
+    if (k.busy) {
+      k.target_workload_group();
+      for (uint64_t i = 0; i < k.workload_launches; ++i) k.workload->enqueue(k.workload_stream);
+    }
+    // Streams of green contexts are waited for one by one (not by a device-wide synchronize).
+    for (cudaStream_t s : {k.transfer_stream, k.workload_stream, k.full_stream})
+      cuda_check(cudaStreamSynchronize(s), "warming up");
+  });
+  return !LockStep::failed(warmup, out);
+}
+
+std::optional<std::vector<json>> InterferenceRunner::gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
+                                                                 const std::function<void(json&)>& finish, CaseOutcome& out) {
+  const uint32_t ticket = gate_.next_ticket();
+  auto queued = steps_.run(what, [&](json&) { queue(ticket); });
+  if (comm_.rank() == 0) gate_.release(ticket);  // always: a rank that did queue must never spin out
+  auto finished = steps_.run(what, finish);
+  if (LockStep::failed(queued, out) || LockStep::failed(finished, out)) return std::nullopt;
+  return finished;
+}
+
+bool InterferenceRunner::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
+  auto prepared = steps_.run("preparing a sample", [&](json&) {
+    if (transfer && options_.verify && k.fills_src)
+      k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
+    if (transfer && options_.verify && k.owns_dst)
+      k.engine->poison_destination(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
+    if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
+    cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
+  });
+  return !LockStep::failed(prepared, out);
+}
+
+// Only now, with every rank's work finished, may the destination be read.
+bool InterferenceRunner::verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
+  auto verified = steps_.run("verifying a sample", [&](json& d) {
+    const std::string where = " on rank " + std::to_string(comm_.rank()) + " (sample " + std::to_string(sample) + ")";
+    if (workload && k.busy)
+      if (auto bad = k.workload->check(aux_stream_.get())) d["verify_error"] = "workload check failed" + where + ": " + *bad;
+    if (!transfer || !options_.verify || !k.owns_dst) return;
+    if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, 0, aux_stream_.get()))
+      d["verify_error"] = "transfer verification failed" + where + ": " + *bad;
+  });
+  if (LockStep::failed(verified, out)) return false;
+  for (const auto& r : verified)
+    if (r["data"].contains("verify_error")) {
+      out.status = CaseStatus::kFailed;
+      out.error = r["data"]["verify_error"].get<std::string>();
+      return false;
+    }
+  return true;
+}
+
+bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out) {
+  InterferenceSamples& rec = *out.interference;
+  const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
+  const double bytes = double(k.spec.bytes) * double(k.transfer_launches);
+  const bool bidir = k.spec.mode == Mode::kBidir;
+  GatedWindow transfer(k.transfer_stream, "transfer"), alone(k.full_stream, "workload"), grouped(k.workload_stream, "workload");
+
+  // 1. The transfer alone.
+  if (!fill_and_poison(k, seed, true, false, out)) return false;
+  auto a = gated_phase("the transfer alone", [&](uint32_t ticket) {
+    if (!k.drive) return;
+    transfer.open(gate_.device_word(), ticket, gate_timeout_s);
+    k.enqueue_transfers(k.transfer_stream);
+    transfer.close();
+  }, [&](json& d) {
+    if (!k.drive) return;
+    const WindowFigures f = transfer.wait(k.deadline_s);
+    d["transfer_ms"] = f.elapsed_ms;
+    d["transfer_window_ns"] = f.window_ns;
+  }, out);
+  if (!a || !verify(k, sample, seed, true, false, out)) return false;
+
+  // 2. The workload alone: on the whole GPU, then (partitioned) in its SM group.
+  auto workload_alone = [&](GatedWindow& w, uint64_t launches, const char* what) {
+    return gated_phase(what, [&](uint32_t ticket) {
+      if (!k.busy) return;
+      if (&w == &alone) k.target_whole_gpu();
+      else k.target_workload_group();
+      w.open(gate_.device_word(), ticket, gate_timeout_s);
+      for (uint64_t i = 0; i < launches; ++i) k.workload->enqueue(w.stream());
+      w.close();
+    }, [&](json& d) {
+      if (!k.busy) return;
+      d["workload_ms"] = w.wait(k.deadline_s).elapsed_ms;
+      d["workload_launches"] = double(launches);
+    }, out);
+  };
+  if (sample == 0 && !fill_and_poison(k, seed, false, true, out)) return false;  // the workload's result only
+  auto b = workload_alone(alone, k.workload_launches, "the workload alone");
+  if (!b || (sample == 0 && !verify(k, sample, seed, false, true, out))) return false;
+  std::optional<std::vector<json>> b2;
+  if (k.spec.sm_partition.value_or(0) > 0 && !(b2 = workload_alone(grouped, k.partition_workload_launches, "the workload alone in its SM group")))
+    return false;
+
+  // 3. Both at once behind the same gate; the workload keeps launching until the transfer's
+  // window has closed (a GPU that drives no transfer keeps it going for the planned time).
+  if (!fill_and_poison(k, seed, true, true, out)) return false;
+  WorkloadFeeder feeder(k.workload_stream, kWorkloadAhead, [&](cudaStream_t s) { k.workload->enqueue(s); });
+  auto c = gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
+    if (k.drive) {
+      transfer.open(gate_.device_word(), ticket, gate_timeout_s);
+      k.enqueue_transfers(k.transfer_stream);
+      transfer.close();
+    }
+    if (k.busy) {
+      k.target_workload_group();
+      grouped.open(gate_.device_word(), ticket, gate_timeout_s);
+      feeder.prime();
+    }
+  }, [&](json& d) {
+    if (k.busy) {
+      const auto t0 = Clock::now();
+      const auto cover = [&] {
+        if (k.drive && !transfer.closed_and_done()) return true;
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() < k.planned_cover_ms;
+      };
+      feeder.feed_while(cover, k.deadline_s);
+      grouped.close();
+    }
+    if (k.drive) {
+      const WindowFigures f = transfer.wait(k.deadline_s);
+      d["transfer_ms"] = f.elapsed_ms;
+      d["transfer_window_ns"] = f.window_ns;
+    }
+    if (k.busy) {
+      const WindowFigures f = grouped.wait(k.deadline_s);
+      d["workload_ms"] = f.elapsed_ms;
+      d["workload_window_ns"] = f.window_ns;
+      d["workload_launches"] = double(feeder.launches());
+    }
+  }, out);
+  if (!c || !verify(k, sample, seed, true, true, out)) return false;
+
+  const double work = k.work_per_launch;  // from a GPU that ran the workload: every rank records the row
+  rec.transfer_alone_gbps.push_back(transfer_gbps(*a, bytes, bidir));
+  rec.workload_alone.push_back(workload_figure(*b, work));
+  if (b2) rec.workload_partition_alone.push_back(workload_figure(*b2, work));
+  rec.transfer_together_gbps.push_back(transfer_gbps(*c, bytes, bidir));
+  rec.workload_together.push_back(workload_figure(*c, work));
+  rec.workload_launches_together.push_back(max_of(*c, "workload_launches"));
+  rec.overlap.push_back(overlap_of(*c));
+  const double longest_ms = max_of(*c, "transfer_window_ns") * 1e-6;
+  if (!k.drive) k.planned_cover_ms = std::max(k.planned_cover_ms, kPlannedCover * longest_ms);
+  else if (bidir) k.planned_cover_ms = longest_ms;
+  out.gbps.push_back(rec.transfer_together_gbps.back());
+  out.time_us.push_back(double(k.spec.bytes) / (rec.transfer_together_gbps.back() * 1e9) * 1e6 * (bidir ? 2.0 : 1.0));
+  return true;
+}
+
+CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {
+  CaseOutcome out;
+  Case k;
+  k.spec = c;
+  k.transfer_spec = transfer_case_of(c);
+  k.engine = make_engine(k.transfer_spec);
+  if (!agree_on_skips(k, out) || !calibrate(k, out)) return out;
+
+  out.interference.emplace();
+  InterferenceSamples& rec = *out.interference;
+  // The workload's unit and description, from a GPU that ran it (every rank learns them).
+  auto described = steps_.run("describing the workload", [&](json& d) {
+    if (!k.busy) return;
+    d["unit"] = k.workload->unit();
+    d["work_per_launch"] = k.workload->work_per_launch();
+    d["description"] = k.workload->describe();
+    if (k.partition) {
+      d["transfer_group_sms"] = k.partition->split().transfer_sms;
+      d["workload_group_sms"] = k.partition->split().workload_sms;
+    }
+  });
+  if (LockStep::failed(described, out)) return out;
+  rec.workload_gpus = 0;
+  for (const auto& r : described)
+    if (r["data"].contains("unit")) {
+      ++rec.workload_gpus;
+      rec.workload_unit = r["data"]["unit"];
+      rec.workload_description = r["data"]["description"];
+      k.work_per_launch = r["data"]["work_per_launch"].get<double>();
+      if (r["data"].contains("transfer_group_sms")) {
+        rec.transfer_group_sms = r["data"]["transfer_group_sms"].get<int>();
+        rec.workload_group_sms = r["data"]["workload_group_sms"].get<int>();
+      }
+    }
+
+  for (int s = 0; s < options_.samples; ++s)
+    if (!run_sample(k, s, seed_of(case_index, s + 1), out)) break;
+  out.verified = options_.verify && out.status == CaseStatus::kOk && !out.gbps.empty();
+  return out;
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,65 @@
+// Who waits for whom in an interference case (issue 13). Every rank calls run() with the same
+// case. A sample has three or four gated phases, each released by the same start gate:
+//   1. the transfer alone (in its SM group where partitioned), verified;
+//   2. the workload alone on the whole GPU, and 2b. alone in its SM group (partitioned cases);
+//   3. both at once, each on its own stream with its own events and %globaltimer window; the
+//      workload keeps launching until the transfer's window has closed; the transfer verified,
+//      the workload's result checked.
+// The row reports both figures alone and together, the slowdowns and the windows' overlap.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "comm/communicator.hpp"
+#include "config/interference_config.hpp"
+#include "engines/transfer_engine.hpp"
+#include "engines/workload.hpp"
+#include "measure/case_outcome.hpp"
+#include "measure/lock_step.hpp"
+#include "measure/peer_buffers.hpp"
+#include "measure/runner_options.hpp"
+#include "measure/shared_gate.hpp"
+#include "sweep/case_spec.hpp"
+
+namespace p2pbench {
+
+class InterferenceRunner {
+ public:
+  InterferenceRunner(const Communicator& comm, const RunnerOptions& options, const InterferenceSettings& settings, int device,
+                     SharedGate& gate, PeerBuffers& buffers);
+  ~InterferenceRunner();
+
+  CaseOutcome run(const CaseSpec& c, uint64_t case_index);
+
+ private:
+  struct Case;  // one case's roles, engine, streams and sizes (interference_runner.cpp)
+
+  // Steps of run(); each returns false when the case ended (out says why).
+  bool agree_on_skips(Case& k, CaseOutcome& out);
+  bool calibrate(Case& k, CaseOutcome& out);
+  bool run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out);
+  // One gated phase: `queue` enqueues this rank's work behind the gate's next ticket (its
+  // argument), the gate
+  // opens, then `finish` waits for it and reports; returns every rank's report, or nothing.
+  std::optional<std::vector<nlohmann::json>> gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
+                                                         const std::function<void(nlohmann::json&)>& finish, CaseOutcome& out);
+  // Before a phase: the transfer's source filled and destination poisoned (`transfer`), the
+  // workload's result poisoned (`workload`). After it, the same ones checked.
+  bool fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out);
+  bool verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out);
+  Workload& workload(const std::string& name);
+
+  const Communicator& comm_;
+  LockStep steps_;
+  RunnerOptions options_;
+  InterferenceSettings settings_;
+  int device_;
+  SharedGate& gate_;
+  PeerBuffers& buffers_;
+  Stream transfer_stream_, workload_stream_, aux_stream_;  // primary context: unpartitioned cases
+  std::map<std::string, std::unique_ptr<Workload>> workloads_;  // made on first use, kept for the sweep
+};
+
+}  // namespace p2pbench

@@ -1,0 +1,66 @@
+#include "results/interference_rows.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "stats/statistics.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+json stats_or_null(const std::vector<double>& samples) { return samples.empty() ? json() : to_json(summarize(samples)); }
+
+// How much slower `together` is than `alone`, in % of alone (medians; negative: faster).
+json slowdown_pct(const std::vector<double>& alone, const std::vector<double>& together) {
+  if (alone.empty() || together.empty()) return json();
+  const double a = quantile(alone, 0.5);
+  return a > 0 ? json(100.0 * (1.0 - quantile(together, 0.5) / a)) : json();
+}
+
+}  // namespace
+
+json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
+  row["engine"] = c.engine ? json(to_string(*c.engine)) : json();
+  row["workload"] = c.workload ? json(*c.workload) : json();
+  row["sm_partition"] = c.sm_partition.value_or(0);
+  row["both_gpus_busy"] = c.both_gpus_busy.value_or(false);
+  if (!o.interference || o.status != CaseStatus::kOk || o.gbps.empty()) return row;
+  const InterferenceSamples& s = *o.interference;
+  row["transfer_group_sms"] = s.transfer_group_sms ? json(*s.transfer_group_sms) : json();
+  row["workload_group_sms"] = s.workload_group_sms ? json(*s.workload_group_sms) : json();
+  row["workload_unit"] = s.workload_unit;
+  row["workload_description"] = s.workload_description;
+  row["workload_gpus"] = s.workload_gpus;
+  row["workload_alone"] = stats_or_null(s.workload_alone);
+  row["samples_workload_alone"] = s.workload_alone;
+  row["workload_partition_alone"] = stats_or_null(s.workload_partition_alone);
+  row["samples_workload_partition_alone"] = s.workload_partition_alone;
+  row["workload_together"] = stats_or_null(s.workload_together);
+  row["samples_workload_together"] = s.workload_together;
+  row["samples_workload_launches_together"] = s.workload_launches_together;
+  row["transfer_alone_gbps"] = stats_or_null(s.transfer_alone_gbps);
+  row["samples_transfer_alone_gbps"] = s.transfer_alone_gbps;
+  row["transfer_together_gbps"] = stats_or_null(s.transfer_together_gbps);
+  row["samples_transfer_together_gbps"] = s.transfer_together_gbps;
+  row["workload_slowdown_pct"] = slowdown_pct(s.workload_alone, s.workload_together);
+  row["transfer_slowdown_pct"] = slowdown_pct(s.transfer_alone_gbps, s.transfer_together_gbps);
+  // The figures are of the together phase: the row says when the windows did not coincide.
+  const double worst = s.overlap.empty() ? 0.0 : *std::min_element(s.overlap.begin(), s.overlap.end());
+  row["overlap"] = s.overlap.empty() ? json() : json(quantile(s.overlap, 0.5));
+  row["overlap_min"] = s.overlap.empty() ? json() : json(worst);
+  row["samples_overlap"] = s.overlap;
+  if (!s.overlap.empty() && worst < kMinInterferenceOverlap) {
+    char note[160];
+    std::snprintf(note, sizeof note, "overlap below %.2f (least %.3f): the transfer and the workload did not run together for the whole window",
+                  kMinInterferenceOverlap, worst);
+    row["overlap_note"] = note;
+  }
+  row["bandwidth_gbps"] = to_json(summarize(o.gbps));
+  row["time_us"] = to_json(summarize(o.time_us));
+  return row;
+}
+
+}  // namespace p2pbench

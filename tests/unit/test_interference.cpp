@@ -1,0 +1,223 @@
+// Interference cases (issue 13) without a GPU: the "interference" config section, the case
+// expansion, the row fields and the trade table's findings.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+
+#include "common/errors.hpp"
+#include "config/config.hpp"
+#include "driver/trade_table.hpp"
+#include "example_results.hpp"
+#include "results/interference_rows.hpp"
+#include "sweep/sweep.hpp"
+
+namespace p2pbench {
+namespace {
+
+using nlohmann::json;
+
+json doc_with(json section) {
+  return json{{"methods", {"interference"}}, {"sizes", {"1GiB"}}, {"interference", std::move(section)}};
+}
+
+TEST(InterferenceConfig, DefaultsParseAndRoundTrip) {
+  const Config d = parse_config(json{{"methods", {"interference"}}, {"sizes", {"1GiB"}}});
+  EXPECT_EQ(d.interference.workloads, (std::vector<std::string>{"gemm", "hbm"}));
+  EXPECT_EQ(d.interference.gemm.m, 8192u);
+  EXPECT_EQ(d.interference.sm_partitions, (std::vector<uint64_t>{0, 4, 8, 16, 32, 66}));
+  EXPECT_FALSE(d.interference.both_gpus_busy);
+  const Config c = parse_config(doc_with({{"workloads", {"hbm"}},
+                                          {"gemm", {{"m", 4096}, {"k", 1024}}},
+                                          {"hbm_bytes", "256MiB"},
+                                          {"engines", {"tma"}},
+                                          {"sm_partitions", {16, 0}},
+                                          {"both_gpus_busy", true}}));
+  EXPECT_EQ(c.interference.workloads, std::vector<std::string>{"hbm"});
+  EXPECT_EQ(c.interference.gemm.m, 4096u);
+  EXPECT_EQ(c.interference.gemm.n, 8192u);
+  EXPECT_EQ(c.interference.gemm.k, 1024u);
+  EXPECT_EQ(c.interference.hbm_bytes, 256ull << 20);
+  EXPECT_EQ(c.interference.engines, std::vector<Method>{Method::kTma});
+  EXPECT_EQ(c.interference.sm_partitions, (std::vector<uint64_t>{16, 0}));
+  EXPECT_TRUE(c.interference.both_gpus_busy);
+  EXPECT_EQ(parse_config(c.to_json()).to_json(), c.to_json());  // rank 0 broadcasts the effective config
+}
+
+struct BadSection {
+  const char* name;
+  json section;
+  const char* key;
+  const char* value;
+};
+
+class InterferenceRejects : public ::testing::TestWithParam<BadSection> {};
+
+TEST_P(InterferenceRejects, NamingKeyAndValue) {
+  const BadSection& p = GetParam();
+  try {
+    parse_config(doc_with(p.section));
+    FAIL() << p.name << " was accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(p.key), std::string::npos) << msg;
+    EXPECT_NE(msg.find(p.value), std::string::npos) << msg;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadSections, InterferenceRejects,
+    ::testing::Values(
+        BadSection{"section not object", json::array({1}), "interference", "[1]"},
+        BadSection{"unknown key", {{"workload", {"gemm"}}}, "interference.workload", "gemm"},
+        BadSection{"workloads empty", {{"workloads", json::array()}}, "interference.workloads", "[]"},
+        BadSection{"workload unknown", {{"workloads", {"gemm", "fft"}}}, "interference.workloads[1]", "fft"},
+        BadSection{"workload twice", {{"workloads", {"hbm", "hbm"}}}, "interference.workloads[1]", "hbm"},
+        BadSection{"gemm not object", {{"gemm", 8192}}, "interference.gemm", "8192"},
+        BadSection{"gemm unknown key", {{"gemm", {{"l", 64}}}}, "interference.gemm.l", "64"},
+        BadSection{"gemm m unaligned", {{"gemm", {{"m", 1000}}}}, "interference.gemm.m", "1000"},
+        BadSection{"gemm n zero", {{"gemm", {{"n", 0}}}}, "interference.gemm.n", "0"},
+        BadSection{"gemm k huge", {{"gemm", {{"k", 131072}}}}, "interference.gemm.k", "131072"},
+        BadSection{"gemm k text", {{"gemm", {{"k", "8192"}}}}, "interference.gemm.k", "8192"},
+        BadSection{"hbm bytes small", {{"hbm_bytes", 4096}}, "interference.hbm_bytes", "4096"},
+        BadSection{"hbm bytes text", {{"hbm_bytes", "lots"}}, "interference.hbm_bytes", "lots"},
+        BadSection{"engines not list", {{"engines", "ce"}}, "interference.engines", "ce"},
+        BadSection{"engine unknown", {{"engines", {"ce", "nccl"}}}, "interference.engines[1]", "nccl"},
+        BadSection{"engine twice", {{"engines", {"tma", "tma"}}}, "interference.engines[1]", "tma"},
+        BadSection{"partitions empty", {{"sm_partitions", json::array()}}, "interference.sm_partitions", "[]"},
+        BadSection{"partition negative", {{"sm_partitions", {0, -8}}}, "interference.sm_partitions[1]", "-8"},
+        BadSection{"partition huge", {{"sm_partitions", {4096}}}, "interference.sm_partitions[0]", "4096"},
+        BadSection{"partition fraction", {{"sm_partitions", {8.5}}}, "interference.sm_partitions[0]", "8.5"},
+        BadSection{"partition twice", {{"sm_partitions", {8, 8}}}, "interference.sm_partitions[1]", "8"},
+        BadSection{"both busy not bool", {{"both_gpus_busy", "yes"}}, "interference.both_gpus_busy", "yes"}),
+    [](const auto& info) {
+      std::string n = info.param.name;
+      for (char& ch : n)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
+
+TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
+  const Config c = parse_config(read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/interference.json", "--config"));
+  validate_kernel_axes(c);
+  const std::vector<CaseSpec> cases = expand_cases(c);
+  // 2 workloads x (ce unpartitioned + ldst and tma at every partition).
+  const size_t per_workload = 1 + 2 * c.interference.sm_partitions.size();
+  EXPECT_EQ(cases.size(), c.interference.workloads.size() * per_workload);
+  std::set<std::string> names;
+  for (const CaseSpec& k : cases) {
+    EXPECT_EQ(k.method, Method::kInterference);
+    ASSERT_TRUE(k.engine && k.workload && k.sm_partition);
+    if (*k.engine == Method::kCe) {
+      EXPECT_EQ(*k.sm_partition, 0);
+    }
+    EXPECT_EQ(transfer_case_of(k).method, *k.engine);
+    EXPECT_FALSE(transfer_case_of(k).sm_partition.has_value());
+    names.insert(k.name());
+  }
+  EXPECT_EQ(names.size(), cases.size()) << "every case has its own name";
+  // Both GPUs busy: bidir, the GEMM beside ce and ldst (unpartitioned and 16 SMs).
+  const Config busy = parse_config(
+      read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/interference-both-busy.json", "--config"));
+  const std::vector<CaseSpec> busy_cases = expand_cases(busy);
+  ASSERT_EQ(busy_cases.size(), 3u);
+  for (const CaseSpec& k : busy_cases) {
+    EXPECT_EQ(k.mode, Mode::kBidir);
+    EXPECT_TRUE(k.both_gpus_busy.value_or(false));
+    EXPECT_EQ(k.src_rank, -1);
+  }
+}
+
+TEST(InterferenceRow, CarriesBothFiguresSlowdownsAndOverlap) {
+  const json row = result_row(testing::interference_spec(Method::kLdst, "gemm", 8), testing::interference_outcome(0.99, 8));
+  EXPECT_EQ(row["method"], "interference");
+  EXPECT_EQ(row["engine"], "ldst");
+  EXPECT_EQ(row["workload"], "gemm");
+  EXPECT_EQ(row["sm_partition"], 8);
+  EXPECT_EQ(row["transfer_group_sms"], 8);
+  EXPECT_EQ(row["workload_group_sms"], 124);
+  EXPECT_DOUBLE_EQ(row["workload_alone"]["median"].get<double>(), 702.0);
+  EXPECT_DOUBLE_EQ(row["workload_together"]["median"].get<double>(), 602.0);
+  EXPECT_NEAR(row["workload_slowdown_pct"].get<double>(), 100.0 * (1 - 602.0 / 702.0), 1e-9);
+  EXPECT_NEAR(row["transfer_slowdown_pct"].get<double>(), 100.0 * (1 - row["transfer_together_gbps"]["median"].get<double>() / 332.0),
+              1e-9);
+  EXPECT_EQ(row["samples_workload_together"].size(), 5u);
+  EXPECT_EQ(row["bandwidth_gbps"], row["transfer_together_gbps"]);
+  EXPECT_FALSE(row.contains("overlap_note"));
+  EXPECT_FALSE(row.contains("directions"));
+}
+
+TEST(InterferenceRow, LowOverlapIsSaidAndSkipsKeepTheirVariables) {
+  const json low = result_row(testing::interference_spec(Method::kTma, "hbm", 16), testing::interference_outcome(0.90, 16));
+  ASSERT_TRUE(low.contains("overlap_note"));
+  EXPECT_NE(low["overlap_note"].get<std::string>().find("0.900"), std::string::npos);
+  CaseOutcome skipped;
+  skipped.status = CaseStatus::kSkipped;
+  skipped.error = "green contexts unavailable";
+  const json row = result_row(testing::interference_spec(Method::kTma, "hbm", 16), skipped);
+  EXPECT_EQ(row["engine"], "tma");
+  EXPECT_EQ(row["sm_partition"], 16);
+  EXPECT_FALSE(row.contains("workload_alone"));
+  EXPECT_TRUE(row["bandwidth_gbps"].is_null());
+}
+
+json trade_row(Method engine, int k, double link_alone, double link_together, double wl_together) {
+  CaseOutcome o = testing::interference_outcome(0.99, k);
+  o.interference->transfer_alone_gbps.assign(5, link_alone);
+  o.interference->transfer_together_gbps.assign(5, link_together);
+  o.interference->workload_together.assign(5, wl_together);
+  o.gbps.assign(5, link_together);
+  return result_row(testing::interference_spec(engine, "gemm", k), o);
+}
+
+TEST(TradeTable, PicksThePartitionKeepingTheLinkWithTheMostWorkload) {
+  const std::vector<json> rows = {trade_row(Method::kLdst, 0, 370, 200, 650), trade_row(Method::kLdst, 8, 360, 340, 640),
+                                  trade_row(Method::kLdst, 16, 369, 365, 600), trade_row(Method::kLdst, 32, 370, 366, 560),
+                                  trade_row(Method::kCe, 0, 390, 380, 665)};
+  const json f = trade_findings(rows);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0]["engine"], "ldst");
+  EXPECT_DOUBLE_EQ(f[0]["best_link_alone_gbps"].get<double>(), 370.0);
+  // 0 SMs kept 200 of 370 (< 90%); 8 kept 340 (>= 333) with 640: the choice.
+  EXPECT_EQ(f[0]["keeps_link"]["sm_partition"], 8);
+  EXPECT_DOUBLE_EQ(f[0]["keeps_link"]["workload_figure"].get<double>(), 640.0);
+  EXPECT_EQ(f[1]["engine"], "ce");
+  EXPECT_NEAR(f[1]["copy_engine_cost_pct"].get<double>(), 100.0 * (1 - 665.0 / 702.0), 1e-9);
+  // A curve where nothing keeps the link says so (null).
+  const json none = trade_findings({trade_row(Method::kTma, 8, 370, 100, 650)});
+  EXPECT_TRUE(none[0]["keeps_link"].is_null());
+}
+
+}  // namespace
+}  // namespace p2pbench
+
+namespace p2pbench {
+namespace {
+
+std::string printed(const std::vector<nlohmann::json>& rows) {
+  std::FILE* f = std::tmpfile();
+  print_trade_table(f, rows);
+  std::rewind(f);
+  std::string text;
+  for (int ch; (ch = std::fgetc(f)) != EOF;) text += char(ch);
+  std::fclose(f);
+  return text;
+}
+
+TEST(TradeTable, PrintsGrantedPartitionsLowOverlapAndFindings) {
+  CaseOutcome low = testing::interference_outcome(0.90, 8);
+  const std::vector<nlohmann::json> rows = {
+      result_row(testing::interference_spec(Method::kCe, "gemm", 0), testing::interference_outcome(0.99, 0)),
+      result_row(testing::interference_spec(Method::kLdst, "gemm", 4), low)};
+  const std::string text = printed(rows);
+  std::fputs(text.c_str(), stdout);
+  EXPECT_NE(text.find("Trade table"), std::string::npos);
+  EXPECT_NE(text.find("4->8"), std::string::npos) << "a rounded-up group shows what was granted";
+  EXPECT_NE(text.find("LOW OVERLAP"), std::string::npos);
+  EXPECT_NE(text.find("the copy engine costs the workload"), std::string::npos);
+  EXPECT_NE(text.find("TFLOP/s"), std::string::npos);
+  EXPECT_EQ(printed({}), "") << "no interference rows, no table";
+}
+
+}  // namespace
+}  // namespace p2pbench
