@@ -8,7 +8,7 @@
 #        P2PBENCH_GBENCH_CONFIG=configs/X.json (also run p2pbench-gbench on it),
 #        P2PBENCH_CUDA_ARCHITECTURES=90 (default: the project's), P2PBENCH_SKIP_SANITIZER=1,
 #        P2PBENCH_SAME_DEVICE_RUN=1 (also a two-ranks-on-one-GPU run of the default config up to 256 MiB),
-#        P2PBENCH_TEST_LABELS (ctest labels, default "gpu|mpi"), P2PBENCH_EXPECT=FILE (--expect for the sweeps),
+#        P2PBENCH_TEST_LABELS (ctest labels, default "gpu|mpi"), P2PBENCH_TEST_EXCLUDE (ctest -E regex), P2PBENCH_EXPECT=FILE (--expect for the sweeps),
 #        P2PBENCH_SANITIZER_TIMEOUT (seconds per sanitizer run, default 900), P2PBENCH_FAULT_CHECKS=1 (SIGSTOP/SIGKILL/SIGTERM/SIGINT and injected faults against default.json,
 #        logs under OUT_DIR/faults), P2PBENCH_DRIVER_SANITIZER="memcheck racecheck synccheck" (the driver in
 #        sanitizer mode under each tool over P2PBENCH_SANITIZER_CONFIGS, default "default latency atomics
@@ -48,7 +48,7 @@ fi
 note "build: ok ($(grep -m1 CMAKE_CUDA_ARCHITECTURES: "$build/CMakeCache.txt" | cut -d= -f2))"
 
 if [ "${P2PBENCH_SKIP_TESTS:-0}" != 1 ]; then
-  ctest --test-dir "$build" -L "${P2PBENCH_TEST_LABELS:-gpu|mpi}" --output-on-failure -V >"$out/logs/ctest-gpu.log" 2>&1
+  ctest --test-dir "$build" -L "${P2PBENCH_TEST_LABELS:-gpu|mpi}" -E "${P2PBENCH_TEST_EXCLUDE:-^$}" --output-on-failure -V >"$out/logs/ctest-gpu.log" 2>&1
   rc=$?
   skipped=$(grep -c "\*\*\*Skipped" "$out/logs/ctest-gpu.log" || true)
   note "gpu+mpi tests: rc=$rc, skipped=$skipped ($(grep -E '^[0-9]+% tests passed' "$out/logs/ctest-gpu.log"))"
