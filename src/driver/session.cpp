@@ -253,9 +253,12 @@ void Session::end_after_peer_lost(const PeerLost& e) {
 // rows, end the job (the other ranks cannot learn of it otherwise).
 void Session::end_after_error(const std::string& message) {
   std::fprintf(stderr, "p2pbench: error (rank %d): %s\n", me_, message.c_str());
-  if (results_->writer() && results_->write_now("stopped by an error on rank " + std::to_string(me_) + " after " +
-                                                std::to_string(results_->cases_done()) + " of " +
-                                                std::to_string(cases_.size()) + " cases: " + message))
+  // Every rank holds the rows: the failing one writes, as only it knows why (the others find
+  // it gone, and the one being ended by the launcher leaves this account alone).
+  results_->make_writer();
+  if (results_->write_now("stopped by an error on rank " + std::to_string(me_) + " after " +
+                          std::to_string(results_->cases_done()) + " of " + std::to_string(cases_.size()) +
+                          " cases: " + message))
     std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
   comm_.abort(kExitFailure);
 }
