@@ -17,6 +17,9 @@ int run_benchmark_session(int argc, char** argv, const CliOptions& options, cons
   timeouts.scale = effective_timeout_scale(sanitizer_mode_wanted(options.sanitize), options.timeout_scale_given,
                                            options.timeout_scale);
   Communicator comm(&argc, &argv, timeouts);
+  // Again after MPI_Init: the MPI runtime may install handlers of its own (SIGUSR1 was not seen
+  // by the ranks when installed only before it).
+  install_stop_signal_handlers();
   Session session(comm, options, config, command_line);
   return session.run();
 }
