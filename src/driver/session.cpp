@@ -236,9 +236,10 @@ void Session::teardown() {
 void Session::end_after_peer_lost(const PeerLost& e) {
   std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
   const auto& arrived = e.arrived_ranks();
-  // A rank told to stop while it waited (mpirun ends the job after another rank reported this
-  // rank lost: SIGCONT, SIGTERM) must not overwrite that rank's account with its own.
-  const bool being_ended = stop_signal_received() != 0;
+  // A rank resumed after it was stopped (mpirun ends the job after another rank reported this
+  // one lost: SIGCONT, then SIGTERM) finds that rank gone: it must not overwrite the account
+  // that names it as the one lost.
+  const bool being_ended = stop_signal_received() != 0 || results_->says_rank_was_lost(me_);
   if (!arrived.empty() && arrived.front() == me_ && !being_ended) {
     results_->make_writer();
     const std::string reason = "rank " + std::to_string(e.missing_ranks().front()) + " was lost after " +

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
@@ -63,6 +64,15 @@ bool ResultsFile::write_now(const std::string& reason) noexcept {
     std::fprintf(stderr, "p2pbench: error: could not write the results: %s\n", e.what());
     return false;
   }
+}
+
+bool ResultsFile::says_rank_was_lost(int rank) const {
+  std::ifstream in(path_);
+  if (!in) return false;
+  const json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return false;
+  const std::string reason = doc.value("incomplete_reason", std::string());
+  return reason.rfind("rank " + std::to_string(rank) + " was lost", 0) == 0;
 }
 
 void ResultsFile::write(const std::string& text, bool durable) const {

@@ -35,6 +35,9 @@ class ResultsFile {
   // From any thread, when the run cannot go on: the rows so far with `reason`. Waits at most
   // two seconds for the main thread's write in progress; false when it could not write.
   bool write_now(const std::string& reason) noexcept;
+  // Whether the file on disk already says that `rank` was lost (written by the rank that found
+  // it gone): a rank resumed after being stopped must not overwrite that account with its own.
+  bool says_rank_was_lost(int rank) const;
 
  private:
   std::string checkpoint_text(const std::string& reason) const;

@@ -150,29 +150,34 @@ class FaultChecks:
             self.check(rc != 0 and took < END_WITHIN_S, f"sigkill rank {rank}: ended ({took:.1f} s, exit {rc})", text)
             self.expect_incomplete(f"sigkill-rank{rank}", out, n, ["lost", "ended before all cases"], text)
 
-    def signal_mpirun(self, sig):
-        """SIGUSR1 is forwarded by mpirun as it is: the ranks stop at their next step and the job
-        exits 128+10. SIGTERM and SIGINT make mpirun end the job itself (it sends the ranks SIGTERM,
-        then SIGKILL after its kill timeout, and exits 1 whatever they return): the ranks must still
-        write the file in that time."""
-        name = f"{signal.Signals(sig).name.lower()}-mpirun"
+    def signal_mpirun(self, sig, to_ranks=False):
+        """to_ranks: the signal goes to every rank, as a scheduler signals a job's tasks (Slurm's
+        time limit, scancel --signal): the ranks stop at their next step, write the file and exit
+        128+signal. Otherwise to mpirun: Open MPI 4.1's mpirun ends the job itself on SIGTERM and
+        SIGINT (SIGTERM to the ranks, SIGKILL after its kill timeout; it exits 1 whatever they
+        return) and does not pass SIGUSR1 on (measured): the ranks must still write the file."""
+        name = f"{signal.Signals(sig).name.lower()}-{'ranks' if to_ranks else 'mpirun'}"
         out = self.tmp / f"{name}.json"
         out.write_text('{"an existing file": "replaced only whole"}\n')
         seen_bad = []
 
         def act(proc, doc):
-            proc.send_signal(sig)
+            if to_ranks:
+                for r in doc["meta"]["ranks"]:
+                    os.kill(r["pid"], sig)
+            else:
+                proc.send_signal(sig)
             t_end = time.monotonic() + 10
             while proc.poll() is None and time.monotonic() < t_end:  # every read parses while it ends
                 try:
                     read_doc(out)
                 except json.JSONDecodeError as e:
                     seen_bad.append(str(e))
-            return f"kill -{signal.Signals(sig).name[3:]} mpirun"
+            return f"kill -{signal.Signals(sig).name[3:]} {'every rank' if to_ranks else 'mpirun'}"
         got = self.from_outside(name, act)
         if got:
             rc, took, n, out, text = got
-            forwarded = sig == signal.SIGUSR1
+            forwarded = to_ranks
             self.check(rc == 128 + sig if forwarded else rc != 0,
                        f"{name}: exit {128 + sig if forwarded else 'nonzero (mpirun ends the job)'} ({rc}, {took:.1f} s)", text)
             self.check(not seen_bad, f"{name}: the file parsed at every read", "; ".join(seen_bad[:3]))
@@ -222,7 +227,8 @@ def main(argv):
     for rank in (0, 1):
         c.stop_rank(rank)
     c.kill_rank(1)
-    c.signal_mpirun(signal.SIGUSR1)
+    c.signal_mpirun(signal.SIGUSR1, to_ranks=True)
+    c.signal_mpirun(signal.SIGTERM, to_ranks=True)
     c.signal_mpirun(signal.SIGTERM)
     c.signal_mpirun(signal.SIGINT)
     return c.finish()
