@@ -11,7 +11,6 @@ summary's count and the highlighted cells agree.
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import math
@@ -19,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, median_of
-from p2pbench_report.compare import Comparison, render_html as render_tables_html
+from p2pbench_report.compare import Comparison, _figure_html, render_html as render_tables_html
 
 DEFAULT_THRESHOLD = 0.03
 RATIO_DECIMALS = 3  # as compare.values_table prints a ratio
@@ -191,14 +190,6 @@ def _summary_html(comparison: Comparison, threshold: float) -> str:
     finally:
         close_figures(figures)
     return "\n".join(parts)
-
-
-def _figure_html(name: str, figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110)
-    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return (f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{encoded}">'
-            f"<figcaption>{html.escape(name)}</figcaption></figure>")
 
 
 def render_html(comparison: Comparison, threshold: float = DEFAULT_THRESHOLD) -> str:

@@ -1,7 +1,7 @@
+#include "common/text_format.hpp"
 #include "driver/expectations.hpp"
 
 #include <algorithm>
-#include <cstdarg>
 #include <cstring>
 #include <optional>
 
@@ -100,17 +100,7 @@ std::string describe(const json& match) {
   return out;
 }
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
-
-std::string number(double v) { return format("%.4g", v); }
+std::string number(double v) { return text_format("%.4g", v); }
 
 struct Judged {
   bool pass = false;
@@ -139,9 +129,9 @@ Judged judge(const json& row, const json& entry) {
   const double margin = m.higher_is_better ? *figure - limit : limit - *figure;
   j.pass = margin >= 0;
   if (limit != 0) j.margin_pct = margin / limit * 100.0;
-  j.line = format("%s %s: %s %s %s %s, margin %+.3g %s (%s)", j.pass ? "PASS" : "FAIL", j.case_name.c_str(),
+  j.line = text_format("%s %s: %s %s %s %s, margin %+.3g %s (%s)", j.pass ? "PASS" : "FAIL", j.case_name.c_str(),
                   number(*figure).c_str(), m.unit, m.higher_is_better ? ">=" : "<=", limit_text.c_str(), margin, m.unit,
-                  j.margin_pct ? format("%+.1f%%", *j.margin_pct).c_str() : "-");
+                  j.margin_pct ? text_format("%+.1f%%", *j.margin_pct).c_str() : "-");
   return j;
 }
 
@@ -218,8 +208,8 @@ ExpectationReport check_expectations(const json& expectations, const std::vector
     if (!used[i])
       report.not_measured.push_back(describe((*entries[i])["match"]) + " " + (*entries[i])["metric"].get<std::string>());
   const std::string worst =
-      smallest ? format("; smallest margin %+.1f%% (%s)", *smallest->margin_pct, smallest->case_name.c_str()) : "";
-  report.summary = format("check %s: %d PASS, %d FAIL of %d cases with an expectation%s; %d rows without "
+      smallest ? text_format("; smallest margin %+.1f%% (%s)", *smallest->margin_pct, smallest->case_name.c_str()) : "";
+  report.summary = text_format("check %s: %d PASS, %d FAIL of %d cases with an expectation%s; %d rows without "
                           "expectation; %zu expectations not measured",
                           report.failed ? "FAIL" : "PASS", report.passed, report.failed, report.passed + report.failed,
                           worst.c_str(), report.without_expectation, report.not_measured.size());

@@ -1,6 +1,6 @@
+#include "common/text_format.hpp"
 #include "driver/run_header.hpp"
 
-#include <cstdarg>
 #include <string>
 
 namespace p2pbench {
@@ -8,16 +8,6 @@ namespace p2pbench {
 using nlohmann::json;
 
 namespace {
-
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
 
 // obj[key] as text: strings as they are, numbers as JSON, else `missing`.
 std::string text(const json& obj, const char* key, const std::string& missing = "unknown") {
@@ -34,7 +24,7 @@ const json& field(const json& obj, const char* key) {
 std::string cuda_version(const json& v) {
   if (!v.is_number_integer()) return "unknown";
   const int n = v.get<int>();
-  return format("%d.%d", n / 1000, (n % 1000) / 10);
+  return text_format("%d.%d", n / 1000, (n % 1000) / 10);
 }
 
 // The health_before entry of a GPU (matched by UUID), or null.
@@ -84,14 +74,14 @@ void print_gpus(std::FILE* out, const json& meta) {
     const json& h = health_of(meta, g);
     const json& clocks = field(h, "clocks_mhz");
     const json& persistence = field(h, "persistence_mode");
-    std::string line = format("GPU rank %s: index %s, %s, bus %s, %s", text(g, "rank").c_str(), text(g, "device_index").c_str(),
+    std::string line = text_format("GPU rank %s: index %s, %s, bus %s, %s", text(g, "rank").c_str(), text(g, "device_index").c_str(),
                               text(g, "name").c_str(), text(g, "pci_bus_id").c_str(), text(g, "uuid").c_str());
     line += ", persistence " + std::string(persistence.is_boolean() ? (persistence.get<bool>() ? "on" : "off") : "unknown");
     if (clocks.is_object())
-      line += format(", clocks SM %s/%s MHz, memory %s/%s MHz (current/max)", text(clocks, "sm").c_str(),
+      line += text_format(", clocks SM %s/%s MHz, memory %s/%s MHz (current/max)", text(clocks, "sm").c_str(),
                      text(clocks, "sm_max").c_str(), text(clocks, "mem").c_str(), text(clocks, "mem_max").c_str());
     else
-      line += format(", clocks max SM %s MHz, memory %s MHz (NVML unavailable: no current clocks)",
+      line += text_format(", clocks max SM %s MHz, memory %s MHz (NVML unavailable: no current clocks)",
                      text(g, "max_sm_clock_mhz").c_str(), text(g, "max_mem_clock_mhz").c_str());
     std::fprintf(out, "%s\n", line.c_str());
   }
@@ -101,11 +91,11 @@ std::string link_description(const json& topo) {
   const std::string type = text(topo, "link_type");
   const json& nv = field(topo, "nvlink");
   if (type == "nvlink" && nv.is_object())
-    return format("NVLink %s, %s links x %s GB/s%s", text(nv, "version").c_str(), text(nv, "active_links").c_str(),
+    return text_format("NVLink %s, %s links x %s GB/s%s", text(nv, "version").c_str(), text(nv, "active_links").c_str(),
                   text(nv, "per_link_gbps").c_str(), field(nv, "via_nvswitch") == true ? ", via NVSwitch" : ", direct");
   const json& pcie = field(topo, "pcie");
   if (type == "pcie")
-    return format("PCIe Gen%s x%s, path %s", text(pcie, "max_gen").c_str(), text(pcie, "max_width").c_str(),
+    return text_format("PCIe Gen%s x%s, path %s", text(pcie, "max_gen").c_str(), text(pcie, "max_width").c_str(),
                   text(pcie, "path").c_str());
   return type;
 }
@@ -119,7 +109,7 @@ void print_link(std::FILE* out, const json& meta) {
   const json& peak = field(topo, "peak_gbps_per_direction");
   std::fprintf(out, "link rank 0 <-> rank 1: %s (%s), peak %s per direction (1 GB = 1e9 B; %s)\n",
                text(topo, "topo_label").c_str(), link_description(topo).c_str(),
-               peak.is_number() ? format("%.1f GB/s", peak.get<double>()).c_str() : "unknown",
+               peak.is_number() ? text_format("%.1f GB/s", peak.get<double>()).c_str() : "unknown",
                text(topo, "peak_source").c_str());
 }
 
@@ -132,7 +122,7 @@ void print_binding(std::FILE* out, const json& meta) {
   std::string line;
   for (const json& r : ranks) {
     const json& b = field(r, "cpu_binding");
-    line += format("%srank %s (pid %s, %s): cpus %s, NUMA node %s, %s", line.empty() ? "" : "; ", text(r, "rank").c_str(),
+    line += text_format("%srank %s (pid %s, %s): cpus %s, NUMA node %s, %s", line.empty() ? "" : "; ", text(r, "rank").c_str(),
                    text(r, "pid").c_str(), text(r, "host").c_str(), text(b, "cpus").c_str(), text(b, "numa_node").c_str(),
                    text(b, "policy").c_str());
   }

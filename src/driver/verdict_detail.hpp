@@ -26,9 +26,6 @@ GpuRef gpu_ref(const nlohmann::json& meta, const nlohmann::json& health_gpu);
 nlohmann::json item(const std::string& code, const std::string& severity, const GpuRef* gpu,
                     const std::string& message, nlohmann::json evidence);
 
-// printf into a std::string.
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-
 // Appends "contention" items (other processes on the run's GPUs) and "health_unavailable" info
 // items for processes that cannot be attributed.
 void contention_items(const nlohmann::json& meta, nlohmann::json& items);

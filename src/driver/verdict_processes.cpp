@@ -10,10 +10,10 @@
 //   is contention (the surplus at least);
 // - a file without rank pids falls back to the snapshot's own is_self (rank 0 only).
 // Only the processes present at a snapshot (before and after the sweep) are seen.
-#include <cstdarg>
 #include <map>
 #include <set>
 
+#include "common/text_format.hpp"
 #include "driver/verdict_detail.hpp"
 #include "driver/verdicts.hpp"
 
@@ -27,15 +27,6 @@ const json* child(const json* obj, const char* key) {
   if (obj == nullptr || !obj->is_object()) return nullptr;
   const auto it = obj->find(key);
   return it == obj->end() ? nullptr : &*it;
-}
-
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
 }
 
 GpuRef gpu_ref(const json& meta, const json& health_gpu) {
@@ -120,8 +111,8 @@ size_t ranks_on_gpu(const json& meta, const std::string& uuid) {
 std::string describe(const std::map<long long, Seen>& others) {
   std::string out;
   for (const auto& [pid, s] : others) {
-    out += format("%spid %lld", out.empty() ? "" : ", ", pid);
-    if (s.used_memory_bytes.is_number()) out += format(" (%.0f MiB)", s.used_memory_bytes.get<double>() / 1048576.0);
+    out += text_format("%spid %lld", out.empty() ? "" : ", ", pid);
+    if (s.used_memory_bytes.is_number()) out += text_format(" (%.0f MiB)", s.used_memory_bytes.get<double>() / 1048576.0);
     out += " at";
     for (const auto& w : s.when) out += " " + w;
   }
@@ -148,7 +139,7 @@ void contention_items(const json& meta, json& items) {
     for (const auto& [pid, r] : own) evidence["rank_pids"].push_back(pid);
     if (!own.empty() && !namespaces_agree && others.size() <= expected) {
       items.push_back(item("contention", "info", &gpu,
-                           gpu.label + format(": %zu process(es) whose pid matches no rank (", others.size()) +
+                           gpu.label + text_format(": %zu process(es) whose pid matches no rank (", others.size()) +
                                describe(others) +
                                "); taken to be the ranks seen from another pid namespace (container), not contention",
                            std::move(evidence)));
@@ -157,7 +148,7 @@ void contention_items(const json& meta, json& items) {
     const size_t surplus = !own.empty() && !namespaces_agree ? others.size() - expected : others.size();
     evidence["other_processes_at_least"] = surplus;
     items.push_back(item("contention", "warn", &gpu,
-                         gpu.label + format(": %zu other process(es) on the GPU during the run: ", surplus) +
+                         gpu.label + text_format(": %zu other process(es) on the GPU during the run: ", surplus) +
                              describe(others) + (own.empty() ? " (rank pids not recorded: judged by rank 0's pid)" : ""),
                          std::move(evidence)));
   }

@@ -18,6 +18,7 @@
 // - Clocks: power or thermal violation time that rose is a WARN (MonitorPower, MonitorThermal,
 //   DCGM_FR_CLOCKS_EVENT_POWER / _THERMAL). Here: any limiter other than low utilization, and
 //   any clock event reason other than idle / applications clocks set in a snapshot.
+#include "common/text_format.hpp"
 #include "driver/verdicts.hpp"
 
 #include <algorithm>
@@ -94,7 +95,7 @@ void nvlink_error_item(const GpuRef& gpu, const json& delta, const RunTime& t, j
   const LinkCounts links = link_counts(delta);
   std::string what;
   for (const auto& [n, name] : {std::pair{flit, "CRC-flit"}, {data, "CRC-data"}, {ecc, "ECC-data"}})
-    if (n > 0) what += format("%s+%llu %s", what.empty() ? "" : ", ", n, name);
+    if (n > 0) what += text_format("%s+%llu %s", what.empty() ? "" : ", ", n, name);
   json evidence = {{"crc_flit", flit}, {"crc_data", data}, {"ecc_data", ecc},
                    {"seconds", t.seconds ? json(*t.seconds) : json()},
                    {"seconds_source", t.source}, {"links", links.links}, {"worst_link", links.worst},
@@ -109,15 +110,15 @@ void nvlink_error_item(const GpuRef& gpu, const json& delta, const RunTime& t, j
     evidence["ecc_data_per_second"] = ecc / *t.seconds;
     const bool over = crc_rate >= kDcgmNvLinkCrcErrorsPerSecond;
     warn = warn || over;
-    why = format("CRC %.0f/s %s DCGM limit %.0f/s", crc_rate, over ? ">=" : "<", kDcgmNvLinkCrcErrorsPerSecond);
-    what += format(" in %.1f s", *t.seconds);
+    why = text_format("CRC %.0f/s %s DCGM limit %.0f/s", crc_rate, over ? ">=" : "<", kDcgmNvLinkCrcErrorsPerSecond);
+    what += text_format(" in %.1f s", *t.seconds);
   } else {
     why = "CRC rate unknown (no run time in meta)";
   }
   if (ecc > 0) why += "; ECC-data should stay 0 (DCGM 4.6)";
   std::string where = links.links.empty() ? "" : " links " + link_ranges(links.links);
   if (!links.worst.is_null())
-    why += format("; worst link %d: +%llu CRC-data, +%llu ECC-data", links.worst.value("link", -1),
+    why += text_format("; worst link %d: +%llu CRC-data, +%llu ECC-data", links.worst.value("link", -1),
                   count(&links.worst, "crc_data"), count(&links.worst, "ecc_data"));
   items.push_back(item("nvlink_errors", warn ? "warn" : "info", &gpu, gpu.label + where + ": " + what + " (" + why + ")",
                        std::move(evidence)));
@@ -133,14 +134,14 @@ void nvlink_state_items(const GpuRef& gpu, const json& delta, const RunTime& t, 
         if (count(&l, "replay") + count(&l, "recovery") > 0) links.push_back(l.value("link", -1));
     items.push_back(item("nvlink_replay_recovery", "warn", &gpu,
                          gpu.label + (links.empty() ? "" : " links " + link_ranges(links)) +
-                             format(": +%llu replay, +%llu recovery", replay, recovery) +
-                             (t.seconds ? format(" in %.1f s", *t.seconds) : "") + " (DCGM: should be 0)",
+                             text_format(": +%llu replay, +%llu recovery", replay, recovery) +
+                             (t.seconds ? text_format(" in %.1f s", *t.seconds) : "") + " (DCGM: should be 0)",
                          {{"replay", replay}, {"recovery", recovery}, {"links", links}}));
   }
   const json* down = child(&delta, "links_down");
   if (down != nullptr && down->is_array() && !down->empty()) {
     items.push_back(item("links_down", "warn", &gpu,
-                         gpu.label + format(": %zu NVLink link(s) went down during the run: ", down->size()) +
+                         gpu.label + text_format(": %zu NVLink link(s) went down during the run: ", down->size()) +
                              link_ranges(down->get<std::vector<int>>()) + " (DCGM: a link down is a failure)",
                          {{"links_down", *down}}));
   }
@@ -151,12 +152,12 @@ void ecc_items(const GpuRef& gpu, const json& delta, json& items) {
   const unsigned long long uncorrected = count(v, "uncorrected"), corrected = count(v, "corrected");
   if (uncorrected > 0)
     items.push_back(item("ecc", "warn", &gpu,
-                         gpu.label + format(": +%llu uncorrected (double-bit) memory ECC errors during the run "
+                         gpu.label + text_format(": +%llu uncorrected (double-bit) memory ECC errors during the run "
                                             "(DCGM: any is a failure)", uncorrected),
                          {{"uncorrected", uncorrected}, {"corrected", corrected}}));
   else if (corrected > 0)
     items.push_back(item("ecc", "info", &gpu,
-                         gpu.label + format(": +%llu corrected (single-bit) memory ECC errors during the run "
+                         gpu.label + text_format(": +%llu corrected (single-bit) memory ECC errors during the run "
                                             "(corrected in hardware; not a DCGM health failure)", corrected),
                          {{"uncorrected", uncorrected}, {"corrected", corrected}}));
 }
@@ -184,12 +185,12 @@ void throttle_item(const json& meta, const GpuRef& gpu, const json& delta, const
     for (const auto& [name, ns] : v->items())
       if (name != "low_utilization" && count(v, name.c_str()) > 0) {
         limited[name] = ns;
-        what += format("%s%s %.1f ms", what.empty() ? "" : ", ", name.c_str(), ns.get<double>() / 1e6);
+        what += text_format("%s%s %.1f ms", what.empty() ? "" : ", ", name.c_str(), ns.get<double>() / 1e6);
       }
   const std::vector<std::string> reasons = throttle_reasons(meta, gpu.uuid);
   if (limited.empty() && reasons.empty()) return;
   std::string message = gpu.label + ": clocks held down during the run";
-  if (!what.empty()) message += " by " + what + (t.seconds ? format(" of %.1f s", *t.seconds) : "");
+  if (!what.empty()) message += " by " + what + (t.seconds ? text_format(" of %.1f s", *t.seconds) : "");
   if (!reasons.empty()) {
     message += "; clock event reasons at a snapshot:";
     for (const auto& r : reasons) message += " " + r;

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include "child_process.hpp"
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
 #include "results/result_writer.hpp"
@@ -61,23 +62,12 @@ std::string read_all(const std::string& path) {
 
 void write_plain(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-// Runs `body` in a forked child; the child's exit status is 0 when `body` returned true.
-// `as_nobody`: drop root to uid/gid 65534 first (as root, permission bits do not stop writes).
+// Runs `body` in a forked child (testing::run_in_child). `as_nobody`: drop root to uid/gid
+// 65534 first (as root, permission bits do not stop writes).
 int in_child(const std::function<bool()>& body, bool as_nobody = false) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (as_nobody && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
-    bool ok = false;
-    try {
-      ok = body();
-    } catch (...) {
-      _exit(4);
-    }
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+  return testing::run_in_child(body, [as_nobody] {
+    return !(as_nobody && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0));
+  });
 }
 
 // A file-size limit of `bytes`, with SIGXFSZ ignored so writes fail with EFBIG instead of
@@ -178,7 +168,7 @@ TEST_F(SafeFile, ReadOnlyDirectoryKeepsTheOldFile) {
                                              {"--output", path("r.json"), "cannot create files", "Permission denied"});
       },
       /*as_nobody=*/true);
-  if (rc == 3) GTEST_SKIP() << "running as root and cannot drop to uid 65534 here (root ignores permission bits)";
+  if (rc == 5) GTEST_SKIP() << "running as root and cannot drop to uid 65534 here (root ignores permission bits)";
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(read_all(path("r.json")), "old");
   EXPECT_EQ(entries(), std::set<std::string>{"r.json"});

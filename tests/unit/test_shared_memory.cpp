@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 
+#include "child_process.hpp"
 #include "common/errors.hpp"
 #include "engines/shared_host_memory.hpp"
 #include "measure/shared_gate.hpp"
@@ -21,22 +22,11 @@ namespace {
 
 // Runs `body` in a child with RLIMIT_FSIZE = `limit` and SIGXFSZ ignored; returns its status.
 int with_file_size_limit(rlim_t limit, const std::function<bool()>& body) {
-  const pid_t pid = fork();
-  if (pid == 0) {
+  return testing::run_in_child(body, [limit] {
     std::signal(SIGXFSZ, SIG_IGN);
     const rlimit l{limit, limit};
-    if (setrlimit(RLIMIT_FSIZE, &l) != 0) _exit(5);
-    bool ok = false;
-    try {
-      ok = body();
-    } catch (...) {
-      _exit(4);
-    }
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+    return setrlimit(RLIMIT_FSIZE, &l) == 0;
+  });
 }
 
 bool fails_with(const std::function<void()>& call, const std::string& a, const std::string& b) {
