@@ -12,7 +12,6 @@ summary's count and the highlighted cells agree.
 from __future__ import annotations
 
 import html
-import io
 import math
 import re
 from dataclasses import dataclass
