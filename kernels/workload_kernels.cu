@@ -14,8 +14,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kStreamThreads = 1024;
-constexpr int kStreamUnroll = 4;
-constexpr size_t kStreamChunk = size_t(1) << 20;  // bytes a block copies per claim
 
 int grid_for(size_t items) { return int(std::clamp<size_t>((items + kThreads - 1) / kThreads, 1, 65535)); }
 
@@ -32,17 +30,18 @@ __global__ void checksum_kernel(const uint64_t* words, size_t n, unsigned long l
   atomicAdd(result, sum);
 }
 
+template <int Unroll>
 __global__ void __launch_bounds__(kStreamThreads, 1)
-    hbm_stream_kernel(const uint8_t* src, uint8_t* dst, size_t bytes, unsigned long long* next_chunk) {
+    hbm_stream_kernel(const uint8_t* src, uint8_t* dst, size_t bytes, unsigned long long* next_chunk, size_t chunk_bytes) {
   __shared__ unsigned long long chunk;
   while (true) {
     if (threadIdx.x == 0) chunk = atomicAdd(next_chunk, 1ull);
     __syncthreads();
-    const size_t start = size_t(chunk) * kStreamChunk;
+    const size_t start = size_t(chunk) * chunk_bytes;
     __syncthreads();  // every thread has read `chunk` before thread 0 overwrites it
     if (start >= bytes) return;
-    const size_t n = bytes - start < kStreamChunk ? bytes - start : kStreamChunk;
-    detail::copy_any<kStreamUnroll>(src + start, dst + start, n, threadIdx.x, blockDim.x);
+    const size_t n = bytes - start < chunk_bytes ? bytes - start : chunk_bytes;
+    detail::copy_any<Unroll>(src + start, dst + start, n, threadIdx.x, blockDim.x);
   }
 }
 
@@ -66,16 +65,25 @@ void checksum_words(const void* data, size_t bytes, unsigned long long* result, 
   cuda_check_launch("the checksum kernel");
 }
 
-int hbm_stream_blocks(int device) {
-  int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the SM count");
-  return 2 * sms;  // two blocks of 1024 threads fill an SM's 2048 thread slots
+HbmStreamShape default_hbm_stream_shape() {
+  return {P2PBENCH_HBM_UNROLL, size_t(P2PBENCH_HBM_CHUNK_KIB) << 10, P2PBENCH_HBM_BLOCKS_PER_SM};
 }
 
-void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned long long* next_chunk, cudaStream_t stream) {
+int hbm_stream_blocks(int device, const HbmStreamShape& shape) {
+  int sms = 0;
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the SM count");
+  return shape.blocks_per_sm * sms;  // two blocks of 1024 threads fill an SM's 2048 thread slots
+}
+
+void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned long long* next_chunk, cudaStream_t stream,
+                const HbmStreamShape& shape) {
+  if (shape.chunk_bytes == 0 || (shape.unroll != 4 && shape.unroll != 8))
+    throw InputError("HBM stream shape: unroll must be 4 or 8 and the chunk non-empty");
   cuda_check(cudaMemsetAsync(next_chunk, 0, sizeof *next_chunk, stream), "resetting the HBM stream's chunk counter");
-  hbm_stream_kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst),
-                                                           bytes, next_chunk);
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  if (shape.unroll == 8) hbm_stream_kernel<8><<<blocks, kStreamThreads, 0, stream>>>(s, d, bytes, next_chunk, shape.chunk_bytes);
+  else hbm_stream_kernel<4><<<blocks, kStreamThreads, 0, stream>>>(s, d, bytes, next_chunk, shape.chunk_bytes);
   cuda_check_launch("the HBM stream kernel");
 }
 

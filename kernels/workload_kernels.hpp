@@ -29,12 +29,24 @@ void fill_bf16_operand(void* dst, size_t count, uint64_t seed, cudaStream_t stre
 void checksum_words(const void* data, size_t bytes, unsigned long long* result, cudaStream_t stream);
 
 // The memory-bound workload: copies `bytes` (a multiple of 16) from src to dst, both in local
-// HBM, with streaming loads. Blocks take 1 MiB chunks from `*next_chunk` (device memory, zeroed
+// HBM, with streaming loads. Blocks take chunks (shape.chunk_bytes) from `*next_chunk` (device memory, zeroed
 // here before the kernel), so a grid larger than a partition's resident blocks leaves no tail:
 // late blocks find no chunk left and exit.
-void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned long long* next_chunk, cudaStream_t stream);
+// How the HBM stream copies: 16-byte loads in flight per thread (4 or 8), bytes a block claims
+// at a time, and blocks per SM (1 or 2, of 1024 threads). The default is the build's
+// (P2PBENCH_HBM_UNROLL, P2PBENCH_HBM_CHUNK_KIB, P2PBENCH_HBM_BLOCKS_PER_SM in CMake), chosen
+// from the variants test (tests/interference: HbmWorkload.StreamShapes) on an H200.
+struct HbmStreamShape {
+  int unroll;
+  size_t chunk_bytes;
+  int blocks_per_sm;
+};
+HbmStreamShape default_hbm_stream_shape();
+
+void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned long long* next_chunk, cudaStream_t stream,
+                const HbmStreamShape& shape = default_hbm_stream_shape());
 // Blocks that keep every SM of the device busy with the HBM stream.
-int hbm_stream_blocks(int device);
+int hbm_stream_blocks(int device, const HbmStreamShape& shape = default_hbm_stream_shape());
 
 // Partition probe: `blocks` blocks of one warp each record the SM they ran on in smids[block],
 // each staying resident for `hold_ns` so that a launch spreads over every SM it may use.

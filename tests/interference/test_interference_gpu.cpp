@@ -146,6 +146,43 @@ TEST(HbmWorkload, RateAgainstAPlainDeviceToDeviceCopy) {
   EXPECT_GT(hbm_gbps, 0.80 * copy_gbps) << "the HBM kernel is far from a plain device copy's rate";
 }
 
+// The HBM stream's shapes against a plain device copy: prints one line per shape, the best
+// last ("HBM stream shape best: unroll U chunk C KiB blocks/SM B ..."), from which the build's
+// default (P2PBENCH_HBM_* in kernels/CMakeLists.txt) is chosen. Every shape must copy correctly.
+TEST(HbmWorkload, StreamShapes) {
+  const size_t bytes = 4ull << 30;
+  DeviceBuffer a(bytes, "stream source"), b(bytes, "stream destination"), counter(sizeof(unsigned long long), "chunk counter");
+  Stream s = make_stream("test");
+  cuda_check(cudaMemsetAsync(a.get(), 0x5a, bytes, s.get()), "filling the stream source");
+  const int launches = 10;
+  const double copy_gbps = launches * double(bytes) /
+                           (time_ms(s.get(), launches, [&](cudaStream_t st) {
+                              cuda_check(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st), "D2D copy");
+                            }) * 1e-3) / 1e9;
+  double best = 0;
+  kernels::HbmStreamShape best_shape{};
+  for (int unroll : {4, 8})
+    for (size_t chunk_kib : {256, 1024, 4096, 16384})
+      for (int per_sm : {1, 2}) {
+        const kernels::HbmStreamShape shape{unroll, chunk_kib << 10, per_sm};
+        const int blocks = kernels::hbm_stream_blocks(device(), shape);
+        auto* next = static_cast<unsigned long long*>(counter.get());
+        cuda_check(cudaMemsetAsync(b.get(), 0, bytes, s.get()), "clearing the stream destination");
+        const double gbps = launches * double(bytes) /
+                            (time_ms(s.get(), launches, [&](cudaStream_t st) {
+                               kernels::hbm_stream(a.get(), b.get(), bytes, blocks, next, st, shape);
+                             }) * 1e-3) / 1e9;
+        unsigned char last = 0;
+        cuda_check(cudaMemcpy(&last, static_cast<char*>(b.get()) + bytes - 1, 1, cudaMemcpyDeviceToHost), "reading back");
+        EXPECT_EQ(last, 0x5a) << "shape unroll " << unroll << " chunk " << chunk_kib << " KiB did not copy the last byte";
+        std::printf("HBM stream shape unroll %d chunk %zu KiB blocks/SM %d: %.1f GB/s = %.1f%% of cudaMemcpy D2D %.1f GB/s\n",
+                    unroll, chunk_kib, per_sm, gbps, 100 * gbps / copy_gbps, copy_gbps);
+        if (gbps > best) best = gbps, best_shape = shape;
+      }
+  std::printf("HBM stream shape best: unroll %d chunk %zu KiB blocks/SM %d: %.1f GB/s = %.1f%% of D2D\n", best_shape.unroll,
+              best_shape.chunk_bytes >> 10, best_shape.blocks_per_sm, best, 100 * best / copy_gbps);
+}
+
 TEST(GemmWorkload, CorrectAloneAndCatchesAMissedLaunch) {
   GemmWorkload gemm(GemmShape{8192, 8192, 8192}, device());  // the constructor checks against the float64 reference
   std::printf("%s\n", gemm.describe().c_str());
