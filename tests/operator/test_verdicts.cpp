@@ -68,7 +68,7 @@ TEST(Verdicts, HealthyRunIsOkWithNoItems) {
   EXPECT_TRUE(v["items"].empty()) << v.dump(2);
 }
 
-// The committed default.json: GPU0 +759 CRC-data and +1770 ECC-data over the 3.95 s sweep
+// A committed default.json (the run of 2026-11-22, kept as a fixture in data/): GPU0 +759 CRC-data and +1770 ECC-data over the 3.95 s sweep
 // (192 CRC-data errors/s), GPU1 +1028 CRC-data (260/s): both past DCGM's 100/s, and ECC-data
 // rose, which DCGM 4.6 fails outright. No other process; rank 1's pid was marked is_self false
 // by rank 0's snapshot, and must not read as contention.
