@@ -197,6 +197,22 @@ class MatchedCase:
     key: tuple
     rows: list[pd.Series | None]
 
+    def sums_directions(self) -> bool:
+        """Whether a file's bidir figure is the sum of both directions' own figures (nvbandwidth's
+        convention, marked by its importer) rather than all bytes over the union of the windows."""
+        return any(row is not None and row.get("bidir_figure") == SUM_OF_DIRECTIONS for row in self.rows)
+
+    def figure(self, index: int, metric: Metric) -> float | None:
+        """File `index`'s median for the case, on the files' common footing: where another file's
+        bidir figure is a sum of directions, a p2pbench bidir row gives its directions' sum too."""
+        row = self.rows[index]
+        value = median_of(row, metric)
+        if value is None or metric is not BANDWIDTH or not self.sums_directions() \
+                or row.get("bidir_figure") == SUM_OF_DIRECTIONS:
+            return value
+        total = directions_total(row)
+        return total if total is not None else value
+
     def metric(self) -> Metric | None:
         """The metric of the first file that measured the case."""
         for row in self.rows:
@@ -249,6 +265,15 @@ def _only_row(case: MatchedCase) -> int | None:
     """The index of the file holding the case's only row, else None."""
     present = [index for index, row in enumerate(case.rows) if row is not None]
     return present[0] if len(present) == 1 else None
+
+
+SUM_OF_DIRECTIONS = "sum_of_directions"
+
+
+def directions_total(row: pd.Series) -> float | None:
+    """A bidir row's two directions' own medians, added (None without both)."""
+    values = [plain_value(row.get(f"directions_{i}_bandwidth_gbps_median")) for i in (0, 1)]
+    return float(sum(values)) if all(isinstance(v, (int, float)) for v in values) else None
 
 
 def median_of(row: pd.Series | None, metric: Metric) -> float | None:

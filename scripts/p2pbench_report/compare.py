@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from p2pbench_report.conditions import conditions_warning, run_conditions
 from p2pbench_report.verdicts import run_verdicts
-from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, match_cases, median_of
+from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, match_cases
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.tables import Table
 from p2pbench_report.units import format_value
@@ -33,7 +33,7 @@ class Comparison:
         for case in self.cases:
             if case.metric() is not metric:
                 continue
-            measured = sum(1 for row in case.rows if median_of(row, metric) is not None)
+            measured = sum(1 for index in range(len(case.rows)) if case.figure(index, metric) is not None)
             if self.all_cases or measured >= 2:
                 chosen.append(case)
         return chosen
@@ -58,12 +58,18 @@ def metadata_table(result_sets: list[ResultSet]) -> Table:
     return table
 
 
-def _cell(row, metric: Metric) -> str:
+def _cell(case: MatchedCase, index: int, metric: Metric) -> str:
+    row = case.rows[index]
     if row is None:
         return "-"
     if row.get("status") != "ok":
         return str(row.get("status"))
-    return format_value(median_of(row, metric))
+    return format_value(case.figure(index, metric))
+
+
+# nvbandwidth adds its two directions' own figures; p2pbench's bidir figure is all bytes over the
+# union of both windows (stricter). Against such a file p2pbench's directions are added too.
+SUM_NOTE = "(bidir: sum of both directions' own figures)"
 
 
 def values_table(comparison: Comparison, metric: Metric) -> Table:
@@ -72,12 +78,15 @@ def values_table(comparison: Comparison, metric: Metric) -> Table:
     headers = ["method", "direction", "mode", "size", "ranks", "config"] + [r.name for r in sets] + ratio_headers
     table = Table(headers, numeric=set(range(6, len(headers))))
     for case in comparison.listed(metric):
-        reference = median_of(case.rows[0], metric)
+        reference = case.figure(0, metric)
         ratios = []
-        for row in case.rows[1:]:
-            value = median_of(row, metric)
+        for index in range(1, len(case.rows)):
+            value = case.figure(index, metric)
             ratios.append(f"{value / reference:.3f}" if value is not None and reference else "-")
-        table.add(*describe_case(case.key).values(), *(_cell(r, metric) for r in case.rows), *ratios)
+        described = describe_case(case.key)
+        if case.sums_directions():
+            described["config"] = (described["config"] + " " if described["config"] else "") + SUM_NOTE
+        table.add(*described.values(), *(_cell(case, i, metric) for i in range(len(case.rows))), *ratios)
     return table
 
 

@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, median_of
+from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case
 from p2pbench_report.compare import Comparison, _figure_html, render_html as render_tables_html
 
 DEFAULT_THRESHOLD = 0.03
@@ -56,9 +56,9 @@ def ratios(comparison: Comparison) -> list[Ratio]:
     found = []
     for metric in (BANDWIDTH, LATENCY):
         for case in comparison.listed(metric):
-            reference = median_of(case.rows[0], metric)
-            for index, row in enumerate(case.rows[1:], start=1):
-                value = median_of(row, metric)
+            reference = case.figure(0, metric)
+            for index in range(1, len(case.rows)):
+                value = case.figure(index, metric)
                 if value is not None and reference:
                     found.append(Ratio(case, index, metric, value / reference))
     return found

@@ -44,6 +44,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from p2pbench_report.cases import SUM_OF_DIRECTIONS
 from p2pbench_report.documents import (bandwidth_row, direction_figures, gpu_entry, latency_row, new_document,
                                        new_meta)
 from p2pbench_report.errors import InputError
@@ -146,7 +147,9 @@ def _nvbandwidth_rows(testcase: dict, method: str, direction: str, bidir: bool, 
                 if forward is not None and reverse is not None:
                     directions = [direction_figures(row_gpu, column_gpu, size, [forward]),
                                   direction_figures(column_gpu, row_gpu, size, [reverse])]
-            rows.append(bandwidth_row(method, direction, "bidir", size, [value], directions=directions))
+            row = bandwidth_row(method, direction, "bidir", size, [value], directions=directions)
+            row["bidir_figure"] = SUM_OF_DIRECTIONS  # nvbandwidth's total: each direction's own figure, added
+            rows.append(row)
     return rows
 
 

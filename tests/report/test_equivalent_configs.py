@@ -55,10 +55,15 @@ def equivalent_cases(config: dict) -> list[dict]:
     """The cases the driver runs for `config` (keys of bandwidth_row/latency_row)."""
     cases = []
     for method in config["methods"]:
-        if method == "latency_read":
+        if method == "latency_read":  # as the driver names the chase variants (sweep.cpp)
+            latency = config.get("latency", {})
+            variants = itertools.product(latency.get("read_protocols", LATENCY_READ_PROTOCOLS),
+                                         latency.get("read_launch", ["single"]), latency.get("read_loads", [20000]))
+            protocols = [load if (launch, loads) == ("single", 20000) else f"{load},launch={launch},loads={loads}"
+                         for load, launch, loads in variants]
             cases += [{"method": method, "direction": "pull", "mode": "uni", "bytes": READ_CHAIN_BYTES,
                        "protocol": protocol, "src_rank": src, "dst_rank": 1 - src}
-                      for protocol in LATENCY_READ_PROTOCOLS for src in (0, 1)]
+                      for protocol in protocols for src in (0, 1)]
             continue
         directions = config["directions"][:1] if method in TWO_SIDED_BASELINES else config["directions"]
         for direction, mode, shape, size in itertools.product(directions, config["modes"], _shapes(method, config),
@@ -120,13 +125,39 @@ def test_nvbandwidth_equivalent_config_matches_every_imported_row(write_json):
     imported = import_nvbandwidth(DATA / "nvbandwidth-h200-nv18.json")
     comparison = _matched(write_json, "nvbandwidth-equivalent.json", imported)
     _assert_every_row_matched(comparison, imported)
-    assert len(comparison.cases) == 24  # the dry run's case count
+    assert len(comparison.cases) == 20  # the dry run's case count
     notes = {c.key[0]: describe_case(c.key)["config"] for c in comparison.cases}
     assert notes["ce"] == ""
     assert notes["ldst"].endswith("(matched ignoring shape)")
     assert notes["tma"].endswith("(matched ignoring kernel and shape)")
     assert notes["latency_read"].endswith("(matched ignoring load protocol)")
     assert "(matched ignoring shape)" in render_markdown(comparison)
+
+
+def test_bidir_rows_are_compared_as_nvbandwidth_adds_them(write_json):
+    """nvbandwidth's bidir figure adds each direction's own figure; against it, p2pbench's bidir
+    rows give their directions' sum (not all bytes over the union of the windows), and say so."""
+    imported = import_nvbandwidth(DATA / "nvbandwidth-h200-nv18.json")
+    run = synthetic_run(_load_config("nvbandwidth-equivalent.json"))
+    for i, row in enumerate(run["results"]):  # windows that overlap less: the union is below the sum
+        if row["mode"] == "bidir":
+            samples = [0.95 * s for s in row["samples_gbps"]]
+            run["results"][i] = bandwidth_row(row["method"], row["direction"], "bidir", row["bytes"], samples,
+                                              directions=row["directions"], overlap=0.9,
+                                              **{k: row[k] for k in ("blocks", "threads", "unroll", "smem_bytes", "stages")})
+    comparison = compare(load_many([write_json("p2pbench.json", run), write_json("imported.json", imported)]))
+    bidir = [c for c in comparison.cases if c.key[0] == "ce" and c.key[2] == "bidir"]
+    assert bidir and all(c.sums_directions() for c in bidir)
+    for case in bidir:
+        union = case.rows[0]["bandwidth_gbps_median"]
+        summed = case.figure(0, BANDWIDTH)
+        assert summed == pytest.approx(case.rows[0]["directions_0_bandwidth_gbps_median"]
+                                       + case.rows[0]["directions_1_bandwidth_gbps_median"])
+        assert summed == pytest.approx(union / 0.95)
+        assert case.figure(1, BANDWIDTH) == case.rows[1]["bandwidth_gbps_median"]  # nvbandwidth's own
+    assert "(bidir: sum of both directions' own figures)" in render_markdown(comparison)
+    uni = [c for c in comparison.cases if c.key[2] == "uni" and c.key[0] == "ce"]
+    assert not any(c.sums_directions() for c in uni)
 
 
 def test_nccl_tests_equivalent_config_matches_every_imported_row(write_json):
