@@ -68,8 +68,7 @@ int Session::run() {
     sweep();
     return finish();
   } catch (const StopRequested& e) {
-    incomplete_reason_ = std::string(e.what()) + " after " + std::to_string(results_->cases_done()) + " of " +
-                         std::to_string(cases_.size()) + " cases";
+    incomplete_reason_ = after_cases(e.what());
     stopping_ = true;  // a scheduler's SIGKILL may follow soon: no optional work at the end
     return finish(e.signal_number());
   } catch (const PeerLost& e) {
@@ -242,10 +241,7 @@ void Session::end_after_peer_lost(const PeerLost& e) {
   const bool being_ended = stop_signal_received() != 0 || results_->says_rank_was_lost(me_);
   if (!arrived.empty() && arrived.front() == me_ && !being_ended) {
     results_->make_writer();
-    const std::string reason = "rank " + std::to_string(e.missing_ranks().front()) + " was lost after " +
-                               std::to_string(results_->cases_done()) + " of " + std::to_string(cases_.size()) +
-                               " cases: " + e.what();
-    if (results_->write_now(reason)) std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
+    write_partial("rank " + std::to_string(e.missing_ranks().front()) + " was lost", e.what());
   }
   comm_.abort(kExitFailure);
 }
@@ -257,18 +253,21 @@ void Session::end_after_error(const std::string& message) {
   // Every rank holds the rows: the failing one writes, as only it knows why (the others find
   // it gone, and the one being ended by the launcher leaves this account alone).
   results_->make_writer();
-  if (results_->write_now("stopped by an error on rank " + std::to_string(me_) + " after " +
-                          std::to_string(results_->cases_done()) + " of " + std::to_string(cases_.size()) +
-                          " cases: " + message))
-    std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
+  write_partial("stopped by an error on rank " + std::to_string(me_), message);
   comm_.abort(kExitFailure);
 }
 
 void Session::on_watchdog(const std::string& message) {
   std::fprintf(stderr, "p2pbench: error (rank %d): %s\n", me_, message.c_str());
-  if (results_->writer() && results_->write_now("stopped by the watchdog on rank " + std::to_string(me_) + " after " +
-                                                std::to_string(results_->cases_done()) + " of " +
-                                                std::to_string(cases_.size()) + " cases: " + message))
+  if (results_->writer()) write_partial("stopped by the watchdog on rank " + std::to_string(me_), message);
+}
+
+std::string Session::after_cases(const std::string& what) const {
+  return what + " after " + std::to_string(results_->cases_done()) + " of " + std::to_string(cases_.size()) + " cases";
+}
+
+void Session::write_partial(const std::string& what, const std::string& detail) {
+  if (results_->write_now(after_cases(what) + ": " + detail))
     std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
 }
 

@@ -67,6 +67,9 @@ class Session {
   [[noreturn]] void end_after_error(const std::string& message);
   [[noreturn]] void end_process(int status);
   void on_watchdog(const std::string& message);
+  // "<what> after k of N cases"; write_partial() writes the rows so far with that and `detail`.
+  std::string after_cases(const std::string& what) const;
+  void write_partial(const std::string& what, const std::string& detail);
   void teardown();
   int agree_on_status(int status);
 

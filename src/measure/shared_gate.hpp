@@ -1,13 +1,13 @@
 // The start gate: one word of POSIX shared memory that every rank on the node maps and
 // registers with its GPU. Spin kernels on every active stream wait on it, so one host store
-// releases all GPUs at once.
+// releases all GPUs at once. Its life cycle (private name, room reserved, name removed once every
+// rank holds it, registration) is SharedHostMemory's.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "common/cuda_raii.hpp"
+#include "engines/shared_host_memory.hpp"
 
 namespace p2pbench {
 
@@ -18,19 +18,14 @@ class SharedGate {
   // Opens the object another rank created.
   static SharedGate open(const std::string& name);
 
-  SharedGate(SharedGate&& other) noexcept;
-  SharedGate& operator=(SharedGate&&) = delete;
-  SharedGate(const SharedGate&) = delete;
-  ~SharedGate();
-
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return memory_.name(); }
   // Removes the name once every rank has opened it: the mapping lives on, and nothing is left
   // behind in /dev/shm however the job ends.
-  void unlink();
+  void unlink() { memory_.unlink(); }
 
   // Registers the mapping with the current device; kernels poll device_word().
-  void register_with_device();
-  const uint32_t* device_word() const { return static_cast<const uint32_t*>(registration_.device()); }
+  void register_with_device() { memory_.register_with_device(); }
+  const uint32_t* device_word() const { return static_cast<const uint32_t*>(memory_.device()); }
 
   // The ticket of the next sample: every rank calls this once per gated sample, in the same
   // order, so the ranks agree on it without talking.
@@ -41,13 +36,11 @@ class SharedGate {
   uint32_t current() const;
 
  private:
-  SharedGate(std::string name, void* mapping, bool owner);
-  std::string name_;
-  void* mapping_ = nullptr;
-  bool owner_ = false;
-  bool unlinked_ = false;
+  explicit SharedGate(SharedHostMemory memory) : memory_(std::move(memory)) {}
+  uint32_t* word() const { return static_cast<uint32_t*>(memory_.host()); }
+
+  SharedHostMemory memory_;
   uint32_t issued_ = 0;
-  HostRegistration registration_;
 };
 
 }  // namespace p2pbench

@@ -124,26 +124,29 @@ class FaultChecks:
         rc, _, text = self.wait(name, proc, log, cmd, t0, note=f"{note} after {n} rows\n")
         return rc, time.monotonic() - acted_at, n, out, text
 
-    def stop_rank(self, rank):
+    def signal_rank(self, rank, sig):
+        """Sends `sig` to one rank at a random case; returns what from_outside() returns."""
+        name = f"{signal.Signals(sig).name.lower()}-rank{rank}"
+
         def act(proc, doc):
-            os.kill(doc["meta"]["ranks"][rank]["pid"], signal.SIGSTOP)
-            return f"kill -STOP rank {rank}"
-        got = self.from_outside(f"sigstop-rank{rank}", act)
+            os.kill(doc["meta"]["ranks"][rank]["pid"], sig)
+            return f"kill -{signal.Signals(sig).name[3:]} rank {rank}"
+        return name, self.from_outside(name, act)
+
+    def stop_rank(self, rank):
+        name, got = self.signal_rank(rank, signal.SIGSTOP)
         if got:
             rc, took, n, out, text = got
             self.check(rc != 0 and took < END_WITHIN_S, f"sigstop rank {rank}: ended within {END_WITHIN_S} s ({took:.1f} s, exit {rc})", text)
             self.check(f"rank {rank} " in text and "is stopped" in text, f"sigstop rank {rank}: the stopped rank is named", text)
-            self.expect_incomplete(f"sigstop-rank{rank}", out, n, [f"rank {rank} was lost"], text)
+            self.expect_incomplete(name, out, n, [f"rank {rank} was lost"], text)
 
     def kill_rank(self, rank):
-        def act(proc, doc):
-            os.kill(doc["meta"]["ranks"][rank]["pid"], signal.SIGKILL)
-            return f"kill -KILL rank {rank}"
-        got = self.from_outside(f"sigkill-rank{rank}", act)
+        name, got = self.signal_rank(rank, signal.SIGKILL)
         if got:
             rc, took, n, out, text = got
             self.check(rc != 0 and took < END_WITHIN_S, f"sigkill rank {rank}: ended ({took:.1f} s, exit {rc})", text)
-            self.expect_incomplete(f"sigkill-rank{rank}", out, n, ["lost", "ended before all cases"], text)
+            self.expect_incomplete(name, out, n, ["lost", "ended before all cases"], text)
 
     def signal_mpirun(self, sig, to_ranks=False):
         """to_ranks: the signal goes to every rank, as a scheduler signals a job's tasks (Slurm's
