@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/interference_config.hpp"  // issue 13
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

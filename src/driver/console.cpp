@@ -12,11 +12,11 @@ using json = nlohmann::json;
 std::string group_key(const CaseSpec& c) {
   CaseSpec shape = c;
   shape.bytes = 0;
-  shape.src_rank = shape.dst_rank = -1;
+  shape.flows.clear();
+  shape.round.reset();
   std::string name = shape.name();
   const size_t pos = name.find("/bytes:0");
   if (pos != std::string::npos) name.erase(pos, 8);
-  for (size_t p; (p = name.find("/-1->-1")) != std::string::npos;) name.erase(p, 7);
   return name;
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

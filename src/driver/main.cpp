@@ -10,7 +10,7 @@
 #include "driver/benchmark_session.hpp"
 #include "driver/cli_options.hpp"
 #include "driver/expectations.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "measure/transfer_timer.hpp"
 #include "results/result_writer.hpp"
 #include "results/summary.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 

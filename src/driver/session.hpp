@@ -32,7 +32,7 @@
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
 #include "results/results_file.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

@@ -15,7 +15,7 @@
 #include "driver/session.hpp"
 #include "measure/cpu_binding.hpp"
 #include "measure/sanitizer_mode.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 

@@ -16,7 +16,7 @@ class AtomicEngine final : public TransferEngine {
   std::optional<std::string> unsupported_reason(int device) const override {
     return kernels::atomic_unsupported_reason(shape_, device);
   }
-  void prepare(int, int, const std::vector<Orientation>&) override { kernels::atomic_prepare(shape_); }
+  void prepare(int, int, const std::vector<Flow>&) override { kernels::atomic_prepare(shape_); }
   bool rotates_buffers() const override { return false; }
   // Launches alternate + and - (see kernels/atomic_kernels.hpp): an odd count leaves a
   // nonzero total to check, and every capture starts with a + launch.

@@ -24,7 +24,7 @@ class UnavailableEngine final : public TwoSidedEngine {
  public:
   explicit UnavailableEngine(std::string why) : why_(std::move(why)) {}
   std::optional<std::string> unsupported_reason(int) const override { return why_; }
-  void prepare(int, int, const std::vector<Orientation>&) override {}
+  void prepare(int, int, const std::vector<Flow>&) override {}
   void launch(const Transfer&, cudaStream_t) override { throw RuntimeFailure(why_); }
 
  private:

@@ -10,7 +10,7 @@
 
 #include "comm/communicator.hpp"
 #include "engines/transfer_engine.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

@@ -7,7 +7,7 @@ namespace p2pbench {
 Transfer HostLinkEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
   const char* src = static_cast<const char*>(source_region(e));
   char* dst = static_cast<char*>(destination_region(e));
-  return {src + offset, dst + offset, bytes};
+  return {src + offset, dst + offset, bytes, e.flow};
 }
 
 void HostLinkEngine::launch(const Transfer& t, cudaStream_t stream) {

@@ -11,7 +11,7 @@ class HostLinkEngine final : public TransferEngine {
   enum Kind { kHostToDevice, kDeviceToHost };
   explicit HostLinkEngine(Kind kind) : kind_(kind) {}
   std::optional<std::string> unsupported_reason(int) const override { return std::nullopt; }
-  void prepare(int, int, const std::vector<Orientation>&) override {}
+  void prepare(int, int, const std::vector<Flow>&) override {}
   bool needs_host_buffer() const override { return true; }
   Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override;
   void* source_region(const Endpoints& e) const override { return kind_ == kHostToDevice ? e.host : e.local_src; }

@@ -25,9 +25,9 @@ std::vector<std::string> apply_nccl_environment() {
   return set;
 }
 
-void NcclEngine::prepare(int, int rank, const std::vector<Orientation>& mine) {
+void NcclEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   send_peer_ = receive_peer_ = -1;
-  for (const Orientation& o : mine) {
+  for (const Flow& o : mine) {
     if (o.src_rank == o.dst_rank)
       throw RuntimeFailure("the nccl baseline cannot move data from rank " + std::to_string(rank) + " to itself");
     if (o.src_rank == rank) send_peer_ = o.dst_rank;

@@ -60,7 +60,7 @@ class NcclEngine final : public TwoSidedEngine {
  public:
   explicit NcclEngine(NcclCommunicator& comm) : comm_(comm) {}
 
-  void prepare(int device, int rank, const std::vector<Orientation>& mine) override;
+  void prepare(int device, int rank, const std::vector<Flow>& mine) override;
   void launch(const Transfer& t, cudaStream_t stream) override;
   // An asynchronous NCCL error fails the sample before the bytes are checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,

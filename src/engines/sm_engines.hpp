@@ -17,7 +17,7 @@ class LdstEngine final : public TransferEngine {
   std::optional<std::string> unsupported_reason(int device) const override {
     return kernels::ldst_unsupported_reason(shape_, device);
   }
-  void prepare(int device, int, const std::vector<Orientation>&) override { kernels::ldst_prepare(shape_, device); }
+  void prepare(int device, int, const std::vector<Flow>&) override { kernels::ldst_prepare(shape_, device); }
   void launch(const Transfer& t, cudaStream_t stream) override {
     kernels::ldst_copy(shape_, t.src, t.dst, t.bytes, stream);
   }
@@ -36,7 +36,7 @@ class TmaEngine final : public TransferEngine {
   std::optional<std::string> unsupported_reason(int device) const override {
     return kernels::tma_unsupported_reason(shape_, device);
   }
-  void prepare(int device, int, const std::vector<Orientation>&) override { kernels::tma_prepare(shape_, device); }
+  void prepare(int device, int, const std::vector<Flow>&) override { kernels::tma_prepare(shape_, device); }
   void launch(const Transfer& t, cudaStream_t stream) override {
     kernels::tma_copy(shape_, t.src, t.dst, t.bytes, stream);
   }

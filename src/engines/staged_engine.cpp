@@ -44,12 +44,12 @@ uint32_t* StagedEngine::count(uint32_t direction, uint32_t slot) const {
   return static_cast<uint32_t*>(state_.get()) + direction * area_.layout.geometry.slots + slot;
 }
 
-void StagedEngine::prepare(int, int rank, const std::vector<Orientation>& mine) {
+void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   if (rank < 0 || rank >= int(staging::kRanks))
     throw RuntimeFailure("the staged baseline runs between ranks 0 and 1, not on rank " + std::to_string(rank));
   rank_ = rank;
   send_direction_ = receive_direction_ = -1;
-  for (const Orientation& o : mine) {
+  for (const Flow& o : mine) {
     if (o.src_rank == o.dst_rank || o.src_rank < 0 || o.src_rank >= int(staging::kRanks) || o.dst_rank < 0 ||
         o.dst_rank >= int(staging::kRanks))
       throw RuntimeFailure("the staged baseline cannot move data " + std::to_string(o.src_rank) + " -> " +

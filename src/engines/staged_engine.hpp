@@ -47,7 +47,7 @@ class StagedEngine final : public TwoSidedEngine {
   // flags from those an earlier case left behind).
   StagedEngine(const StagingArea& area, uint32_t epoch, double timeout_s = kDefaultTimeoutS);
 
-  void prepare(int device, int rank, const std::vector<Orientation>& mine) override;
+  void prepare(int device, int rank, const std::vector<Flow>& mine) override;
   void launch(const Transfer& t, cudaStream_t stream) override;
   // A flag wait that timed out (on either rank) fails the sample before the bytes are checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,

@@ -30,14 +30,14 @@ void TransferEngine::poison_destination(void* region, size_t bytes, uint64_t see
 }
 
 Transfer TwoSidedEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
-  return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes};
+  return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes, e.flow};
 }
 
 Transfer TransferEngine::transfer(Direction direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
   const bool push = direction == Direction::kPush;
   const char* src = static_cast<const char*>(push ? e.local_src : e.peer_src);
   char* dst = static_cast<char*>(push ? e.peer_dst : e.local_dst);
-  return {src + offset, dst + offset, bytes};
+  return {src + offset, dst + offset, bytes, e.flow};
 }
 
 std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) {

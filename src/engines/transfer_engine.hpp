@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 
@@ -18,16 +18,19 @@ struct Transfer {
   const void* src;  // local buffer, peer mapping or mapped host memory
   void* dst;
   size_t bytes;
+  Flow flow{0, 1};  // the flow it belongs to (two-sided engines: whom to send to / receive from)
 };
 
-// The memory one rank can reach for a case: its own buffers, the peer's (IPC mappings), and a
-// pinned, device-mapped host buffer (null unless the engine asked for it).
+// The memory one rank reaches for one flow of a case: its own source buffer and its destination
+// slot for that flow, the other end's (IPC mappings: its source, and its destination slot for
+// the flow), and a pinned, device-mapped host buffer (null unless the engine asked for it).
 struct Endpoints {
   void* local_src = nullptr;
   void* local_dst = nullptr;
   void* peer_src = nullptr;
   void* peer_dst = nullptr;
   void* host = nullptr;  // device-visible address of the pinned host buffer
+  Flow flow{0, 1};
 };
 
 class TransferEngine {
@@ -41,7 +44,7 @@ class TransferEngine {
   virtual bool two_sided() const { return false; }
   // One-time set-up on the current device before the first launch, for the orientations whose
   // work this rank enqueues.
-  virtual void prepare(int device, int rank, const std::vector<Orientation>& mine) = 0;
+  virtual void prepare(int device, int rank, const std::vector<Flow>& mine) = 0;
   // Whether transfers touch the pinned host buffer (host-link methods).
   virtual bool needs_host_buffer() const { return false; }
   // Where the transfer at byte `offset` of the buffers reads and writes, for the rank that
@@ -63,6 +66,14 @@ class TransferEngine {
   virtual void set_iterations(uint64_t) {}
   // Enqueues one transfer. Must be capturable into a CUDA graph.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
+  // Whether the flows one rank drives in a case must go on one stream in one launch (NCCL: one
+  // group of sends and receives, which separate streams on one communicator could deadlock).
+  // Their per-flow figures are then the group's.
+  virtual bool fuses_flows() const { return false; }
+  // Enqueues one transfer of each of `transfers` (fusing engines override it).
+  virtual void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) {
+    for (const Transfer& t : transfers) launch(t, stream);
+  }
   // SMs one transfer occupies, measured with a launch (0 for the copy engine; nullopt when
   // the method has no SM count).
   virtual std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) = 0;

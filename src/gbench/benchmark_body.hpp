@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "gbench/two_gpu_session.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench::gbench {
 

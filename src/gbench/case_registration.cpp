@@ -5,7 +5,7 @@
 #include <map>
 
 #include "gbench/benchmark_body.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench::gbench {
 
@@ -21,7 +21,7 @@ std::string benchmark_name(const CaseSpec& c) {
   std::string name = c.name();
   if (c.mode == Mode::kUni) {
     const std::string orientation =
-        "/" + std::string(to_string(c.mode)) + "/" + std::to_string(c.src_rank) + "->" + std::to_string(c.dst_rank);
+        "/" + std::string(to_string(c.mode)) + "/" + std::to_string(c.src_rank()) + "->" + std::to_string(c.dst_rank());
     const size_t at = name.find(orientation);
     if (at != std::string::npos) name.erase(at, orientation.size());
   }
@@ -36,7 +36,7 @@ CaseSelection select_cases(const Config& config) {
       ++other_methods[to_string(c.method)];
       continue;
     }
-    if (c.mode == Mode::kUni && !(c.src_rank == 0 && c.dst_rank == 1)) continue;  // the same case, --src/--dst swapped
+    if (c.mode == Mode::kUni && !(c.src_rank() == 0 && c.dst_rank() == 1)) continue;  // the same case, --src/--dst swapped
     if (auto why = static_skip_reason(c)) {
       out.left_out.push_back(benchmark_name(c) + ": " + *why);
       continue;

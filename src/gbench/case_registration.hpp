@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench::gbench {
 

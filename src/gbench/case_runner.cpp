@@ -32,7 +32,7 @@ CaseRunner::CaseRunner(TwoGpuSession& session, const CaseSpec& c)
       spec_(c),
       name_(benchmark_name(c)),
       layout_(BufferLayout::for_case(c.bytes, session.options().buffer_pool_bytes)) {
-  for (const Orientation& o : orientations_of(c)) {
+  for (const Flow& o : flows_of(c)) {
     Lane lane{o, CaseSpec::engine_rank(c.direction, o.src_rank, o.dst_rank), make_engine(c)};
     if (!lane.engine) throw InputError(std::string("method ") + to_string(c.method) + " has no transfer engine");
     lanes_.push_back(std::move(lane));

@@ -13,7 +13,7 @@
 #include "engines/transfer_engine.hpp"
 #include "gbench/two_gpu_session.hpp"
 #include "measure/runner_options.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench::gbench {
 
@@ -48,7 +48,7 @@ class CaseRunner {
  private:
   // One orientation and the GPU that enqueues its work (push: the source, pull: the destination).
   struct Lane {
-    Orientation o;
+    Flow o;
     int driver;
     std::unique_ptr<TransferEngine> engine;
   };

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "common/errors.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench::gbench {
 

@@ -7,7 +7,7 @@
 #include "measure/green_context.hpp"
 #include "measure/interference_phase.hpp"
 #include "measure/transfer_timer.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 
@@ -32,7 +32,7 @@ struct InterferenceRunner::Case {
   CaseSpec spec, transfer_spec;
   std::unique_ptr<TransferEngine> engine;
   Endpoints ends;
-  std::vector<Orientation> mine;
+  std::vector<Flow> mine;
   bool drive = false, busy = false, fills_src = false, owns_dst = false;
   std::unique_ptr<GreenPartition> partition;
   cudaStream_t transfer_stream = nullptr, workload_stream = nullptr, full_stream = nullptr;
@@ -81,7 +81,7 @@ Workload& InterferenceRunner::workload(const std::string& name) {
 
 bool InterferenceRunner::agree_on_skips(Case& k, CaseOutcome& out) {
   const int me = comm_.rank();
-  for (const Orientation& o : orientations_of(k.spec)) {
+  for (const Flow& o : flows_of(k.spec)) {
     const bool participates = CaseSpec::engine_rank(k.spec.direction, o.src_rank, o.dst_rank) == me;
     if (participates) k.mine.push_back(o);
     k.fills_src = k.fills_src || o.src_rank == me;

@@ -150,11 +150,11 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   auto built = steps_.run("building the pointer chain", [&](json&) {
     if (auto why = kernels::chase_unsupported_reason(c.bytes, r.stride_bytes)) throw InputError(*why);
-    if (!absolute && me == c.src_rank) kernels::build_chase_chain(buffers_.local_src(), c.bytes, r.stride_bytes, stream_.get());
-    if (absolute && me == c.dst_rank)
+    if (!absolute && me == c.src_rank()) kernels::build_chase_chain(buffers_.local_src(), c.bytes, r.stride_bytes, stream_.get());
+    if (absolute && me == c.dst_rank())
       kernels::build_chase_chain(buffers_.peer_src(), c.bytes, r.stride_bytes, stream_.get(), buffers_.peer_src());
     sync("building the pointer chain");
-    if (busy_owner && me == c.src_rank) {
+    if (busy_owner && me == c.src_rank()) {
       // One thread spins on the owner's GPU (it polls a host word, no traffic on the link) from
       // before the warm-up until the last sample, so that GPU is not idle while it is read.
       const double case_s = double(options_.samples + 1) * grid * double(r.loads) * kSlowestLoadS + options_.gate_timeout_s;
@@ -170,10 +170,10 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   json warmup;
   for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up (TLB misses); recorded apart
     auto chased = steps_.run("chasing pointers", [&](json& d) {
-      if (me == c.dst_rank) d = chase_sample(c, r, grid);
+      if (me == c.dst_rank()) d = chase_sample(c, r, grid);
     });
     if (LockStep::failed(chased, out)) return;
-    const json& reader = chased[size_t(c.dst_rank)]["data"];
+    const json& reader = chased[size_t(c.dst_rank())]["data"];
     if (reader.contains("bad")) {
       out.status = CaseStatus::kFailed;
       out.error = "verification failed: " + reader["bad"].get<std::string>();
@@ -195,7 +195,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
 
   spin_release.now();
   auto ended = steps_.run("ending the owner's spin", [&](json&) {
-    if (!busy_owner || me != c.src_rank) return;
+    if (!busy_owner || me != c.src_rank()) return;
     sync("the owner's spin");
     if (stamps->timed_out)
       throw std::runtime_error("the owner's spin kernel reached its deadline before the chase ended: "

@@ -65,7 +65,7 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
   args.peer_inbox = buffers_.peer_dst();
   args.payload_bytes = c.bytes;
   args.round_trips = round_trips;
-  args.initiator = me == c.src_rank;
+  args.initiator = me == c.src_rank();
   args.flag_in_data = flag_in_data;
   args.seed = case_index * 7919 + 17;
   args.timeout_ns = uint64_t(gate_timeout_s * 1e9);
@@ -102,8 +102,8 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
     auto finished = steps_.run("finishing a ping-pong", [&](json& d) {
       sync("a ping-pong of " + c.name());
       if (result->timed_out)
-        throw std::runtime_error("the ping-pong between rank " + std::to_string(c.src_rank) + " and rank " +
-                                 std::to_string(c.dst_rank) + " timed out after " + std::to_string(result->round_trips_done) +
+        throw std::runtime_error("the ping-pong between rank " + std::to_string(c.src_rank()) + " and rank " +
+                                 std::to_string(c.dst_rank()) + " timed out after " + std::to_string(result->round_trips_done) +
                                  " of " + std::to_string(round_trips) + " round trips");
       if (result->bad_payloads)
         d["bad"] = std::to_string(result->bad_payloads) + " payloads arrived wrong on rank " + std::to_string(me) +
@@ -119,7 +119,7 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
         return;
       }
     if (s == 0) continue;
-    const json& initiator = finished[size_t(c.src_rank)]["data"];
+    const json& initiator = finished[size_t(c.src_rank())]["data"];
     out.latency_us.push_back(initiator["elapsed_ns"].get<double>() / initiator["round_trips"].get<double>() / 2.0 * 1e-3);
   }
 }
@@ -131,13 +131,13 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
   for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up
     const uint64_t seed = case_index * 1000003 + uint64_t(s);
     auto prepared = steps_.run("preparing copies", [&](json&) {
-      if (me == c.src_rank) kernels::fill_pattern(buffers_.local_src(), c.bytes, seed, 0, stream_.get());
-      if (me == c.dst_rank) kernels::fill_poison(buffers_.local_dst(), c.bytes, seed, 0, stream_.get());
+      if (me == c.src_rank()) kernels::fill_pattern(buffers_.local_src(), c.bytes, seed, 0, stream_.get());
+      if (me == c.dst_rank()) kernels::fill_poison(buffers_.local_dst(), c.bytes, seed, 0, stream_.get());
       sync("filling and poisoning");
     });
     if (LockStep::failed(prepared, out)) return;
     auto copied = steps_.run("timing small copies", [&](json& d) {
-      if (me != c.src_rank) return;
+      if (me != c.src_rank()) return;
       // Issue -> completion, one copy at a time, on the host clock.
       std::vector<double> end_to_end;
       for (uint64_t k = 0; k < copies; ++k) {
@@ -160,7 +160,7 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
     });
     if (LockStep::failed(copied, out)) return;
     auto verified = steps_.run("verifying small copies", [&](json& d) {
-      if (me != c.dst_rank) return;
+      if (me != c.dst_rank()) return;
       MappedHostBuffer check(sizeof(kernels::PatternCheck), "a verification result");
       auto* r = static_cast<kernels::PatternCheck*>(check.host());
       *r = {0, ~0ull};
@@ -171,14 +171,14 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
         d["bad"] = std::to_string(r->mismatches) + " bytes differ; first bad offset " + std::to_string(r->first_bad_offset);
     });
     if (LockStep::failed(verified, out)) return;
-    if (verified[size_t(c.dst_rank)]["data"].contains("bad")) {
+    if (verified[size_t(c.dst_rank())]["data"].contains("bad")) {
       out.status = CaseStatus::kFailed;
-      out.error = "verification failed on rank " + std::to_string(c.dst_rank) + ": " +
-                  verified[size_t(c.dst_rank)]["data"]["bad"].get<std::string>();
+      out.error = "verification failed on rank " + std::to_string(c.dst_rank()) + ": " +
+                  verified[size_t(c.dst_rank())]["data"]["bad"].get<std::string>();
       return;
     }
     if (s == 0) continue;
-    const json& src = copied[size_t(c.src_rank)]["data"];
+    const json& src = copied[size_t(c.src_rank())]["data"];
     out.latency_us.push_back(src["end_to_end_us"].get<double>());
     out.issue_interval_us.push_back(src["interval_us"].get<double>());
   }

@@ -13,7 +13,7 @@
 #include "measure/peer_buffers.hpp"
 #include "measure/runner_options.hpp"
 #include "measure/shared_gate.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

@@ -6,7 +6,7 @@
 #include "common/errors.hpp"
 #include "kernels/pattern_kernels.hpp"
 #include "stats/statistics.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 
@@ -123,9 +123,9 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   // This rank's roles: the orientations whose work it enqueues (one-sided methods: the source
   // for push, the destination for pull; two-sided methods: both ends), and the buffers it
   // fills or checks.
-  std::vector<Orientation> mine;
+  std::vector<Flow> mine;
   bool fills_src = false, owns_dst = false;
-  for (const Orientation& o : orientations_of(c)) {
+  for (const Flow& o : flows_of(c)) {
     const bool participates = engine->two_sided() ? (o.src_rank == me || o.dst_rank == me)
                                                    : CaseSpec::engine_rank(c.direction, o.src_rank, o.dst_rank) == me;
     if (participates) mine.push_back(o);

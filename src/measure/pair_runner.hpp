@@ -22,7 +22,7 @@
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
 #include "measure/transfer_timer.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

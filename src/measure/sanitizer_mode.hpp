@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/case_outcome.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "measure/case_outcome.hpp"
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 

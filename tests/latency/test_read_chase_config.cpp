@@ -8,7 +8,7 @@
 #include "common/errors.hpp"
 #include "config/config.hpp"
 #include "results/result_writer.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 namespace {

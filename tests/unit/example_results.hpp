@@ -27,7 +27,7 @@ inline CaseSpec spec(Method m, Direction d, Mode mode, uint64_t bytes, std::opti
   c.direction = d;
   c.mode = mode;
   c.bytes = bytes;
-  if (mode == Mode::kBidir) c.src_rank = c.dst_rank = -1;
+  if (mode == Mode::kBidir) c.flows = {{0, 1}, {1, 0}};
   if (m == Method::kLdst) {
     c.blocks = blocks.value_or(8);
     c.threads = 512;
@@ -132,8 +132,7 @@ inline nlohmann::json example_document() {
   chase.cycles = {1640, 1642, 1639};
   for (double c : chase.cycles) chase.latency_at_peak_clock_us.push_back(c / 1980.0);
   CaseSpec read = spec(Method::kLatencyRead, Direction::kPull, Mode::kUni, 2 << 20);
-  read.src_rank = 0;
-  read.dst_rank = 1;
+  read.flows = {{0, 1}};
   read.protocol = "plain";
   // The variant and its side figures (latency_read's "read_chase"), here nvbandwidth's launch.
   chase.read_chase = {{"load", "plain"}, {"launch", "every_sm"}, {"timing", "kernel_timer"}, {"owner", "idle"},

@@ -4,7 +4,7 @@
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 namespace {

@@ -10,7 +10,7 @@
 #include "driver/trade_table.hpp"
 #include "example_results.hpp"
 #include "results/interference_rows.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 namespace {
@@ -124,7 +124,7 @@ TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
   for (const CaseSpec& k : busy_cases) {
     EXPECT_EQ(k.mode, Mode::kBidir);
     EXPECT_TRUE(k.both_gpus_busy.value_or(false));
-    EXPECT_EQ(k.src_rank, -1);
+    EXPECT_EQ(k.src_rank(), -1);
   }
 }
 

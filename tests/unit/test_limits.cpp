@@ -11,7 +11,7 @@
 #include "config/config.hpp"
 #include "example_results.hpp"
 #include "results/summary.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 namespace {

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "config/config.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 namespace {
@@ -14,11 +14,11 @@ TEST(Sweep, UniCasesComeInBothOrientationsBidirOnce) {
   const Config c = parse_config(json{{"sizes", {4096, 8192}}, {"methods", {"ce"}}, {"directions", {"push"}}});
   const auto cases = expand_cases(c);
   ASSERT_EQ(cases.size(), 2u * 2 + 2u);  // uni: 2 sizes x 2 orientations; bidir: 2 sizes
-  EXPECT_EQ(cases[0].src_rank, 0);
-  EXPECT_EQ(cases[1].src_rank, 1);
-  EXPECT_EQ(cases[1].dst_rank, 0);
+  EXPECT_EQ(cases[0].src_rank(), 0);
+  EXPECT_EQ(cases[1].src_rank(), 1);
+  EXPECT_EQ(cases[1].dst_rank(), 0);
   EXPECT_EQ(cases[4].mode, Mode::kBidir);
-  EXPECT_EQ(cases[4].src_rank, -1);
+  EXPECT_EQ(cases[4].src_rank(), -1);
 }
 
 TEST(Sweep, AxesApplyPerMethod) {
@@ -57,7 +57,7 @@ TEST(Sweep, HostLinkCasesRunOncePerGpu) {
   const auto cases = expand_cases(c);
   ASSERT_EQ(cases.size(), 4u);
   for (const auto& k : cases) {
-    EXPECT_EQ(k.src_rank, k.dst_rank);
+    EXPECT_EQ(k.src_rank(), k.dst_rank());
     EXPECT_EQ(k.mode, Mode::kUni);
     EXPECT_EQ(k.direction, Direction::kPush);
   }

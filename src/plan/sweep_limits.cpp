@@ -6,7 +6,7 @@
 
 #include "common/errors.hpp"
 #include "config/axis.hpp"
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace p2pbench {
 

@@ -31,9 +31,25 @@ inline bool needs_peer_mapping(Method m) {
 enum class Direction { kPush, kPull };
 enum class Mode { kUni, kBidir };
 
+// Which flows a case runs at once (issue 11). Every pattern is a set of concurrent flows
+// released by one start gate; see docs/groups.md.
+//   matrix      one pair at a time (uni: one flow; bidir: the pair's two flows): the N x N matrix
+//   sampled     the matrix restricted to k seeded random peers per rank
+//   one_to_all, all_to_one, all_to_all, ring (shift k), bisection (first half <-> second half)
+//   flows       an explicit list from the config
+enum class Pattern { kMatrix, kSampled, kOneToAll, kAllToOne, kAllToAll, kRing, kBisection, kFlows };
+// How the matrix is measured: one pair at a time, in rounds of disjoint pairs, or (the check
+// of the rounds) a sample of pairs re-measured alone.
+enum class Schedule { kSequential, kRounds, kAloneCheck };
+
 const char* to_string(Method m);
 const char* to_string(Direction d);
 const char* to_string(Mode m);
+const char* to_string(Pattern p);
+const char* to_string(Schedule s);
+std::optional<Pattern> parse_pattern(const std::string& s);
+std::optional<Schedule> parse_schedule(const std::string& s);
+std::vector<std::string> pattern_names();
 std::optional<Method> parse_method(const std::string& s);
 std::optional<Direction> parse_direction(const std::string& s);
 std::optional<Mode> parse_mode(const std::string& s);
@@ -68,14 +84,26 @@ struct ReadChase {
   std::string protocol() const;
 };
 
+// One stream of bytes from a source rank to a destination rank (who drives it: the engine rank
+// of the case's direction). Host-link cases have src == dst (the GPU and its host).
+struct Flow {
+  int src_rank;
+  int dst_rank;
+  bool operator==(const Flow& o) const { return src_rank == o.src_rank && dst_rank == o.dst_rank; }
+  bool operator!=(const Flow& o) const { return !(*this == o); }
+};
+
 struct CaseSpec {
   Method method = Method::kCe;
   Direction direction = Direction::kPush;
   Mode mode = Mode::kUni;
   uint64_t bytes = 0;
-  // Uni: the one orientation. Bidir: both ranks send; src/dst are -1 (the row has `directions`).
-  int src_rank = 0;
-  int dst_rank = 1;
+  // The concurrent flows of the case, released together (uni matrix: one; bidir matrix: the
+  // pair both ways; patterns: many).
+  std::vector<Flow> flows{{0, 1}};
+  Pattern pattern = Pattern::kMatrix;
+  std::optional<Schedule> schedule;  // matrix only
+  std::optional<int> round;          // schedule rounds: the round's index
   std::optional<int> blocks;
   std::optional<int> threads;
   std::optional<int> unroll;
@@ -99,18 +127,16 @@ struct CaseSpec {
   std::optional<int> sm_partition;
   std::optional<bool> both_gpus_busy;
 
+  // The single flow's ranks, or -1 when the case has several flows.
+  int src_rank() const { return flows.size() == 1 ? flows[0].src_rank : -1; }
+  int dst_rank() const { return flows.size() == 1 ? flows[0].dst_rank : -1; }
   // "ldst/push/uni/0->1/bytes:1048576/blocks:8/threads:512/unroll:4" - stable, human-readable.
   std::string name() const;
   // Which rank drives the copy for the orientation src->dst (push: src; pull: dst).
   static int engine_rank(Direction d, int src, int dst) { return d == Direction::kPush ? src : dst; }
 };
 
-// The (src, dst) orientations a case moves data in: one for uni, both for bidir.
-struct Orientation {
-  int src_rank;
-  int dst_rank;
-};
-std::vector<Orientation> orientations_of(const CaseSpec& c);
+inline const std::vector<Flow>& flows_of(const CaseSpec& c) { return c.flows; }
 
 // Names the config accepts for the method-specific variants.
 const std::vector<std::string>& signal_protocol_names();

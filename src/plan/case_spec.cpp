@@ -1,4 +1,4 @@
-#include "sweep/case_spec.hpp"
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 
@@ -14,6 +14,8 @@ constexpr const char* kMethodNames[] = {"ce",     "ldst",           "tma",      
                                         "interference"};
 constexpr const char* kDirectionNames[] = {"push", "pull"};
 constexpr const char* kModeNames[] = {"uni", "bidir"};
+constexpr const char* kPatternNames[] = {"matrix", "sampled", "one_to_all", "all_to_one", "all_to_all", "ring", "bisection", "flows"};
+constexpr const char* kScheduleNames[] = {"sequential", "rounds", "alone_check"};
 }  // namespace
 
 const char* to_string(Method m) { return kMethodNames[static_cast<int>(m)]; }
@@ -24,6 +26,11 @@ std::optional<Direction> parse_direction(const std::string& s) {
   return parse_enum<Direction>(s, kDirectionNames);
 }
 std::optional<Mode> parse_mode(const std::string& s) { return parse_enum<Mode>(s, kModeNames); }
+const char* to_string(Pattern p) { return kPatternNames[static_cast<int>(p)]; }
+const char* to_string(Schedule s) { return kScheduleNames[static_cast<int>(s)]; }
+std::optional<Pattern> parse_pattern(const std::string& s) { return parse_enum<Pattern>(s, kPatternNames); }
+std::optional<Schedule> parse_schedule(const std::string& s) { return parse_enum<Schedule>(s, kScheduleNames); }
+std::vector<std::string> pattern_names() { return {std::begin(kPatternNames), std::end(kPatternNames)}; }
 std::vector<std::string> method_names() { return {std::begin(kMethodNames), std::end(kMethodNames)}; }
 
 MethodAxes axes_of(Method m) {
@@ -41,7 +48,17 @@ MethodAxes axes_of(Method m) {
 
 std::string CaseSpec::name() const {
   std::string n = std::string(to_string(method)) + "/" + to_string(direction) + "/" + to_string(mode);
-  if (mode == Mode::kUni) n += "/" + std::to_string(src_rank) + "->" + std::to_string(dst_rank);
+  // Two-rank matrix cases keep their v1 names; other patterns name themselves and their flows.
+  if (pattern != Pattern::kMatrix || (schedule && *schedule != Schedule::kSequential)) {
+    n += std::string("/") + to_string(pattern);
+    if (schedule) n += std::string(":") + to_string(*schedule);
+    if (round) n += "/round:" + std::to_string(*round);
+  }
+  if (!flows.empty() && (mode == Mode::kUni || pattern != Pattern::kMatrix || flows.size() != 2 || flows[0].src_rank + flows[0].dst_rank != 1)) {
+    std::string list;
+    for (const Flow& f : flows) list += (list.empty() ? "" : ",") + std::to_string(f.src_rank) + "->" + std::to_string(f.dst_rank);
+    n += "/" + list;
+  }
   n += "/bytes:" + std::to_string(bytes);
   if (blocks) n += "/blocks:" + std::to_string(*blocks);
   if (threads) n += "/threads:" + std::to_string(*threads);
@@ -58,10 +75,6 @@ std::string CaseSpec::name() const {
   return n;
 }
 
-std::vector<Orientation> orientations_of(const CaseSpec& c) {
-  if (c.mode == Mode::kBidir) return {{0, 1}, {1, 0}};
-  return {{c.src_rank, c.dst_rank}};
-}
 
 const std::vector<std::string>& signal_protocol_names() {
   static const std::vector<std::string> names = {"flag_in_data", "payload_then_flag"};

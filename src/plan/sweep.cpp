@@ -1,4 +1,4 @@
-#include "sweep/sweep.hpp"
+#include "plan/sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,8 +44,7 @@ namespace {
 
 void push_orientations(CaseSpec c, std::vector<CaseSpec>& cases) {
   for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
-    c.src_rank = src;
-    c.dst_rank = dst;
+    c.flows = {{src, dst}};
     cases.push_back(c);
   }
 }
@@ -140,8 +139,7 @@ void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
                 c.direction = d;
                 c.mode = mode;
                 c.bytes = bytes;
-                c.src_rank = mode == Mode::kUni ? 0 : -1;
-                c.dst_rank = mode == Mode::kUni ? 1 : -1;
+                c.flows = mode == Mode::kUni ? std::vector<Flow>{{0, 1}} : std::vector<Flow>{{0, 1}, {1, 0}};
                 c.blocks = shape.blocks;
                 c.threads = shape.threads;
                 c.unroll = shape.unroll;
@@ -195,11 +193,11 @@ std::vector<CaseSpec> expand_cases(const Config& config) {
             c.stages = shape.stages;
             if (is_host_link(m)) {
               for (int r : {0, 1}) {
-                c.src_rank = c.dst_rank = r;
+                c.flows = {{r, r}};
                 cases.push_back(c);
               }
             } else if (c.mode == Mode::kBidir) {
-              c.src_rank = c.dst_rank = -1;
+              c.flows = {{0, 1}, {1, 0}};
               cases.push_back(c);
             } else {
               push_orientations(c, cases);
