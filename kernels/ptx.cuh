@@ -312,3 +312,82 @@ __device__ __forceinline__ void red_add_v4_bf16x2(void* p, uint32_t a, uint32_t 
 #undef P2PBENCH_PTX_SM90
 
 }  // namespace p2pbench::ptx
+
+namespace p2pbench::ptx {
+
+// ---------------------------------------------------------------------------------------
+// The HBM stream workload: 16-byte loads and stores with cache hints
+// ---------------------------------------------------------------------------------------
+// Users: kernels/hbm_stream.cu (HbmStreamShape::hints). Every byte is read once and written
+// once, so the hints only decide what the stream leaves behind in L1 and L2 and how L2 fetches.
+// 16 bytes per lane is the widest coalesced access before sm_100 (.v8.b32 / .v4.b64 need it).
+// Requirements (PTX ISA, Target ISA notes): .L1::no_allocate sm_70; .L2::256B sm_75;
+// createpolicy and .L2::cache_hint sm_80. None is Hopper-only; the direct
+// .L2::evict_first qualifier of ld/st (.level2::eviction_priority) would be, and more: it needs
+// sm_100, so on sm_90 an L2 evict-first stream goes through a createpolicy cache policy.
+// The project builds sm_80 and sm_90 code; below sm_80 the policy wrappers trap (the build
+// never targets it). Loads are not volatile (the source does not change during a stream);
+// stores are volatile with a memory clobber, like the other store wrappers.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define P2PBENCH_PTX_SM80(...) asm volatile(__VA_ARGS__)
+#define P2PBENCH_PTX_SM80_PURE(...) asm(__VA_ARGS__)
+#else
+#define P2PBENCH_PTX_SM80(...) __trap()
+#define P2PBENCH_PTX_SM80_PURE(...) __trap()
+#endif
+
+// Cache streaming (.cs: evict first in L1 and L2) on the read-only path.
+__device__ __forceinline__ uint4 ld_cs_nc_v4(const void* p) {
+  uint4 v;
+  asm("ld.global.cs.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+
+// ld_nc_na_v4 that also asks L2 to fetch the whole 256-byte block around the address.
+__device__ __forceinline__ uint4 ld_nc_na_l2_256b_v4(const void* p) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return v;
+}
+
+// An L2 cache policy that gives every line it touches evict-first priority (fraction 1.0).
+// The policy is an opaque 64-bit value for the .L2::cache_hint loads and stores below.
+__device__ __forceinline__ uint64_t createpolicy_l2_evict_first() {
+  uint64_t policy = 0;
+  P2PBENCH_PTX_SM80_PURE("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// ld_nc_na_v4 under an L2 cache policy (createpolicy_*).
+__device__ __forceinline__ uint4 ld_nc_na_policy_v4(const void* p, uint64_t policy) {
+  uint4 v{};
+  P2PBENCH_PTX_SM80_PURE("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                         : "l"(p), "l"(policy));
+  return v;
+}
+
+// Plain (weak, write-back) 16-byte store.
+__device__ __forceinline__ void st_v4(void* p, uint4 v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+
+// Cache-streaming store (.cs: the line is likely not touched again, evict it first).
+__device__ __forceinline__ void st_cs_v4(void* p, uint4 v) {
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+// 16-byte store that allocates no L1 line, under an L2 cache policy (createpolicy_*).
+__device__ __forceinline__ void st_na_policy_v4(void* p, uint4 v, uint64_t policy) {
+  P2PBENCH_PTX_SM80("st.global.L1::no_allocate.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(v.x),
+                    "r"(v.y), "r"(v.z), "r"(v.w), "l"(policy)
+                    : "memory");
+}
+
+#undef P2PBENCH_PTX_SM80
+#undef P2PBENCH_PTX_SM80_PURE
+
+}  // namespace p2pbench::ptx

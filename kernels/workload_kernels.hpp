@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace p2pbench::kernels {
 
@@ -28,25 +29,65 @@ void fill_bf16_operand(void* dst, size_t count, uint64_t seed, cudaStream_t stre
 // modulo 2^64, added into *result (device or mapped memory; zero it first).
 void checksum_words(const void* data, size_t bytes, unsigned long long* result, cudaStream_t stream);
 
-// The memory-bound workload: copies `bytes` (a multiple of 16) from src to dst, both in local
-// HBM, with streaming loads. Blocks take chunks (shape.chunk_bytes) from `*next_chunk` (device memory, zeroed
-// here before the kernel), so a grid larger than a partition's resident blocks leaves no tail:
-// late blocks find no chunk left and exit.
-// How the HBM stream copies: 16-byte loads in flight per thread (4 or 8), bytes a block claims
-// at a time, and blocks per SM (1 or 2, of 1024 threads). The default is the build's
-// (P2PBENCH_HBM_UNROLL, P2PBENCH_HBM_CHUNK_KIB, P2PBENCH_HBM_BLOCKS_PER_SM in CMake), chosen
-// from the variants test (tests/interference: HbmWorkload.StreamShapes) on an H200.
+// The memory-bound workload: copies `bytes` (a multiple of 16) from src to dst (both 16-byte
+// aligned, in local HBM) with 16-byte loads and stores, `blocks` blocks of 1024 threads.
+// HbmStreamShape says how; its default is the build's (P2PBENCH_HBM_* cache variables in
+// kernels/CMakeLists.txt), chosen with scripts/hbm-shape-check.sh (the HbmWorkload.StreamShapes
+// test times every shape against a plain device-to-device copy).
+//
+// Cache hints of the loads and stores (PTX wrappers in kernels/ptx.cuh):
+//   none         read-only loads that allocate no L1 line (ld.global.nc.L1::no_allocate), plain
+//                stores: the kernel as it was before the hints
+//   streaming    cache-streaming loads and stores (ld.global.cs.nc, st.global.cs): evict first
+//                in L1 and L2
+//   evict_first  an L2 evict-first cache policy (createpolicy) on the loads and stores, neither
+//                allocating in L1 (.L2::cache_hint)
+//   prefetch     the `none` loads asking L2 for 256-byte fetches (.L2::256B), streaming stores
+enum class HbmHints { none, streaming, evict_first, prefetch };
+// How the bytes are shared out:
+//   block_chunks  each block claims chunk_bytes at a time from a counter (the next claim is made
+//                 while the current chunk is copied; one block barrier per chunk)
+//   warp_chunks   each warp claims chunk_bytes at a time, with no block barrier at all
+//   grid_stride   no counter: the grid sweeps the buffer as one front (chunk_bytes unused). Its
+//                 blocks' work is fixed, so a block that must wait for a free SM (beside a
+//                 transfer kernel, or a grid larger than a partition) leaves a tail: a reference
+//                 for the stream alone rather than an interference workload
+// Counter layouts let a grid larger than what is resident finish with no tail: late blocks find
+// no chunk left and exit.
+enum class HbmLayout { block_chunks, warp_chunks, grid_stride };
+
 struct HbmStreamShape {
-  int unroll;
-  size_t chunk_bytes;
-  int blocks_per_sm;
+  int unroll;          // 16-byte loads in flight per thread: 2, 4 or 8
+  size_t chunk_bytes;  // bytes a block (block_chunks) or a warp (warp_chunks) claims at a time
+  int blocks_per_sm;   // resident blocks of 1024 threads per SM: 1 or 2 (2 needs <= 32 registers)
+  HbmHints hints = HbmHints::none;
+  HbmLayout layout = HbmLayout::block_chunks;
 };
 HbmStreamShape default_hbm_stream_shape();
 
+const char* hbm_hints_name(HbmHints hints);
+const char* hbm_layout_name(HbmLayout layout);
+// The value named `name`; an InputError naming `key` otherwise.
+HbmHints parse_hbm_hints(const std::string& name, const std::string& key);
+HbmLayout parse_hbm_layout(const std::string& name, const std::string& key);
+// "layout block_chunks hints none unroll 4 chunk 256 KiB blocks/SM 2" (the test's and the
+// script's format).
+std::string describe(const HbmStreamShape& shape);
+
+// What the compiler made of a shape's kernel: registers per thread, bytes of local memory per
+// thread (spills), and how many blocks of 1024 threads fit on one SM.
+struct HbmStreamKernelInfo {
+  int registers;
+  size_t local_bytes;
+  int resident_blocks_per_sm;
+};
+HbmStreamKernelInfo hbm_stream_kernel_info(const HbmStreamShape& shape);
+
 void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned long long* next_chunk, cudaStream_t stream,
                 const HbmStreamShape& shape = default_hbm_stream_shape());
-// Blocks that keep every SM of the device busy with the HBM stream.
-int hbm_stream_blocks(int device, const HbmStreamShape& shape = default_hbm_stream_shape());
+// Blocks that keep `sms` SMs (0: every SM of the device) busy with the HBM stream. An
+// InputError when shape.blocks_per_sm blocks of the shape's kernel do not fit on one SM.
+int hbm_stream_blocks(int device, const HbmStreamShape& shape = default_hbm_stream_shape(), int sms = 0);
 
 // Partition probe: `blocks` blocks of one warp each record the SM they ran on in smids[block],
 // each staying resident for `hold_ns` so that a launch spreads over every SM it may use.

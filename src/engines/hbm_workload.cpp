@@ -1,7 +1,6 @@
 #include "engines/hbm_workload.hpp"
 
 #include "kernels/pattern_kernels.hpp"
-#include "kernels/workload_kernels.hpp"
 
 namespace p2pbench {
 
@@ -9,9 +8,11 @@ namespace {
 constexpr uint64_t kHbmSeed = 0x4b4dull;  // the source's pattern; copies keep offsets
 }
 
-HbmWorkload::HbmWorkload(uint64_t bytes, int device)
+HbmWorkload::HbmWorkload(uint64_t bytes, int device, const kernels::HbmStreamShape& shape)
     : bytes_(bytes),
-      blocks_(kernels::hbm_stream_blocks(device)),
+      device_(device),
+      shape_(shape),
+      blocks_(kernels::hbm_stream_blocks(device, shape)),
       src_(bytes, "the HBM workload's source"),
       dst_(bytes, "the HBM workload's destination"),
       next_chunk_(sizeof(unsigned long long), "the HBM stream's chunk counter") {
@@ -19,8 +20,11 @@ HbmWorkload::HbmWorkload(uint64_t bytes, int device)
   cuda_check(cudaDeviceSynchronize(), "filling the HBM workload's source");
 }
 
+void HbmWorkload::set_sm_target(int sms, cudaStream_t /*stream*/) { blocks_ = kernels::hbm_stream_blocks(device_, shape_, sms); }
+
 void HbmWorkload::enqueue(cudaStream_t stream) {
-  kernels::hbm_stream(src_.get(), dst_.get(), bytes_, blocks_, static_cast<unsigned long long*>(next_chunk_.get()), stream);
+  kernels::hbm_stream(src_.get(), dst_.get(), bytes_, blocks_, static_cast<unsigned long long*>(next_chunk_.get()), stream,
+                      shape_);
 }
 
 void HbmWorkload::poison_result(cudaStream_t stream) { kernels::fill_poison(dst_.get(), bytes_, kHbmSeed, 0, stream); }
@@ -38,7 +42,7 @@ std::optional<std::string> HbmWorkload::check(cudaStream_t stream) {
 
 std::string HbmWorkload::describe() const {
   return "hbm stream: " + std::to_string(bytes_) + " bytes HBM -> HBM per launch, " + std::to_string(blocks_) +
-         " blocks of 1024 threads taking 1 MiB chunks; GB/s counts bytes copied (HBM traffic is twice that)";
+         " blocks of 1024 threads, " + kernels::describe(shape_) + "; GB/s counts bytes copied (HBM traffic is twice that)";
 }
 
 }  // namespace p2pbench

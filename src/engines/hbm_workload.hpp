@@ -4,14 +4,19 @@
 
 #include "common/cuda_raii.hpp"
 #include "engines/workload.hpp"
+#include "kernels/workload_kernels.hpp"
 
 namespace p2pbench {
 
 class HbmWorkload final : public Workload {
  public:
-  HbmWorkload(uint64_t bytes, int device);
+  // The stream in the build's shape (kernels::default_hbm_stream_shape) unless told otherwise.
+  HbmWorkload(uint64_t bytes, int device, const kernels::HbmStreamShape& shape = kernels::default_hbm_stream_shape());
   const char* unit() const override { return "GB/s"; }
   double work_per_launch() const override { return double(bytes_) * 1e-9; }
+  // One wave of resident blocks on `sms` SMs (0: all): a grid_stride stream must not leave a
+  // tail of blocks waiting for a partition's SMs; the counter layouts need no more.
+  void set_sm_target(int sms, cudaStream_t stream) override;
   void enqueue(cudaStream_t stream) override;
   void poison_result(cudaStream_t stream) override;
   std::optional<std::string> check(cudaStream_t stream) override;
@@ -19,6 +24,8 @@ class HbmWorkload final : public Workload {
 
  private:
   uint64_t bytes_;
+  int device_;
+  kernels::HbmStreamShape shape_;
   int blocks_;
   DeviceBuffer src_, dst_, next_chunk_;
 };
