@@ -1,4 +1,4 @@
-// What the run knows about the link between the two GPUs (NVML, loaded at run time): the
+// What the run knows about the links between the ranks' GPUs (NVML, loaded at run time): each
 // pair's topology and theoretical peak, and the health snapshots before and after the sweep.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "plan/group_layout.hpp"
 #include "topology/health.hpp"
 #include "topology/nvml_library.hpp"
 #include "topology/topology.hpp"
@@ -17,11 +18,13 @@ namespace p2pbench {
 
 class LinkHealth {
  public:
-  // `gpus`: the two ranks' GPU descriptions (pci_bus_id, uuid). Never throws: where NVML is
+  // `gpus`: every rank's GPU description (pci_bus_id, uuid). Never throws: where NVML is
   // missing or a query fails, the reason is recorded instead.
-  explicit LinkHealth(const std::vector<nlohmann::json>& gpus);
+  LinkHealth(const std::vector<nlohmann::json>& gpus, const GroupLayout& layout);
 
-  std::optional<double> peak_gbps_per_direction() const { return peak_; }
+  // meta.pairs: one entry per ordered pair of ranks (src_rank, dst_rank, same_device,
+  // same_node, link_type, topo_label, nvlink_links, peak_gbps_per_direction).
+  const nlohmann::json& pairs() const { return pairs_; }
   // Adds topology, health_before, health_after and health_delta to `meta`.
   void finish(nlohmann::json& meta);
   // What is known before the sweep: {"topology", "health_before"}.
@@ -29,9 +32,13 @@ class LinkHealth {
 
  private:
   std::optional<NvmlLibrary> lib_;
-  std::vector<GpuIdentity> ids_;
-  nlohmann::json topology_, before_;
-  std::optional<double> peak_;
+  void describe_pairs(const std::vector<GpuIdentity>& by_rank, const GroupLayout& layout);
+
+  std::vector<GpuIdentity> ids_;  // distinct GPUs
+  nlohmann::json topology_, before_, pairs_ = nlohmann::json::array();
 };
+
+// The [src][dst] peak matrix of meta.pairs for `ranks` ranks (none where unknown).
+std::vector<std::vector<std::optional<double>>> peaks_of_pairs(const nlohmann::json& pairs, int ranks);
 
 }  // namespace p2pbench

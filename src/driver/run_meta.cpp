@@ -32,7 +32,14 @@ json start_meta(const RunFacts& f) {
     rank_list.push_back({{"rank", r["rank"]}, {"host", r["host"]}, {"pid", r["pid"]}, {"device_index", r["device_index"]},
                          {"cpu_binding", r["cpu_binding"]}});
   }
+  json group = json();
+  if (f.layout) {
+    group = {{"ranks", f.layout->size()}, {"nodes", f.layout->nodes()}, {"gpus", f.layout->gpus()},
+             {"node_override", f.node_override > 0 ? json({{"ranks_per_node", f.node_override}}) : json()}};
+  }
   return {
+      {"group", group},
+      {"pairs", f.pairs.is_array() ? f.pairs : json::array()},
       {"tool", {{"name", "p2pbench"}, {"version", tool_version()}, {"git_sha", tool_git_sha()}}},
       {"timestamp_utc", utc_timestamp()},
       {"command_line", f.command_line},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "plan/group_layout.hpp"
 
 namespace p2pbench {
 
@@ -20,6 +21,9 @@ struct RunFacts {
   nlohmann::json peer_access;
   bool same_device = false;
   bool sanitizer_mode = false;
+  const GroupLayout* layout = nullptr;  // rank -> GPU, node
+  int node_override = 0;                // --ranks-per-node (0: nodes are hosts)
+  nlohmann::json pairs;                 // every ordered pair (LinkHealth::pairs)
 };
 
 // This rank's description: host, pid, device, CPU binding, GPU, clock offset at start.

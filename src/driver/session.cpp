@@ -14,6 +14,7 @@
 #include "driver/trade_table.hpp"
 #include "kernels/fault_kernels.hpp"
 #include "measure/sanitizer_mode.hpp"
+#include "measure/case_loop.hpp"
 #include "measure/transfer_timer.hpp"
 #include "results/result_writer.hpp"
 #include "results/summary.hpp"
@@ -43,7 +44,7 @@ Session::Session(Communicator& comm, const CliOptions& options, const Config& co
     : comm_(comm),
       options_(options),
       config_(config),
-      cases_(expand_cases(config)),
+      cases_(),  // planned once the group is known (plan_cases)
       command_line_(std::move(command_line)),
       me_(comm.rank()),
       sanitizer_mode_(sanitizer_mode_wanted(options.sanitize)),
@@ -81,7 +82,7 @@ int Session::run() {
 void Session::sweep() {
   const RunnerOptions runner_options = RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
   baselines_ = make_baseline_resources(capacity_, device_);
-  pair_runner_ = std::make_unique<PairRunner>(comm_, runner_options, device_, *gate_, *buffers_, baselines_.get());
+  group_ = std::make_unique<RankGroup>(comm_, runner_options, device_, *gate_, *buffers_);
   latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
   interference_runner_ =
       std::make_unique<InterferenceRunner>(comm_, runner_options, config_.interference, device_, *gate_, *buffers_);
@@ -98,7 +99,7 @@ void Session::sweep() {
     if (fault_ && fault_->due(me_, i) && fault_->on_host()) fault_->raise_host_fault("case " + std::to_string(i) + " (" + c.name() + ")");
     switch_baseline(c);
     const CaseOutcome outcome = measure(c, i);
-    const json row = result_row(c, outcome, peak_);
+    const json row = result_row(c, outcome, facts_);
     any_failed_ = any_failed_ || outcome.status == CaseStatus::kFailed;
     results_->add_row(row);
     if (me_ == 0) {
@@ -121,8 +122,61 @@ CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
   if (sanitizer_mode_)
     if (auto why = sanitizer_skip_reason(c.method)) return skipped(*why);
   if (auto out = inject_gpu_fault(index)) return *out;
+  if (auto why = group_skip_reason(c, facts_.layout)) return skipped(*why);
   if (is_interference(c.method)) return interference_runner_->run(c, index);
-  return is_latency(c.method) ? latency_runner_->run(c, index) : pair_runner_->run(c, index);
+  if (is_latency(c.method)) return c.load ? measure_under_load(c, index) : latency_runner_->run(c, index);
+  return run_case(*group_, runner_options(), c, index, engine_factory());
+}
+
+RunnerOptions Session::runner_options() {
+  return RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
+}
+
+EngineFactory Session::engine_factory() {
+  return [this](const CaseSpec& k) {
+    std::unique_ptr<TransferEngine> engine = make_engine(k);
+    if (!engine && baselines_) engine = baselines_->make_engine(k);
+    return engine;
+  };
+}
+
+// Latency under load: the load's flows start (ungated, sized to outlast the latency case by
+// a wide margin), the latency case runs beside them, then the load is waited for, checked for
+// having covered the latency case, and verified.
+CaseOutcome Session::measure_under_load(const CaseSpec& c, size_t index) {
+  CaseLoop load(*group_, runner_options(), c.load_case(), index, engine_factory());
+  CaseOutcome l;
+  if (!load.agree_on_skips(l) || !load.prepare(l) || !load.start_background(load_seconds(c), l)) {
+    CaseOutcome out = l;
+    out.error = "the load beside the latency: " + l.error;
+    if (out.status == CaseStatus::kOk) out.status = CaseStatus::kFailed;
+    return out;
+  }
+  CaseOutcome out = latency_runner_->run(c, index);
+  LoadOutcome figures;
+  if (!load.finish_background(l, figures.covered) || !load.verify(0, l)) {
+    out.status = CaseStatus::kFailed;
+    out.fatal = out.fatal || l.fatal;
+    out.error += (out.error.empty() ? "" : "; ") + std::string("the load beside the latency: ") + l.error;
+  }
+  figures.flows = l.flows;
+  figures.gbps = l.gbps;
+  figures.verified = config_.verify && l.status == CaseStatus::kOk;
+  figures.error = l.error;
+  out.load = figures;
+  return out;
+}
+
+// How long the latency case could take (an upper bound: a slow link, every step's overhead);
+// the load runs twice that plus half a second, and says so when it did not cover the case.
+double Session::load_seconds(const CaseSpec& c) const {
+  const double samples = double(config_.samples + 1);
+  double s = 0;
+  if (c.method == Method::kLatencySignal) s = samples * double(config_.latency.round_trips) * 5e-6;
+  if (c.method == Method::kLatencyRead && c.read_chase)
+    s = samples * double(c.read_chase->loads) * 2e-6 * (c.read_chase->launch == "every_sm" ? 132.0 : 1.0);
+  if (c.method == Method::kLatencyCe) s = samples * double(config_.latency.ce_copies) * 2 * 30e-6;
+  return 2 * s + 0.5;
 }
 
 // The GPU faults of the test switch surface inside a step, as a real one would.

@@ -28,9 +28,11 @@
 #include "measure/interference_runner.hpp"
 #include "measure/latency_runner.hpp"
 #include "measure/lock_step.hpp"
-#include "measure/pair_runner.hpp"
+#include "measure/case_loop.hpp"
+#include "measure/rank_group.hpp"
 #include "measure/peer_buffers.hpp"
 #include "measure/shared_gate.hpp"
+#include "results/result_writer.hpp"
 #include "results/results_file.hpp"
 #include "plan/case_spec.hpp"
 
@@ -47,7 +49,8 @@ class Session {
   // Set-up: each returns an exit status, or 0 to go on.
   int setup();
   int select_gpu();
-  int check_pair();
+  int check_group();
+  int plan_cases();
   int check_memory();
   int open_gate();
   int map_buffers();
@@ -56,6 +59,10 @@ class Session {
   // The sweep: throws StopRequested or PeerLost.
   void sweep();
   CaseOutcome measure(const CaseSpec& c, size_t index);
+  CaseOutcome measure_under_load(const CaseSpec& c, size_t index);
+  double load_seconds(const CaseSpec& c) const;
+  RunnerOptions runner_options();
+  EngineFactory engine_factory();
   std::optional<CaseOutcome> inject_gpu_fault(size_t index);
   void switch_baseline(const CaseSpec& c);
   void close_baseline();
@@ -88,22 +95,24 @@ class Session {
   GpuInfo gpu_;
   nlohmann::json cpu_binding_;
   std::vector<nlohmann::json> gpus_;  // every rank's GPU description
-  bool same_device_ = false;
+  bool same_device_ = false;  // some ranks share a GPU
+  GroupFacts facts_;          // rank -> GPU and node, each pair's peak
   nlohmann::json p2p_;
   std::optional<std::string> no_peer_;
   uint64_t capacity_ = 0;
+  int destination_slots_ = 1;
   std::optional<SharedGate> gate_;
   std::optional<PeerBuffers> buffers_;
   ClockOffset clock_start_;
   uint64_t sweep_start_ns_ = 0;
   std::optional<LinkHealth> link_;
-  std::optional<double> peak_;
+  nlohmann::json pairs_;  // meta.pairs: every ordered pair of ranks
   std::vector<nlohmann::json> ranks_;
   nlohmann::json meta_;
 
   std::unique_ptr<BaselineResources> baselines_;
   std::optional<Method> open_baseline_;
-  std::unique_ptr<PairRunner> pair_runner_;
+  std::unique_ptr<RankGroup> group_;
   std::unique_ptr<LatencyRunner> latency_runner_;
   std::unique_ptr<InterferenceRunner> interference_runner_;
   bool any_failed_ = false;

@@ -72,13 +72,12 @@ json p2p_attributes(int device, const std::string& peer_bus_id, bool same_device
 }  // namespace
 
 int Session::setup() {
-  if (comm_.size() != 2) {
-    if (me_ == 0)
-      std::fprintf(stderr, "p2pbench: error: needs exactly 2 ranks, one per GPU (mpirun -np 2 ...); got %d\n", comm_.size());
+  if (comm_.size() < 2) {
+    std::fprintf(stderr, "p2pbench: error: needs at least 2 ranks, one per GPU (mpirun -np 2 ...); got %d\n", comm_.size());
     return kExitBadInput;
   }
-  for (auto step : {&Session::select_gpu, &Session::check_pair, &Session::check_memory, &Session::open_gate,
-                    &Session::map_buffers})
+  for (auto step : {&Session::select_gpu, &Session::check_group, &Session::plan_cases, &Session::check_memory,
+                    &Session::open_gate, &Session::map_buffers})
     if (int rc = (this->*step)()) return rc;
   describe_run();
   return kExitOk;
@@ -94,16 +93,21 @@ int Session::select_gpu() {
   });
 }
 
-int Session::check_pair() {
+int Session::check_group() {
   // Identities travel as bytes, so "same GPU" holds when each rank sees only its own GPU.
   for (const auto& blob : comm_.allgather(gpu_.to_json(me_).dump(), "exchanging GPU identities")) gpus_.push_back(json::parse(blob));
-  same_device_ = gpus_[0]["uuid"] == gpus_[1]["uuid"];
+  std::vector<std::string> uuids, hosts;
+  for (const auto& g : gpus_) uuids.push_back(g["uuid"].get<std::string>());
+  for (const auto& h : comm_.allgather(comm_.host(), "exchanging host names")) hosts.push_back(h);
+  facts_.layout = GroupLayout::from_identities(uuids, hosts, options_.ranks_per_node);
+  same_device_ = facts_.layout.gpus().size() < uuids.size();
+  comm_.set_nodes(facts_.layout.node_of_rank);
   if (int rc = setup_step(comm_, "checking the GPU pair", [&] {
         if (same_device_ && !options_.allow_same_device)
           throw InputError("--devices", gpus_[0]["uuid"].get<std::string>(),
-                           "both ranks are on the same GPU; give each rank its own GPU (--devices, CUDA_VISIBLE_DEVICES) "
+                           "several ranks are on the same GPU; give each rank its own GPU (--devices, CUDA_VISIBLE_DEVICES) "
                            "or pass --allow-same-device for functional testing");
-        if (me_ == 0) p2p_ = p2p_attributes(device_, gpus_[1]["pci_bus_id"], same_device_);
+        if (me_ == 0) p2p_ = p2p_attributes(device_, gpus_[1]["pci_bus_id"], facts_.layout.same_device(0, 1));
       }))
     return rc;
   std::string p2p_text = p2p_.dump();
@@ -115,6 +119,19 @@ int Session::check_pair() {
   if (options_.no_p2p) no_peer_ = "peer access turned off (--no-p2p)";
   else if (p2p_["known"] == true && p2p_["access_supported"] == false)
     no_peer_ = "peer access between these GPUs is not possible (cudaDevP2PAttrAccessSupported = 0)";
+  if (no_peer_ && me_ == 0) std::fprintf(stderr, "p2pbench: warning: %s: P2P and latency methods are skipped\n", no_peer_->c_str());
+  // NCCL would still use P2P where the hardware has it: tell it not to, unless the user chose.
+  if (options_.no_p2p) setenv("NCCL_P2P_DISABLE", "1", 0);
+  return kExitOk;
+}
+
+// The plan needs the group (GPUs, nodes): every rank makes the same one from the same layout.
+int Session::plan_cases() {
+  if (int rc = setup_step(comm_, "planning the cases", [&] {
+    cases_ = expand_cases(config_, facts_.layout);
+    check_case_count(config_);
+    results_->set_cases_total(cases_.size());
+  })) return rc;
   if (int rc = setup_step(comm_, "checking what can run without peer access", [&] {
         if (!no_peer_ || !std::all_of(cases_.begin(), cases_.end(), [](const CaseSpec& c) { return needs_peer_mapping(c.method); }))
           return;
@@ -123,21 +140,19 @@ int Session::check_pair() {
                                      "host link (h2d, d2h) run without it");
       }))
     return rc;
-  if (no_peer_ && me_ == 0) std::fprintf(stderr, "p2pbench: warning: %s: P2P and latency methods are skipped\n", no_peer_->c_str());
-  // NCCL would still use P2P where the hardware has it: tell it not to, unless the user chose.
-  if (options_.no_p2p) setenv("NCCL_P2P_DISABLE", "1", 0);
   return kExitOk;
 }
 
 int Session::check_memory() {
-  // Each rank holds a source and a destination buffer of the largest footprint (the formula
-  // --dry-run reports); two ranks on one GPU hold both ranks' buffers there.
-  const DeviceMemoryNeed need = device_memory_need(config_, cases_);
+  // Each rank holds a source buffer and destination slots of the largest footprint (the formula
+  // --dry-run reports, docs/groups.md); ranks on one GPU hold all their buffers there.
+  const DeviceMemoryNeed need = device_memory_need(config_, cases_, facts_.layout);
   capacity_ = need.buffer_bytes;
+  destination_slots_ = destination_slots(cases_);
   return setup_step(comm_, "checking device memory", [&] {
     size_t free_bytes = 0, total = 0;
     cuda_check(cudaMemGetInfo(&free_bytes, &total), "reading free device memory");
-    const uint64_t needed = need.per_gpu_bytes + (same_device_ ? 2 * need.buffer_bytes : 0);
+    const uint64_t needed = need.per_gpu_bytes;
     if (needed > free_bytes)
       throw InputError("sizes", format_size(*std::max_element(config_.sizes.begin(), config_.sizes.end())),
                        "needs " + format_size(needed) + " of device memory per GPU (source + destination" +
@@ -147,20 +162,22 @@ int Session::check_memory() {
 }
 
 int Session::open_gate() {
-  // Rank 0 creates the gate, the others open it, then the name is removed at once.
+  // Each node's lowest rank creates its gate (one word of the host's shared memory), the node's
+  // other ranks open it, then the name is removed at once. Each leader opens its own gate.
+  const int leader = facts_.layout.nodes().at(size_t(facts_.layout.node_of_rank.at(size_t(me_)))).front();
   std::string name;
   if (int rc = setup_step(comm_, "creating the start gate", [&] {
-        if (me_ == 0) gate_.emplace(SharedGate::create());
-        if (me_ == 0) name = gate_->name();
+        if (me_ == leader) gate_.emplace(SharedGate::create());
+        if (me_ == leader) name = gate_->name();
       }))
     return rc;
-  comm_.broadcast(name, 0, "sharing the start gate's name");
+  const auto names = comm_.allgather(name, "sharing the start gates' names");
   if (int rc = setup_step(comm_, "opening the start gate", [&] {
-        if (me_ != 0) gate_.emplace(SharedGate::open(name));
+        if (me_ != leader) gate_.emplace(SharedGate::open(names.at(size_t(leader))));
       }))
     return rc;
   return setup_step(comm_, "registering the start gate", [&] {
-    if (me_ == 0) gate_->unlink();
+    if (me_ == leader) gate_->unlink();
     gate_->register_with_device();
   });
 }
@@ -169,7 +186,7 @@ int Session::map_buffers() {
   sweep_start_ns_ = host_clock_ns();
   return setup_step(comm_, "mapping the peer's buffers", [&] {
     Watchdog::Scope guard(&watchdog_, 120.0 * comm_.timeouts().scale, "mapping the peer's buffers");
-    buffers_.emplace(comm_, capacity_, no_peer_);
+    buffers_.emplace(comm_, facts_.layout, capacity_, destination_slots_, no_peer_);
     // Both probes spin on the GPU: not under compute-sanitizer, which serializes kernels.
     if (sanitizer_mode_) return;
     clock_start_ = calibrate_gpu_clock();
@@ -182,10 +199,11 @@ int Session::map_buffers() {
 void Session::describe_run() {
   const json mine = rank_description(me_, comm_.host(), device_, cpu_binding_, gpu_.to_json(me_), clock_start_.to_json());
   for (const auto& blob : comm_.allgather(mine.dump(), "gathering rank descriptions")) ranks_.push_back(json::parse(blob));
-  if (me_ == 0) link_.emplace(gpus_);
-  std::string peak = link_ && link_->peak_gbps_per_direction() ? std::to_string(*link_->peak_gbps_per_direction()) : "";
-  comm_.broadcast(peak, 0, "sharing the link's peak");
-  if (!peak.empty()) peak_ = std::stod(peak);
+  if (me_ == 0) link_.emplace(gpus_, facts_.layout);
+  std::string pairs = link_ ? link_->pairs().dump() : "";
+  comm_.broadcast(pairs, 0, "sharing the pairs' topology and peaks");
+  pairs_ = json::parse(pairs);
+  facts_.peak_gbps = peaks_of_pairs(pairs_, comm_.size());
   RunFacts facts;
   facts.command_line = command_line_;
   facts.config = &config_;
@@ -194,6 +212,9 @@ void Session::describe_run() {
   facts.peer_access = buffers_->no_peer_reason() ? json{{"available", false}, {"reason", *buffers_->no_peer_reason()}}
                                                  : json{{"available", true}};
   facts.same_device = same_device_;
+  facts.layout = &facts_.layout;
+  facts.node_override = options_.ranks_per_node;
+  facts.pairs = pairs_;
   facts.sanitizer_mode = sanitizer_mode_;
   meta_ = start_meta(facts);
   results_->set_meta(meta_);

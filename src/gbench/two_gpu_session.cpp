@@ -77,10 +77,6 @@ void TwoGpuSession::open() {
                      "both name " + gpu_label(gpus_[0].info) +
                          "; give two GPUs, or pass --allow-same-device for functional testing (not a P2P figure)");
   if (src != dst) enable_peer_access(gpus_[0].info, gpus_[1].info);
-  for (int slot = 0; slot < 2; ++slot) {
-    use(slot);
-    gpus_[slot].timer = std::make_unique<TransferTimer>(settings_.run.timeout_scale);
-  }
   use(0);
   // Portable and mapped: with unified addressing one device address serves both GPUs.
   gate_ = MappedHostBuffer(sizeof(uint32_t), "the start gate");
@@ -109,13 +105,31 @@ void TwoGpuSession::ensure_buffers(uint64_t bytes) {
   capacity_ = bytes;
 }
 
-Endpoints TwoGpuSession::endpoints(int slot) const {
+Endpoints TwoGpuSession::endpoints(int slot, const Flow& flow, int, size_t) {
   const Gpu& me = gpus_[slot];
-  const Gpu& other = gpus_[1 - slot];
-  return {me.src.get(), me.dst.get(), other.src.get(), other.dst.get(), nullptr};
+  const Gpu& other = gpus_[flow.src_rank == slot ? flow.dst_rank : flow.src_rank];
+  return {me.src.get(), me.dst.get(), other.src.get(), other.dst.get(), nullptr, flow};
 }
 
-void TwoGpuSession::release_gate(uint32_t ticket) {
+TransferTimer& TwoGpuSession::timer(int slot, size_t lane) {
+  auto& timers = gpus_[slot].timers;
+  if (timers.size() <= lane) use(slot);  // a timer's stream and events belong to its GPU
+  while (timers.size() <= lane) timers.push_back(std::make_unique<TransferTimer>(settings_.run.timeout_scale));
+  return *timers[lane];
+}
+
+std::vector<StepReport> TwoGpuSession::step(const char*, const std::function<void(int, StepReport&)>& local, double) {
+  // Every local wait has its own deadline (the timer's); one process needs no exchange.
+  std::vector<StepReport> reports(2);
+  for (int slot = 0; slot < 2; ++slot)
+    run_captured(gpu_label(gpus_[slot].info) + ": ", [&] {
+      use(slot);
+      local(slot, reports[size_t(slot)]);
+    }, reports[size_t(slot)]);
+  return reports;
+}
+
+void TwoGpuSession::release(uint32_t ticket) {
   __atomic_store_n(static_cast<uint32_t*>(gate_.host()), ticket, __ATOMIC_RELEASE);
 }
 

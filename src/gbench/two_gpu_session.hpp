@@ -1,7 +1,8 @@
-// One process owning two GPUs: slot 0 is --src, slot 1 is --dst. Peer access both ways, a
-// source and a destination buffer on each GPU, one TransferTimer (stream) per GPU, and the
-// start gate (a word of mapped pinned host memory that every GPU polls). Nothing here touches
-// CUDA before open(), so that benchmarks can be registered and listed without a GPU.
+// One process owning two GPUs: slot 0 is --src, slot 1 is --dst, and both are members of the
+// case loop's group (CaseGroup): steps run locally, one after the other. Peer access both ways,
+// a source and a destination buffer on each GPU, TransferTimers (streams) per GPU, and the start
+// gate (a word of mapped pinned host memory that every GPU polls). Nothing here touches CUDA
+// before open(), so that benchmarks can be registered and listed without a GPU.
 #pragma once
 
 #include <cstdint>
@@ -14,13 +15,14 @@
 
 #include "common/cuda_raii.hpp"
 #include "engines/transfer_engine.hpp"
+#include "measure/case_group.hpp"
 #include "measure/gpu_device.hpp"
 #include "measure/runner_options.hpp"
 #include "measure/transfer_timer.hpp"
 
 namespace p2pbench::gbench {
 
-class TwoGpuSession {
+class TwoGpuSession final : public CaseGroup {
  public:
   struct Settings {
     std::string src_spec = "0";  // index, UUID or PCI bus id
@@ -32,7 +34,7 @@ class TwoGpuSession {
   struct Gpu {
     int device = -1;
     GpuInfo info;
-    std::unique_ptr<TransferTimer> timer;  // its stream also fills, poisons and verifies
+    std::vector<std::unique_ptr<TransferTimer>> timers;  // by lane; lane 0 also fills, poisons, verifies
     DeviceBuffer src, dst;
   };
 
@@ -51,19 +53,27 @@ class TwoGpuSession {
   bool same_device() const { return gpus_[0].device == gpus_[1].device; }
   Gpu& gpu(int slot) { return gpus_[slot]; }
   const Gpu& gpu(int slot) const { return gpus_[slot]; }
-  // Makes the slot's GPU the current device (kernels, graphs and events follow it).
-  void use(int slot) const;
-
   // Grows every buffer to at least `bytes` (never shrinks; contents are not kept).
   void ensure_buffers(uint64_t bytes);
-  // What a transfer driven from `slot` reaches: its own buffers, and the other GPU's directly
-  // (peer access), where the MPI driver has IPC mappings.
-  Endpoints endpoints(int slot) const;
 
-  // The start gate: spin kernels wait until *gate_word() >= their ticket.
-  const uint32_t* gate_word() const { return static_cast<const uint32_t*>(gate_.device()); }
-  uint32_t next_ticket() { return ++ticket_; }
-  void release_gate(uint32_t ticket);
+  // The case loop's group: the two GPUs, every step run here in turn.
+  int size() const override { return 2; }
+  const std::vector<int>& local_members() const override { return members_; }
+  void use(int slot) const override;
+  int device(int slot) const override { return gpus_[slot].device; }
+  std::optional<std::string> no_path_reason(const Flow&) const override { return std::nullopt; }  // open() checked
+  // A transfer driven from a GPU reaches its own buffers and the other GPU's directly (peer
+  // access), where the MPI driver has IPC mappings. One destination slot: at most one flow
+  // arrives at a GPU (uni or bidir).
+  Endpoints endpoints(int slot, const Flow& flow, int dst_slot, size_t host_bytes) override;
+  size_t slot_bytes() const override { return capacity_; }
+  int destination_slots() const override { return 1; }
+  TransferTimer& timer(int slot, size_t lane) override;
+  std::vector<StepReport> step(const char* what, const std::function<void(int, StepReport&)>& local,
+                               double local_work_s) override;
+  const uint32_t* gate_word(int) const override { return static_cast<const uint32_t*>(gate_.device()); }
+  uint32_t next_ticket() override { return ++ticket_; }
+  void release(uint32_t ticket) override;
   // Transfers per sample of a case, fixed by its first calibration: Google Benchmark calls a
   // case several times (iteration estimate, repetitions) and its statistics need the same
   // batch size every time.
@@ -82,6 +92,7 @@ class TwoGpuSession {
   Settings settings_;
   bool open_ = false;
   Gpu gpus_[2];
+  std::vector<int> members_{0, 1};
   uint64_t capacity_ = 0;
   MappedHostBuffer gate_;
   uint32_t ticket_ = 0;

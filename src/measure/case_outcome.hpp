@@ -9,16 +9,28 @@
 #include <vector>
 
 #include "measure/interference_samples.hpp"  // issue 13
+#include "plan/case_spec.hpp"
 
 namespace p2pbench {
 
 enum class CaseStatus { kOk, kFailed, kSkipped };
 
-struct DirectionSamples {
-  int src_rank = 0;
-  int dst_rank = 1;
-  std::vector<double> gbps;     // per sample, from this direction's CUDA events
-  std::vector<double> time_us;  // one transfer, per sample
+// One flow's figures, per sample: GB/s from its lane's CUDA events (two-sided flows: from the
+// later end's window), one transfer's time, and its window from the gate's release (GPU timer).
+struct FlowSamples {
+  Flow flow{0, 1};
+  std::vector<double> gbps;
+  std::vector<double> time_us;
+  std::vector<double> window_ns;
+};
+
+// Latency under load: what the load beside the latency did (one figure per flow, the whole run).
+struct LoadOutcome {
+  std::vector<FlowSamples> flows;
+  std::vector<double> gbps;  // all the load's bytes over its longest lane
+  bool covered = false;      // every lane was still running when the latency case ended
+  bool verified = false;
+  std::string error;         // why the load failed or was skipped (the latency still ran)
 };
 
 struct CaseOutcome {
@@ -29,10 +41,11 @@ struct CaseOutcome {
   uint64_t iterations = 0;         // transfers per sample
   uint64_t buffer_pool_bytes = 0;  // memory each buffer rotated through (0: none)
   std::optional<int> sms_used;     // distinct SMs one launch ran on (SM methods)
-  std::vector<double> gbps;        // per sample; bidir: all bytes / union of both windows
-  std::vector<double> time_us;     // per sample: one transfer (bidir: the union / iterations)
-  std::vector<DirectionSamples> directions;  // bidir only
-  std::vector<double> overlap;               // bidir only: intersection / union, per sample
+  std::vector<double> gbps;        // per sample, the aggregate: one flow's own figure, or all
+                                   // bytes / the union of every flow's window
+  std::vector<double> time_us;     // per sample: one transfer (several flows: the union / iterations)
+  std::vector<FlowSamples> flows;  // every flow of the case, in the case's order
+  std::vector<double> overlap;     // several flows: intersection / union of their windows, per sample
   std::vector<double> latency_us;            // latency methods: one figure per sample
   std::vector<double> issue_interval_us;     // latency_ce: back-to-back issue interval per sample
   // latency_read: SM cycles per load, and those cycles at the peak SM clock (the convention of
@@ -42,6 +55,7 @@ struct CaseOutcome {
   // latency_read: the chase variant and its side figures (the row's "read_chase"); null otherwise.
   nlohmann::json read_chase;
   std::optional<InterferenceSamples> interference;  // interference cases (issue 13)
+  std::optional<LoadOutcome> load;                  // latency cases with a load beside them
 };
 
 }  // namespace p2pbench

@@ -88,7 +88,7 @@ bool InterferenceRunner::agree_on_skips(Case& k, CaseOutcome& out) {
     k.owns_dst = k.owns_dst || o.dst_rank == me;
   }
   k.drive = !k.mine.empty();
-  k.busy = k.drive || k.spec.both_gpus_busy.value_or(false);
+  k.busy = k.drive || (k.spec.both_gpus_busy.value_or(false) && comm_.rank() < 2);
   const int sms = k.spec.sm_partition.value_or(0);
   auto skips = steps_.run("agreeing on skips", [&](json& d) {
     std::optional<std::string> reason = static_skip_reason(k.transfer_spec);
@@ -116,7 +116,10 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
   k.transfer_stream = k.partition ? k.partition->transfer_stream() : transfer_stream_.get();
   k.workload_stream = k.partition ? k.partition->workload_stream() : workload_stream_.get();
   k.full_stream = workload_stream_.get();
-  k.ends = {buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(), buffers_.peer_dst(), nullptr};
+  // Interference runs on ranks 0 and 1 (the first pair); other ranks keep step idle.
+  const int other = comm_.rank() == 0 ? 1 : 0;
+  k.ends = {buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(other), buffers_.peer_dst(other), nullptr,
+            Flow{comm_.rank(), other}};
   const double launch_deadline_s = 60.0 * options_.timeout_scale;
   auto calibration = steps_.run("calibrating the case", [&](json& d) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
@@ -168,7 +171,7 @@ std::optional<std::vector<json>> InterferenceRunner::gated_phase(const char* wha
                                                                  const std::function<void(json&)>& finish, CaseOutcome& out) {
   const uint32_t ticket = gate_.next_ticket();
   auto queued = steps_.run(what, [&](json&) { queue(ticket); });
-  if (comm_.rank() == 0) gate_.release(ticket);  // always: a rank that did queue must never spin out
+  gate_.release(ticket);  // (the node leader) always: a rank that did queue must never spin out
   auto finished = steps_.run(what, finish);
   if (LockStep::failed(queued, out) || LockStep::failed(finished, out)) return std::nullopt;
   return finished;

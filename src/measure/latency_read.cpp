@@ -109,7 +109,7 @@ json LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid
   for (int k = 0; k < launches; ++k) {
     *result = {};
     cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording the start of a pointer-chase launch");
-    kernels::enqueue_pointer_chase(buffers_.peer_src(), c.bytes, r.stride_bytes, r.loads,
+    kernels::enqueue_pointer_chase(buffers_.peer_src(c.src_rank()), c.bytes, r.stride_bytes, r.loads,
                                    static_cast<kernels::ChaseResult*>(result_.device()), stream_.get(),
                                    chase_load_of(r.load), {unsigned(launches == 1 ? 1 : grid_blocks), unsigned(k)});
     sync("a pointer chase");
@@ -146,13 +146,13 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   const bool busy_owner = r.owner == "busy";
   const int grid = r.launch == "every_sm" ? current_sm_count() : 1;
   const uint32_t ticket = busy_owner ? gate_.next_ticket() : 0;  // every rank, in the same order
-  SpinRelease spin_release(gate_, ticket, me == 0);
+  SpinRelease spin_release(gate_, ticket, true);  // the gate opens only where this rank leads its node
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   auto built = steps_.run("building the pointer chain", [&](json&) {
     if (auto why = kernels::chase_unsupported_reason(c.bytes, r.stride_bytes)) throw InputError(*why);
     if (!absolute && me == c.src_rank()) kernels::build_chase_chain(buffers_.local_src(), c.bytes, r.stride_bytes, stream_.get());
     if (absolute && me == c.dst_rank())
-      kernels::build_chase_chain(buffers_.peer_src(), c.bytes, r.stride_bytes, stream_.get(), buffers_.peer_src());
+      kernels::build_chase_chain(buffers_.peer_src(c.src_rank()), c.bytes, r.stride_bytes, stream_.get(), buffers_.peer_src(c.src_rank()));
     sync("building the pointer chain");
     if (busy_owner && me == c.src_rank()) {
       // One thread spins on the owner's GPU (it polls a host word, no traffic on the link) from

@@ -32,6 +32,10 @@ LatencyRunner::LatencyRunner(const Communicator& comm, const RunnerOptions& opti
       stamps_(sizeof(kernels::GateStamps), "latency gate stamps"),
       peak_sm_clock_mhz_(peak_sm_clock_mhz) {}
 
+int LatencyRunner::peer_of(const CaseSpec& c) const {
+  return comm_.rank() == c.src_rank() ? c.dst_rank() : c.src_rank();
+}
+
 void LatencyRunner::sync(const std::string& what) const {
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording an event after " + what);
   wait_for_event(stop_.get(), (options_.gate_timeout_s + 30.0) * options_.timeout_scale, what);
@@ -61,8 +65,10 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
   const uint32_t round_trips = uint32_t(options_.latency.round_trips);
   const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
   kernels::PingPongArgs args;
+  // Only the pair's two ranks take part; the others keep step with them.
+  const bool in_pair = me == c.src_rank() || me == c.dst_rank();
   args.my_inbox = buffers_.local_dst();  // polled here, written by the peer
-  args.peer_inbox = buffers_.peer_dst();
+  args.peer_inbox = in_pair ? buffers_.peer_dst(peer_of(c)) : nullptr;
   args.payload_bytes = c.bytes;
   args.round_trips = round_trips;
   args.initiator = me == c.src_rank();
@@ -73,6 +79,7 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
   out.iterations = round_trips;
 
   auto prepared = steps_.run("preparing a ping-pong", [&](json& d) {
+    if (!in_pair) return;
     if (auto why = kernels::ping_pong_unsupported_reason(args)) d["skip"] = *why;
     kernels::ping_pong_reset_inbox(buffers_.local_dst(), inbox_bytes, stream_.get());
     kernels::ping_pong_prepare(c.bytes, flag_in_data);
@@ -93,13 +100,15 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
     const uint32_t ticket = gate_.next_ticket();
     auto* result = static_cast<kernels::PingPongResult*>(result_.host());
     auto queued = steps_.run("queueing a ping-pong", [&](json&) {
+      if (!in_pair) return;
       *result = {};
       kernels::enqueue_gate_wait(gate_.device_word(), ticket, uint64_t(gate_timeout_s * 1e9),
                                  static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
       kernels::enqueue_ping_pong(args, stream_.get());
     });
-    if (me == 0) gate_.release(ticket);
+    gate_.release(ticket);  // the node leader opens it
     auto finished = steps_.run("finishing a ping-pong", [&](json& d) {
+      if (!in_pair) return;
       sync("a ping-pong of " + c.name());
       if (result->timed_out)
         throw std::runtime_error("the ping-pong between rank " + std::to_string(c.src_rank()) + " and rank " +
@@ -142,7 +151,7 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
       std::vector<double> end_to_end;
       for (uint64_t k = 0; k < copies; ++k) {
         const auto t0 = std::chrono::steady_clock::now();
-        cuda_check(cudaMemcpyAsync(buffers_.peer_dst(), buffers_.local_src(), c.bytes, cudaMemcpyDefault, stream_.get()),
+        cuda_check(cudaMemcpyAsync(buffers_.peer_dst(c.dst_rank()), buffers_.local_src(), c.bytes, cudaMemcpyDefault, stream_.get()),
                    "enqueuing a small copy to the peer");
         cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for a small copy");
         end_to_end.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
@@ -150,7 +159,7 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
       // Back-to-back: the same copies queued without waiting, timed by events.
       cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording the issue-interval start");
       for (uint64_t k = 0; k < copies; ++k)
-        cuda_check(cudaMemcpyAsync(buffers_.peer_dst(), buffers_.local_src(), c.bytes, cudaMemcpyDefault, stream_.get()),
+        cuda_check(cudaMemcpyAsync(buffers_.peer_dst(c.dst_rank()), buffers_.local_src(), c.bytes, cudaMemcpyDefault, stream_.get()),
                    "enqueuing back-to-back copies");
       sync("back-to-back copies");
       float ms = 0;

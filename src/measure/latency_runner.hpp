@@ -31,6 +31,8 @@ class LatencyRunner {
   nlohmann::json chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks) const;
   void run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
   void sync(const std::string& what) const;
+  // The other end of the case's one flow, seen from this rank.
+  int peer_of(const CaseSpec& c) const;
 
   const Communicator& comm_;
   LockStep steps_;

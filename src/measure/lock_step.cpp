@@ -12,29 +12,49 @@ StopRequested::StopRequested(int signal_number, int rank)
       signal_(signal_number),
       rank_(rank) {}
 
-std::vector<json> LockStep::run(const char* what, const std::function<void(json&)>& local, double local_work_s) const {
-  json mine = {{"error", ""}, {"fatal", false}, {"data", json::object()}};
+void LockStep::run_guarded(const char* what, const std::function<void()>& local, double local_work_s,
+                           StepReport& report) const {
   const std::string rank = "rank " + std::to_string(comm_.rank()) + ": ";
-  const double scale = comm_.timeouts().scale;
-  try {
-    // The local part's own waits have deadlines; the watchdog catches a call that blocks
-    // without one (a CUDA call stuck behind a hung kernel).
-    Watchdog::Scope guard(watchdog_, (local_work_s + 2 * kSlackS) * scale, rank + std::string(what));
-    local(mine["data"]);
-  } catch (const CudaError& e) {
-    mine["error"] = rank + e.what();
-    mine["fatal"] = e.sticky();
-  } catch (const RuntimeFailure& e) {
-    mine["error"] = rank + e.what();
-    mine["fatal"] = true;
-  } catch (const std::exception& e) {
-    mine["error"] = rank + e.what();
-  }
+  // The local part's own waits have deadlines; the watchdog catches a call that blocks
+  // without one (a CUDA call stuck behind a hung kernel).
+  Watchdog::Scope guard(watchdog_, (local_work_s + 2 * kSlackS) * comm_.timeouts().scale, rank + std::string(what));
+  run_captured(rank, local, report);
+}
+
+void LockStep::throw_if_stopped(const std::vector<int>& signals) {
+  for (size_t r = 0; r < signals.size(); ++r)
+    if (signals[r]) throw StopRequested(signals[r], int(r));
+}
+
+std::vector<json> LockStep::run(const char* what, const std::function<void(json&)>& local, double local_work_s) const {
+  json mine = {{"data", json::object()}};
+  StepReport report;
+  run_guarded(what, [&] { local(mine["data"]); }, local_work_s, report);
+  mine["error"] = report.error;
+  mine["fatal"] = report.fatal;
   mine["stop"] = stop_signal_received();
   std::vector<json> all;
-  for (const auto& blob : comm_.exchange(mine.dump(), what, local_work_s + kSlackS)) all.push_back(json::parse(blob));
-  for (size_t r = 0; r < all.size(); ++r)
-    if (const int signal = all[r].value("stop", 0)) throw StopRequested(signal, int(r));
+  std::vector<int> signals;
+  for (const auto& blob : comm_.exchange(mine.dump(), what, local_work_s + kSlackS)) {
+    all.push_back(json::parse(blob));
+    signals.push_back(all.back().value("stop", 0));
+  }
+  throw_if_stopped(signals);
+  return all;
+}
+
+std::vector<StepReport> LockStep::run_reports(const char* what, const std::function<void(StepReport&)>& local,
+                                              double local_work_s) const {
+  StepReport mine;
+  run_guarded(what, [&] { local(mine); }, local_work_s, mine);
+  mine.stop_signal = stop_signal_received();
+  std::vector<StepReport> all;
+  std::vector<int> signals;
+  for (const auto& blob : comm_.exchange(mine.to_bytes(), what, local_work_s + kSlackS)) {
+    all.push_back(StepReport::from_bytes(blob));
+    signals.push_back(all.back().stop_signal);
+  }
+  throw_if_stopped(signals);
   return all;
 }
 

@@ -14,6 +14,7 @@
 #include "comm/communicator.hpp"
 #include "common/watchdog.hpp"
 #include "measure/case_outcome.hpp"
+#include "measure/step_report.hpp"
 
 namespace p2pbench {
 
@@ -47,10 +48,19 @@ class LockStep {
   std::vector<nlohmann::json> run(const char* what, const std::function<void(nlohmann::json&)>& local,
                                   double local_work_s = kDefaultLocalWorkS) const;
 
+  // The typed form: every rank's report, indexed by rank.
+  std::vector<StepReport> run_reports(const char* what, const std::function<void(StepReport&)>& local,
+                                      double local_work_s = kDefaultLocalWorkS) const;
+
   // Marks `out` failed (and fatal where one was) if any rank reported an error.
   static bool failed(const std::vector<nlohmann::json>& results, CaseOutcome& out);
 
  private:
+  // Runs `local` under the watchdog, its exception captured into `report`.
+  void run_guarded(const char* what, const std::function<void()>& local, double local_work_s, StepReport& report) const;
+  // Throws StopRequested naming the first rank that received a stop signal (0: none).
+  static void throw_if_stopped(const std::vector<int>& signals);
+
   const Communicator& comm_;
   Watchdog* watchdog_;
 };

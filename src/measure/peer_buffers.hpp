@@ -1,40 +1,59 @@
-// The two transfer buffers of each rank and the peer's, mapped through CUDA IPC. Handles
+// Each rank's transfer buffers and its node-local peers', mapped through CUDA IPC. Handles
 // cross the communication layer as plain bytes.
+//
+// Memory per rank: one source buffer of `slot_bytes` and a destination buffer of
+// `destination_slots` x `slot_bytes` (a flow writes the slot of its index among the case's flows
+// into that rank, so concurrent flows never share bytes). Peers' buffers cost no memory here.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "comm/communicator.hpp"
 #include "common/cuda_raii.hpp"
+#include "plan/group_layout.hpp"
 
 namespace p2pbench {
 
 class PeerBuffers {
  public:
-  // Collective: allocates `capacity` bytes of source and of destination on the current device,
-  // exchanges IPC handles with the other rank and opens the peer's, unless `no_peer` already
-  // says why not (no peer access, --no-p2p). When a rank cannot open the peer's memory, no rank
-  // keeps a mapping and no_peer_reason() says why, the same on every rank.
-  PeerBuffers(const Communicator& comm, size_t capacity, std::optional<std::string> no_peer = std::nullopt);
+  // Collective: allocates this rank's buffers on the current device, exchanges IPC handles and
+  // opens those of every other rank on the same node, unless `no_peer` already says why not
+  // (--no-p2p, no peer access). When any rank cannot open a peer's memory, no rank keeps a
+  // mapping and no_path_reason() says why, the same on every rank.
+  PeerBuffers(const Communicator& comm, const GroupLayout& layout, size_t slot_bytes, int destination_slots,
+              std::optional<std::string> no_peer = std::nullopt);
 
-  // Collective teardown in a safe order: every rank unmaps the peer's memory, then a barrier,
-  // then each frees its own, so no rank frees memory its peer still has mapped.
+  // Collective teardown in a safe order: every rank unmaps its peers' memory, then a barrier,
+  // then each frees its own, so no rank frees memory a peer still has mapped.
   void close(const Communicator& comm);
 
-  size_t capacity() const { return capacity_; }
+  size_t slot_bytes() const { return slot_bytes_; }
+  int destination_slots() const { return slots_; }
   void* local_src() const { return src_.get(); }
-  void* local_dst() const { return dst_.get(); }
-  void* peer_src() const { return peer_src_.get(); }
-  void* peer_dst() const { return peer_dst_.get(); }
-  // Why the peer's memory is not mapped (the P2P and latency methods are then skipped), or nullopt.
+  void* local_dst(int slot = 0) const { return static_cast<char*>(dst_.get()) + size_t(slot) * slot_bytes_; }
+  // The mapping of `rank`'s buffers (null where there is none; see no_path_reason).
+  void* peer_src(int rank) const { return peers_.at(size_t(rank)).src.get(); }
+  void* peer_dst(int rank, int slot = 0) const;
+  // Why this rank cannot reach `rank`'s memory (another node, no peer access), or nullopt.
+  std::optional<std::string> no_path_reason(int rank) const;
+  // Why no peer mapping exists at all (the P2P and latency methods are then skipped), or nullopt.
   const std::optional<std::string>& no_peer_reason() const { return no_peer_; }
 
  private:
-  size_t capacity_;
+  struct Peer {
+    IpcMapping src, dst;
+    std::optional<std::string> no_path;
+  };
+  void open_peers(const Communicator& comm, const GroupLayout& layout, const std::vector<std::string>& handles);
+
+  size_t slot_bytes_;
+  int slots_;
+  int rank_;
   DeviceBuffer src_, dst_;
-  IpcMapping peer_src_, peer_dst_;
+  std::vector<Peer> peers_;  // by rank (this rank's entry stays empty)
   std::optional<std::string> no_peer_;
 };
 

@@ -30,7 +30,8 @@ class SharedGate {
   // The ticket of the next sample: every rank calls this once per gated sample, in the same
   // order, so the ranks agree on it without talking.
   uint32_t next_ticket() { return ++issued_; }
-  // Host side: releases every kernel waiting for a ticket <= `ticket`.
+  // Host side: releases every kernel waiting for a ticket <= `ticket`, where this rank opens
+  // the gate (its creator: the lowest rank of the node); elsewhere nothing.
   void release(uint32_t ticket);
   // The ticket last released (host view).
   uint32_t current() const;
@@ -41,6 +42,7 @@ class SharedGate {
 
   SharedHostMemory memory_;
   uint32_t issued_ = 0;
+  bool releaser_ = false;
 };
 
 }  // namespace p2pbench

@@ -100,6 +100,26 @@ void TransferTimer::warm_up(double ms) {
   } while (seconds_since(t0) * 1e3 < ms);
 }
 
+void TransferTimer::start_run(uint64_t launches) {
+  cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a background run's start");
+  for (uint64_t i = 0; i < launches; ++i) cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a background run");
+  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a background run's end");
+}
+
+bool TransferTimer::running() const {
+  const cudaError_t e = cudaEventQuery(stop_.get());
+  if (e == cudaErrorNotReady) return true;
+  cuda_check(e, "asking whether a background run finished");
+  return false;
+}
+
+double TransferTimer::finish_run(double deadline_s, const std::string& what) {
+  wait_for_event(stop_.get(), deadline_s, what);
+  float ms = 0;
+  cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a background run's time");
+  return double(ms);
+}
+
 void TransferTimer::enqueue_gated(const uint32_t* gate, uint32_t ticket, double gate_timeout_s) {
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   *stamps = {0, 0, 0, 0};

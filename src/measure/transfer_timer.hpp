@@ -53,6 +53,13 @@ class TransferTimer {
   // Launches of a sample graph of `iterations` transfers of `single_ms` that fill `warmup_ms`.
   static uint64_t warmup_launches_for(double single_ms, uint64_t iterations, double warmup_ms);
 
+  // A background run (a load beside another measurement): `launches` replays of the graph,
+  // ungated, between two events. running(): not finished yet; finish_run() waits (deadline in
+  // seconds) and returns the run's milliseconds.
+  void start_run(uint64_t launches);
+  bool running() const;
+  double finish_run(double deadline_s, const std::string& what);
+
   // Queues one sample behind the gate word (device-visible): a spin kernel holds the stream
   // until *gate >= ticket, or gives up after gate_timeout_s (reported by wait()).
   void enqueue_gated(const uint32_t* gate, uint32_t ticket, double gate_timeout_s);

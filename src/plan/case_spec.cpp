@@ -72,9 +72,26 @@ std::string CaseSpec::name() const {
   if (workload) n += "/workload:" + *workload;
   if (sm_partition) n += "/partition:" + std::to_string(*sm_partition);
   if (both_gpus_busy && *both_gpus_busy) n += "/both_gpus_busy";
+  if (load) n += std::string("/load:") + to_string(load->method) + ":" + to_string(load->pattern);
   return n;
 }
 
+
+CaseSpec CaseSpec::load_case() const {
+  CaseSpec c;
+  if (!load) return c;
+  c.method = load->method;
+  c.direction = load->direction;
+  c.bytes = load->bytes;
+  c.flows = load->flows;
+  c.pattern = load->pattern;
+  c.blocks = load->blocks;
+  c.threads = load->threads;
+  c.unroll = load->unroll;
+  c.stages = load->stages;
+  c.smem_bytes = load->smem_bytes;
+  return c;
+}
 
 const std::vector<std::string>& signal_protocol_names() {
   static const std::vector<std::string> names = {"flag_in_data", "payload_then_flag"};

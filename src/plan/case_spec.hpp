@@ -93,6 +93,18 @@ struct Flow {
   bool operator!=(const Flow& o) const { return !(*this == o); }
 };
 
+// Latency under load: the bandwidth flows that run beside a latency case (on the other ranks),
+// started before its first sample and still running after its last.
+struct LoadSpec {
+  Method method = Method::kCe;
+  Direction direction = Direction::kPush;
+  Pattern pattern = Pattern::kAllToAll;  // how the flows were chosen (recorded)
+  uint64_t bytes = 0;                    // one transfer
+  std::vector<Flow> flows;
+  std::optional<int> blocks, threads, unroll, stages;  // the method's kernel shape
+  std::optional<uint64_t> smem_bytes;
+};
+
 struct CaseSpec {
   Method method = Method::kCe;
   Direction direction = Direction::kPush;
@@ -126,6 +138,10 @@ struct CaseSpec {
   std::optional<std::string> workload;
   std::optional<int> sm_partition;
   std::optional<bool> both_gpus_busy;
+  std::optional<LoadSpec> load;  // latency methods: measured while these flows run
+
+  // The load's own case (a bandwidth case of its method, flows and size).
+  CaseSpec load_case() const;
 
   // The single flow's ranks, or -1 when the case has several flows.
   int src_rank() const { return flows.size() == 1 ? flows[0].src_rank : -1; }

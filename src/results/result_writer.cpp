@@ -34,15 +34,138 @@ const char* status_name(CaseStatus s) {
 
 }  // namespace
 
-json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps) {
-  const bool uni = c.mode == Mode::kUni;
+std::optional<double> GroupFacts::peak(int src, int dst) const {
+  if (src < 0 || dst < 0 || size_t(src) >= peak_gbps.size() || size_t(dst) >= peak_gbps[size_t(src)].size()) return std::nullopt;
+  return peak_gbps[size_t(src)][size_t(dst)];
+}
+
+GroupFacts GroupFacts::pair(std::optional<double> peak) {
+  GroupFacts f;
+  f.layout = GroupLayout::distinct(2);
+  f.peak_gbps = {{std::nullopt, peak}, {peak, std::nullopt}};
+  return f;
+}
+
+namespace {
+
+json stats_or_null(const std::vector<double>& samples) { return samples.empty() ? json() : to_json(summarize(samples)); }
+
+json pct_or_null(const json& stats, std::optional<double> peak) {
+  if (stats.is_null() || !peak || *peak <= 0) return json();
+  return 100.0 * stats["median"].get<double>() / *peak;
+}
+
+// One flow: its ranks and GPUs, its own figures against its pair's peak.
+json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts) {
+  const Flow& fl = f.flow;
+  const bool host_link = fl.src_rank == fl.dst_rank;
+  const std::optional<double> peak = host_link ? std::nullopt : facts.peak(fl.src_rank, fl.dst_rank);
+  const json bw = stats_or_null(f.gbps);
+  return {{"src_rank", fl.src_rank},
+          {"dst_rank", fl.dst_rank},
+          {"src_gpu", facts.layout.gpu_of_rank.at(size_t(fl.src_rank))},
+          {"dst_gpu", facts.layout.gpu_of_rank.at(size_t(fl.dst_rank))},
+          {"same_device", !host_link && facts.layout.same_device(fl.src_rank, fl.dst_rank)},
+          {"same_node", facts.layout.same_node(fl.src_rank, fl.dst_rank)},
+          {"bytes", c.bytes},
+          {"bandwidth_gbps", bw},
+          {"time_us", stats_or_null(f.time_us)},
+          {"samples_gbps", f.gbps},
+          {"peak_gbps", peak ? json(*peak) : json()},
+          {"pct_of_peak", pct_or_null(bw, peak)}};
+}
+
+// Per GPU, per sample: bytes leaving (entering) it over the longest window of those flows.
+json gpu_entries(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts, uint64_t iterations) {
+  json out = json::array();
+  const double bytes = double(c.bytes) * double(iterations);
+  for (const std::string& gpu : facts.layout.gpus()) {
+    json ranks = json::array();
+    for (int r = 0; r < facts.layout.size(); ++r)
+      if (facts.layout.gpu_of_rank[size_t(r)] == gpu) ranks.push_back(r);
+    auto median_rate = [&](bool egress) -> json {
+      std::vector<double> rates;
+      for (size_t s = 0; s < o.gbps.size(); ++s) {
+        double total = 0, window = 0;
+        for (const FlowSamples& f : o.flows) {
+          const int end = egress ? f.flow.src_rank : f.flow.dst_rank;
+          if (facts.layout.gpu_of_rank.at(size_t(end)) != gpu || s >= f.window_ns.size()) continue;
+          total += bytes;
+          window = std::max(window, f.window_ns[s]);
+        }
+        if (total > 0 && window > 0) rates.push_back(total / (window * 1e-9) / 1e9);
+      }
+      return rates.empty() ? json() : json(quantile(rates, 0.5));
+    };
+    out.push_back({{"uuid", gpu}, {"ranks", ranks}, {"egress_gbps", median_rate(true)}, {"ingress_gbps", median_rate(false)}});
+  }
+  return out;
+}
+
+// The sum of the flows' peaks (none where any flow's is unknown).
+std::optional<double> aggregate_peak(const CaseSpec& c, const GroupFacts& facts) {
+  double sum = 0;
+  for (const Flow& f : c.flows) {
+    const auto p = f.src_rank == f.dst_rank ? std::nullopt : facts.peak(f.src_rank, f.dst_rank);
+    if (!p) return std::nullopt;
+    sum += *p;
+  }
+  return sum;
+}
+
+// The v2 fields of a bandwidth row.
+void add_group_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts, json& row) {
+  json flows = json::array();
+  for (const FlowSamples& f : o.flows) flows.push_back(flow_entry(c, f, facts));
+  row["flows"] = flows;
+  const std::optional<double> peak = aggregate_peak(c, facts);
+  const json bw = stats_or_null(o.gbps);
+  row["aggregate"] = {{"bandwidth_gbps", bw},
+                      {"samples_gbps", o.gbps},
+                      {"peak_gbps", peak ? json(*peak) : json()},
+                      {"pct_of_peak", pct_or_null(bw, peak)}};
+  row["gpus"] = o.flows.empty() ? json::array() : gpu_entries(c, o, facts, o.iterations);
+  row["overlap"] = o.overlap.empty() ? json() : json(quantile(o.overlap, 0.5));
+  row["pct_of_peak"] = pct_or_null(bw, peak);
+}
+
+// Latency under load: the load's method, pattern and flows with the figures it reached.
+void add_load_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts, json& row) {
+  const LoadSpec& spec = *c.load;
+  json flows = json::array();
+  const CaseSpec load_case = c.load_case();
+  for (const Flow& f : spec.flows) {
+    FlowSamples samples{f, {}, {}, {}};
+    if (o.load)
+      for (const FlowSamples& s : o.load->flows)
+        if (s.flow == f) samples = s;
+    flows.push_back(flow_entry(load_case, samples, facts));
+  }
+  row["load"] = {{"method", to_string(spec.method)},
+                 {"direction", to_string(spec.direction)},
+                 {"pattern", to_string(spec.pattern)},
+                 {"bytes", spec.bytes},
+                 {"flows", flows},
+                 {"aggregate_gbps", o.load && !o.load->gbps.empty() ? json(o.load->gbps.back()) : json()},
+                 {"covered", o.load ? o.load->covered : false},
+                 {"verified", o.load ? o.load->verified : false}};
+  if (o.load && !o.load->error.empty()) row["load"]["error"] = o.load->error;
+}
+
+}  // namespace
+
+json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
+  const bool single = c.flows.size() == 1;
   json row = {
       {"method", to_string(c.method)},
       {"direction", to_string(c.direction)},
       {"mode", to_string(c.mode)},
       {"bytes", c.bytes},
-      {"src_rank", uni ? json(c.src_rank()) : json()},
-      {"dst_rank", uni ? json(c.dst_rank()) : json()},
+      {"src_rank", single ? json(c.src_rank()) : json()},
+      {"dst_rank", single ? json(c.dst_rank()) : json()},
+      {"pattern", to_string(c.pattern)},
+      {"schedule", c.schedule ? json(to_string(*c.schedule)) : json()},
+      {"round", c.round ? json(*c.round) : json()},
       {"blocks", optional_number(c.blocks)},
       {"threads", optional_number(c.threads)},
       {"unroll", optional_number(c.unroll)},
@@ -68,6 +191,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
   if (!o.error.empty()) row["error"] = o.error;
   if (is_interference(c.method)) return interference_row(c, o, std::move(row));  // issue 13
   if (is_latency(c.method)) {
+    if (c.load) add_load_fields(c, o, facts, row);
     row["samples"] = o.latency_us.size();
     row["latency_us"] = json();
     row["samples_us"] = o.latency_us;
@@ -88,29 +212,22 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> p
     }
     return row;
   }
+  row["flows"] = json::array();
+  row["aggregate"] = json();
+  row["gpus"] = json::array();
+  row["overlap"] = json();
   if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const Summary bw = summarize(o.gbps);
   row["bandwidth_gbps"] = to_json(bw);
   row["time_us"] = to_json(summarize(o.time_us));
-  // Per SM of the GPU(s) driving the transfer: bidir has two GPUs doing the work.
   if (c.atomic_type) {
     std::vector<double> ops;  // operations per second, per sample
     for (double g : o.gbps) ops.push_back(g * 1e9 / double(atomic_type_bytes(*c.atomic_type)));
     row["atomic_ops_per_s"] = to_json(summarize(ops));
   }
-  if (peak_gbps && *peak_gbps > 0) row["pct_of_peak"] = 100.0 * bw.median / (*peak_gbps * (uni ? 1 : 2));
-  if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * (uni ? 1 : 2));
-  if (!uni) {
-    row["overlap"] = quantile(o.overlap, 0.5);
-    json dirs = json::array();
-    for (const auto& d : o.directions)
-      dirs.push_back({{"src_rank", d.src_rank},
-                      {"dst_rank", d.dst_rank},
-                      {"bandwidth_gbps", to_json(summarize(d.gbps))},
-                      {"time_us", to_json(summarize(d.time_us))},
-                      {"samples_gbps", d.gbps}});
-    row["directions"] = dirs;
-  }
+  add_group_fields(c, o, facts, row);
+  // Per SM of the GPUs driving the transfer: every driving lane runs the kernel's blocks.
+  if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * double(c.flows.size()));
   return row;
 }
 

@@ -9,14 +9,29 @@
 
 #include "measure/case_outcome.hpp"
 #include "plan/case_spec.hpp"
+#include "plan/group_layout.hpp"
 
 namespace p2pbench {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
-// One row: every independent variable as its own field, then the figures. With the link's
-// theoretical peak per direction (GB/s), the row gains pct_of_peak (bidir: of twice the peak).
-nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps = std::nullopt);
+// What a row needs to know about the group: each rank's GPU and node, and each ordered pair's
+// theoretical peak per direction (GB/s; none for same-GPU pairs or where NVML could not say).
+struct GroupFacts {
+  GroupLayout layout;
+  std::vector<std::vector<std::optional<double>>> peak_gbps;  // [src][dst]
+
+  std::optional<double> peak(int src, int dst) const;
+  // Two ranks on two GPUs of one node, `peak` both ways (tests, examples).
+  static GroupFacts pair(std::optional<double> peak);
+};
+
+// One row (schema v2, docs/groups.md): every independent variable as its own field, the
+// aggregate figures (v1's fields), then `flows`, `aggregate`, `gpus` and `overlap`.
+nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts);
+inline nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps = std::nullopt) {
+  return result_row(c, o, GroupFacts::pair(peak_gbps));
+}
 
 // The whole document. `summary` and `comparison` may be empty.
 nlohmann::json result_document(const nlohmann::json& meta, const std::vector<nlohmann::json>& rows,

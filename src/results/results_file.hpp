@@ -18,6 +18,8 @@ class ResultsFile {
   ResultsFile(std::string path, size_t cases_total, bool writer);
 
   const std::string& path() const { return path_; }
+  // The plan's size, once the plan is made (after the group is known).
+  void set_cases_total(size_t total) { cases_total_ = total; }
   bool writer() const { return writer_; }
   void make_writer() { writer_ = true; }  // the writing rank was lost: this one takes over
 

@@ -10,14 +10,28 @@
 
 namespace p2pbench::testing {
 
-inline CaseOutcome ok_outcome(double base_gbps, int samples = 10) {
+// One flow (0 -> 1 unless given) whose figures are the aggregate's.
+inline CaseOutcome ok_outcome(double base_gbps, int samples = 10, Flow flow = {0, 1}) {
   CaseOutcome o;
   o.iterations = 4;
   o.verified = true;
+  FlowSamples f{flow, {}, {}, {}};
   for (int i = 0; i < samples; ++i) {
     o.gbps.push_back(base_gbps * (1.0 + 0.001 * i));
     o.time_us.push_back(1e3 / o.gbps.back());
+    f.gbps.push_back(o.gbps.back());
+    f.time_us.push_back(o.time_us.back());
+    f.window_ns.push_back(o.time_us.back() * 1e3 * double(o.iterations));
   }
+  o.flows = {f};
+  return o;
+}
+
+// Both directions of the pair at once: each flow at `each_gbps`, the aggregate their sum.
+inline CaseOutcome bidir_outcome(double each_gbps, double overlap) {
+  CaseOutcome o = ok_outcome(2 * each_gbps);
+  o.flows = {ok_outcome(each_gbps).flows[0], ok_outcome(each_gbps * 1.002, 10, {1, 0}).flows[0]};
+  o.overlap.assign(o.gbps.size(), overlap);
   return o;
 }
 
@@ -102,9 +116,7 @@ inline CaseSpec interference_spec(Method engine, const char* workload, int k) {
 inline nlohmann::json example_document() {
   std::vector<nlohmann::json> rows;
   rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)));
-  CaseOutcome bidir = ok_outcome(780);
-  bidir.directions = {{0, 1, ok_outcome(390).gbps, ok_outcome(390).time_us}, {1, 0, ok_outcome(391).gbps, ok_outcome(391).time_us}};
-  bidir.overlap.assign(10, 0.99);
+  const CaseOutcome bidir = bidir_outcome(390, 0.99);
   rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kBidir, 1 << 30), bidir));
   for (int blocks : {1, 4, 8, 32}) {
     CaseOutcome o = ok_outcome(std::min(372.0, 46.0 * blocks));

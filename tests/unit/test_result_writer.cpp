@@ -26,7 +26,12 @@ TEST(ResultRow, UniRowHasEveryFieldAsNumbers) {
   EXPECT_TRUE(row["smem_bytes"].is_null());
   EXPECT_EQ(row["status"], "ok");
   EXPECT_NEAR(row["gbps_per_sm"].get<double>(), row["bandwidth_gbps"]["median"].get<double>() / 8, 1e-9);
-  EXPECT_FALSE(row.contains("overlap"));
+  EXPECT_TRUE(row["overlap"].is_null());
+  EXPECT_EQ(row["pattern"], "matrix");
+  ASSERT_EQ(row["flows"].size(), 1u);
+  EXPECT_EQ(row["flows"][0]["src_gpu"], "gpu0");
+  EXPECT_EQ(row["flows"][0]["dst_gpu"], "gpu1");
+  EXPECT_FALSE(row["flows"][0]["same_device"].get<bool>());
 }
 
 TEST(ResultRow, BidirRowCarriesOverlapAndDirections) {
@@ -35,8 +40,39 @@ TEST(ResultRow, BidirRowCarriesOverlapAndDirections) {
   EXPECT_EQ(row["mode"], "bidir");
   EXPECT_TRUE(row["src_rank"].is_null());
   EXPECT_DOUBLE_EQ(row["overlap"].get<double>(), 0.99);
-  ASSERT_EQ(row["directions"].size(), 2u);
-  EXPECT_EQ(row["directions"][1]["src_rank"], 1);
+  ASSERT_EQ(row["flows"].size(), 2u);
+  EXPECT_EQ(row["flows"][1]["src_rank"], 1);
+  EXPECT_EQ(row["flows"][1]["dst_rank"], 0);
+  ASSERT_EQ(row["gpus"].size(), 2u);
+  EXPECT_TRUE(row["gpus"][0]["egress_gbps"].is_number());
+}
+
+TEST(ResultRow, GroupRowsMarkSameDevicePairsAndSumThePeaks) {
+  using namespace p2pbench::testing;
+  GroupFacts facts;
+  facts.layout.gpu_of_rank = {"A", "B", "A", "B"};
+  facts.layout.node_of_rank = {0, 0, 0, 0};
+  facts.peak_gbps.assign(4, std::vector<std::optional<double>>(4));
+  facts.peak_gbps[0][1] = facts.peak_gbps[2][3] = 450.0;
+  CaseSpec c = spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 20);
+  c.pattern = Pattern::kFlows;
+  c.flows = {{0, 1}, {2, 3}, {0, 2}};
+  CaseOutcome o = ok_outcome(600);
+  o.flows = {ok_outcome(300).flows[0], ok_outcome(300, 10, {2, 3}).flows[0], ok_outcome(900, 10, {0, 2}).flows[0]};
+  o.overlap.assign(10, 0.98);
+  const json row = result_row(c, o, facts);
+  EXPECT_EQ(row["pattern"], "flows");
+  EXPECT_TRUE(row["src_rank"].is_null());
+  EXPECT_TRUE(row["flows"][2]["same_device"].get<bool>());
+  EXPECT_TRUE(row["flows"][2]["peak_gbps"].is_null());
+  EXPECT_NEAR(row["flows"][0]["pct_of_peak"].get<double>(), 100.0 * row["flows"][0]["bandwidth_gbps"]["median"].get<double>() / 450, 1e-9);
+  EXPECT_TRUE(row["aggregate"]["peak_gbps"].is_null());  // one flow's peak is unknown
+  ASSERT_EQ(row["gpus"].size(), 2u);
+  EXPECT_EQ(row["gpus"][0]["ranks"], json({0, 2}));
+  // GPU A sends flows 0->1, 2->3 and 0->2: three flows' bytes over the longest of their windows.
+  const double bytes = double(c.bytes) * 4;
+  const double longest_ns = o.flows[0].window_ns[4];  // the 300 GB/s flows' windows are the longest
+  EXPECT_NEAR(row["gpus"][0]["egress_gbps"].get<double>(), 3 * bytes / (longest_ns * 1e-9) / 1e9, 1e-3 * 3 * bytes / longest_ns);  // median: samples 4 and 5
 }
 
 TEST(ResultRow, FailedAndSkippedRowsHaveNoFigures) {
@@ -106,7 +142,7 @@ TEST(WriteAtomically, ReplacesOnlyWhenComplete) {
 TEST(Document, MarksIncompleteRuns) {
   const json doc = result_document(example_meta(), {}, json(), true, "stopped after a fatal error");
   EXPECT_TRUE(doc["incomplete"].get<bool>());
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   EXPECT_EQ(doc["incomplete_reason"], "stopped after a fatal error");
 }
 
@@ -120,9 +156,7 @@ TEST(ResultRow, PercentOfPeakUsesBothDirectionsForBidir) {
   using namespace p2pbench::testing;
   const nlohmann::json uni = result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(400), 500.0);
   EXPECT_NEAR(uni["pct_of_peak"].get<double>(), 100.0 * uni["bandwidth_gbps"]["median"].get<double>() / 500.0, 1e-9);
-  CaseOutcome bidir = ok_outcome(800);
-  bidir.directions = {{0, 1, ok_outcome(400).gbps, ok_outcome(400).time_us}, {1, 0, ok_outcome(400).gbps, ok_outcome(400).time_us}};
-  bidir.overlap.assign(10, 1.0);
+  const CaseOutcome bidir = bidir_outcome(400, 1.0);
   const nlohmann::json b = result_row(spec(Method::kCe, Direction::kPush, Mode::kBidir, 1 << 30), bidir, 500.0);
   EXPECT_NEAR(b["pct_of_peak"].get<double>(), 100.0 * b["bandwidth_gbps"]["median"].get<double>() / 1000.0, 1e-9);
   EXPECT_TRUE(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(400))["pct_of_peak"].is_null());

@@ -1,0 +1,356 @@
+#include "measure/case_loop.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/cuda_check.hpp"
+#include "measure/lock_step.hpp"
+#include "plan/sweep.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+uint64_t seed_of_sample(uint64_t case_index, int sample) { return (case_index << 20) ^ uint64_t(sample) ^ 0x5eed5eedull; }
+
+std::string member_name(int m) { return "rank " + std::to_string(m); }
+
+}  // namespace
+
+CaseLoop::CaseLoop(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c, uint64_t case_index,
+                   const EngineFactory& make_engine)
+    : group_(group), options_(options), case_(c), case_index_(case_index) {
+  for (int id : group_.local_members()) {
+    Member m;
+    m.id = id;
+    m.engine = make_engine(c);
+    if (m.engine) plan_member(m);
+    members_.push_back(std::move(m));
+  }
+  const bool rotates = !members_.empty() && members_.front().engine && members_.front().engine->rotates_buffers();
+  layout_ = BufferLayout::for_case(c.bytes, rotates ? options_.buffer_pool_bytes : 0);
+}
+
+CaseLoop::~CaseLoop() {
+  for (const Member& m : members_)
+    for (const Lane& lane : m.lanes) group_.timer(m.id, lane.timer).release_graph();
+}
+
+// The member's roles: the flows it drives (one-sided: push the source, pull the destination;
+// two-sided: both ends), grouped into lanes, and the buffers it fills or checks.
+void CaseLoop::plan_member(Member& m) {
+  const TransferEngine& engine = *m.engine;
+  std::vector<Flow> driven;
+  for (const Flow& f : case_.flows) {
+    const bool involved = f.src_rank == m.id || f.dst_rank == m.id;
+    if (involved) m.involved.push_back(f);
+    const bool drives = engine.two_sided() ? involved : CaseSpec::engine_rank(case_.direction, f.src_rank, f.dst_rank) == m.id;
+    if (drives) driven.push_back(f);
+    m.fills_source = m.fills_source || f.src_rank == m.id;
+    if (f.dst_rank == m.id) m.incoming.push_back(f);
+  }
+  if (driven.empty()) return;
+  if (engine.fuses_flows()) {
+    m.lanes.push_back({driven, 0});
+    return;
+  }
+  for (size_t i = 0; i < driven.size(); ++i) m.lanes.push_back({{driven[i]}, i});
+}
+
+// A flow's slot in its destination's buffer: its index among the case's flows into that rank.
+int CaseLoop::slot_of(const Flow& f) const {
+  int slot = 0;
+  for (const Flow& g : case_.flows) {
+    if (g == f) return slot;
+    if (g.dst_rank == f.dst_rank) ++slot;
+  }
+  return 0;
+}
+
+Endpoints CaseLoop::endpoints(const Member& m, const Flow& f) {
+  return group_.endpoints(m.id, f, slot_of(f), m.engine->needs_host_buffer() ? group_.slot_bytes() : 0);
+}
+
+void CaseLoop::enqueue(Member& m, const Lane& lane, uint64_t index, cudaStream_t stream) {
+  const uint64_t offset = (index % layout_.slots) * layout_.stride;
+  if (lane.flows.size() == 1) {
+    m.engine->launch(m.engine->transfer(case_.direction, endpoints(m, lane.flows[0]), offset, size_t(case_.bytes)), stream);
+    return;
+  }
+  std::vector<Transfer> transfers;
+  for (const Flow& f : lane.flows) transfers.push_back(m.engine->transfer(case_.direction, endpoints(m, f), offset, size_t(case_.bytes)));
+  m.engine->launch_fused(transfers, stream);
+}
+
+uint64_t CaseLoop::source_seed(uint64_t sample_seed, int source) const {
+  // Each source writes its own pattern: bytes from the wrong peer fail verification.
+  return sample_seed ^ (uint64_t(source + 1) * 0x9e3779b97f4a7c15ull);
+}
+
+bool CaseLoop::agree_on_skips(CaseOutcome& out) {
+  for (const Member& m : members_)
+    if (!m.engine) {
+      out.status = CaseStatus::kSkipped;
+      out.error = std::string("method ") + to_string(case_.method) + " is not available in this build";
+      return false;
+    }
+  const auto reports = group_.step("agreeing on skips", [&](int id, StepReport& r) {
+    const Member& m = *std::find_if(members_.begin(), members_.end(), [&](const Member& x) { return x.id == id; });
+    r.skip = static_skip_reason(case_);
+    for (const Flow& f : m.involved)
+      if (!r.skip && needs_peer_mapping(case_.method) && f.src_rank != f.dst_rank) r.skip = group_.no_path_reason(f);
+    if (!r.skip && !m.lanes.empty()) r.skip = m.engine->unsupported_reason(group_.device(id));
+  }, LockStep::kDefaultLocalWorkS);
+  for (const StepReport& r : reports)
+    if (r.skip) {
+      out.status = CaseStatus::kSkipped;
+      out.error = *r.skip;
+      return false;
+    }
+  return !any_failed(reports, out);
+}
+
+void CaseLoop::fill_and_poison(Member& m, uint64_t sample_seed, bool poison) {
+  const cudaStream_t stream = group_.timer(m.id, 0).stream();
+  if (m.fills_source) {
+    const Flow& f = *std::find_if(case_.flows.begin(), case_.flows.end(), [&](const Flow& x) { return x.src_rank == m.id; });
+    m.engine->fill_source(m.engine->source_region(endpoints(m, f)), layout_.footprint(), source_seed(sample_seed, m.id), stream);
+  }
+  if (poison)
+    for (const Flow& f : m.incoming)
+      m.engine->poison_destination(m.engine->destination_region(endpoints(m, f)), layout_.footprint(),
+                                   source_seed(sample_seed, f.src_rank), stream);
+  cuda_check(cudaStreamSynchronize(stream), "filling and poisoning the buffers");
+}
+
+void CaseLoop::calibrate(Member& m, StepReport& r) {
+  cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
+  fill_and_poison(m, seed_of_sample(case_index_, 0), false);
+  if (m.lanes.empty()) return;
+  m.engine->prepare(group_.device(m.id), m.id, m.involved);
+  const Lane& first = m.lanes.front();
+  const Transfer t0 = m.engine->transfer(case_.direction, endpoints(m, first.flows[0]), 0, size_t(case_.bytes));
+  r.sms_used = m.engine->measure_sms_used(t0, group_.timer(m.id, first.timer).stream());
+  for (const Lane& lane : m.lanes) {
+    TransferTimer& timer = group_.timer(m.id, lane.timer);
+    const double ms = timer.time_single_ms([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); });
+    r.single_ms = std::max(r.single_ms, ms);
+  }
+  r.iterations = TransferTimer::iterations_for(r.single_ms, options_.min_sample_time_ms);
+}
+
+bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>& choose_iterations) {
+  auto calibration = group_.step("calibrating the case", [&](int id, StepReport& r) {
+    for (Member& m : members_)
+      if (m.id == id) calibrate(m, r);
+  }, 3 * TransferTimer::kUngatedWaitS);
+  if (any_failed(calibration, out)) return false;
+  for (const StepReport& r : calibration) {  // the slowest member's: every member counts the same
+    single_ms_ = std::max(single_ms_, r.single_ms);
+    iterations_ = std::max(iterations_, r.iterations);
+    if (r.sms_used) out.sms_used = std::max(out.sms_used.value_or(0), *r.sms_used);
+  }
+  if (choose_iterations) iterations_ = choose_iterations(iterations_);
+  for (Member& m : members_) iterations_ = m.engine->usable_iterations(iterations_);
+  for (Member& m : members_) m.engine->set_iterations(iterations_);
+  out.iterations = iterations_;
+  out.buffer_pool_bytes = layout_.slots > 1 ? layout_.footprint() : 0;
+
+  // Capture each lane's sample and warm up (a launch count every member shares).
+  const uint64_t launches = TransferTimer::warmup_launches_for(single_ms_, iterations_, options_.warmup_time_ms);
+  auto warmup = group_.step("warming up", [&](int id, StepReport&) {
+    for (Member& m : members_) {
+      if (m.id != id) continue;
+      for (const Lane& lane : m.lanes) {
+        TransferTimer& timer = group_.timer(m.id, lane.timer);
+        timer.build([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); }, iterations_);
+        timer.warm_up_launches(launches);
+      }
+    }
+  }, TransferTimer::kUngatedWaitS + 2e-3 * options_.warmup_time_ms);
+  return !any_failed(warmup, out);
+}
+
+bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
+  seed_ = seed_of_sample(case_index_, index + 1);
+  auto prepared = group_.step("preparing a sample", [&](int id, StepReport&) {
+    if (!options_.verify || !fill) return;
+    for (Member& m : members_)
+      if (m.id == id) fill_and_poison(m, seed_, true);
+  }, LockStep::kDefaultLocalWorkS);
+  if (any_failed(prepared, out)) return false;
+
+  const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
+  const double deadline_s = gate_timeout_s + (1e-3 * options_.min_sample_time_ms * 100 + 10.0) * options_.timeout_scale;
+  const uint32_t ticket = group_.next_ticket();
+  std::map<int, bool> queued;
+  std::vector<StepReport> queue;
+  try {
+    queue = group_.step("queueing a sample behind the gate", [&](int id, StepReport&) {
+      for (Member& m : members_)
+        if (m.id == id)
+          for (const Lane& lane : m.lanes) {
+            group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), ticket, gate_timeout_s);
+            queued[m.id] = true;
+          }
+    }, LockStep::kDefaultLocalWorkS);
+  } catch (...) {
+    group_.release(ticket);
+    throw;
+  }
+  group_.release(ticket);
+
+  auto finished = group_.step("finishing a sample", [&](int id, StepReport& r) {
+    if (!queued[id]) return;
+    for (Member& m : members_)
+      if (m.id == id)
+        for (const Lane& lane : m.lanes) {
+          const auto s = group_.timer(m.id, lane.timer).wait(deadline_s, "sample " + std::to_string(index) + " of " + case_.name());
+          r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided()});
+        }
+  }, deadline_s / options_.timeout_scale);
+  if (any_failed(queue, out) || any_failed(finished, out)) return false;
+  record(finished, out);
+  return true;
+}
+
+bool CaseLoop::verify(int index, CaseOutcome& out) {
+  if (!options_.verify) return true;
+  const uint64_t slots_used = std::min<uint64_t>(layout_.slots, iterations_);
+  auto verified = group_.step("verifying a sample", [&](int id, StepReport& r) {
+    for (Member& m : members_) {
+      if (m.id != id) continue;
+      const cudaStream_t stream = group_.timer(m.id, 0).stream();
+      for (const Flow& f : m.incoming) {
+        char* dst = static_cast<char*>(m.engine->destination_region(endpoints(m, f)));
+        for (uint64_t k = 0; k < slots_used && !r.verify_error; ++k)
+          if (auto bad = m.engine->verify(dst + k * layout_.stride, case_.bytes, source_seed(seed_, f.src_rank),
+                                          k * layout_.stride, stream))
+            r.verify_error = "verification failed on " + member_name(m.id) + " (data from " + member_name(f.src_rank) +
+                             ", sample " + std::to_string(index) + ", slot " + std::to_string(k) + "): " + *bad;
+      }
+    }
+  }, LockStep::kDefaultLocalWorkS);
+  if (any_failed(verified, out)) return false;
+  for (const StepReport& r : verified)
+    if (r.verify_error) {
+      out.status = CaseStatus::kFailed;
+      out.error = *r.verify_error;
+      return false;
+    }
+  return true;
+}
+
+bool CaseLoop::start_background(double seconds, CaseOutcome& out) {
+  const double sample_ms = std::max(single_ms_, 1e-6) * double(std::max<uint64_t>(iterations_, 1));
+  background_launches_ = std::max<uint64_t>(1, uint64_t(std::ceil(seconds * 1e3 / sample_ms)));
+  seed_ = seed_of_sample(case_index_, 0);  // calibrate() filled the sources with it
+  auto started = group_.step("starting the load", [&](int id, StepReport&) {
+    for (Member& m : members_) {
+      if (m.id != id) continue;
+      if (options_.verify) fill_and_poison(m, seed_, true);
+      for (const Lane& lane : m.lanes) group_.timer(m.id, lane.timer).start_run(background_launches_);
+    }
+  }, LockStep::kDefaultLocalWorkS);
+  return !any_failed(started, out);
+}
+
+bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
+  const double sample_ms = std::max(single_ms_, 1e-6) * double(std::max<uint64_t>(iterations_, 1));
+  const double bound_s = 10.0 + 1e-3 * sample_ms * double(background_launches_) * 4;
+  auto finished = group_.step("finishing the load", [&](int id, StepReport& r) {
+    for (Member& m : members_)
+      if (m.id == id)
+        for (const Lane& lane : m.lanes) {
+          TransferTimer& timer = group_.timer(m.id, lane.timer);
+          // Still running now: the load lasted past everything measured beside it.
+          const bool still_running = timer.running();
+          const double ms = timer.finish_run(bound_s * options_.timeout_scale, "the load beside " + case_.name());
+          r.lanes.push_back({lane.flows, ms, 0.0, m.engine->two_sided(), still_running});
+        }
+  }, bound_s);
+  if (any_failed(finished, out)) return false;
+  covered = true;
+  const double bytes = double(case_.bytes) * double(iterations_) * double(background_launches_);
+  if (out.flows.empty())
+    for (const Flow& f : case_.flows) out.flows.push_back({f, {}, {}, {}});
+  double longest_ms = 0;
+  for (FlowSamples& fs : out.flows)
+    for (const StepReport& r : finished)
+      for (const LaneTiming& lane : r.lanes)
+        if (std::find(lane.flows.begin(), lane.flows.end(), fs.flow) != lane.flows.end()) {
+          covered = covered && lane.still_running;
+          fs.gbps.push_back(bytes / (lane.elapsed_ms * 1e-3) / 1e9);
+          longest_ms = std::max(longest_ms, lane.elapsed_ms);
+          break;
+        }
+  if (longest_ms > 0) out.gbps.push_back(double(out.flows.size()) * bytes / (longest_ms * 1e-3) / 1e9);
+  out.iterations = iterations_ * background_launches_;
+  return true;
+}
+
+// Per flow: one-sided lanes give CUDA-event figures; two-sided flows end when the later end's
+// window does. Several flows: all bytes over the union of their windows (every window opens at
+// the gate's release, one host store every GPU sees within about a microsecond; each window is
+// measured by its own GPU's timer, so the timers' offsets do not enter).
+void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) const {
+  const double bytes = double(case_.bytes) * double(iterations_);
+  if (out.flows.empty())
+    for (const Flow& f : case_.flows) out.flows.push_back({f, {}, {}, {}});
+  double union_ns = 0, shortest_ns = 0;
+  for (FlowSamples& fs : out.flows) {
+    double elapsed_ms = 0, window_ns = 0;
+    bool two_sided = false;
+    for (const StepReport& r : reports)
+      for (const LaneTiming& lane : r.lanes)
+        if (std::find(lane.flows.begin(), lane.flows.end(), fs.flow) != lane.flows.end()) {
+          elapsed_ms = std::max(elapsed_ms, lane.elapsed_ms);
+          window_ns = std::max(window_ns, lane.window_ns);
+          two_sided = two_sided || lane.two_sided;
+        }
+    const double seconds = two_sided ? window_ns * 1e-9 : elapsed_ms * 1e-3;
+    fs.gbps.push_back(bytes / seconds / 1e9);
+    fs.time_us.push_back(seconds * 1e6 / double(iterations_));
+    fs.window_ns.push_back(window_ns);
+    union_ns = std::max(union_ns, window_ns);
+    shortest_ns = shortest_ns == 0 ? window_ns : std::min(shortest_ns, window_ns);
+  }
+  if (out.flows.size() == 1) {
+    out.gbps.push_back(out.flows[0].gbps.back());
+    out.time_us.push_back(out.flows[0].time_us.back());
+    return;
+  }
+  out.gbps.push_back(double(out.flows.size()) * bytes / (union_ns * 1e-9) / 1e9);
+  out.time_us.push_back(union_ns * 1e-3 / double(iterations_));
+  out.overlap.push_back(union_ns > 0 ? shortest_ns / union_ns : 0.0);
+}
+
+CaseOutcome run_case(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c, uint64_t case_index,
+                     const EngineFactory& make_engine) {
+  CaseOutcome out;
+  CaseLoop loop(group, options, c, case_index, make_engine);
+  if (!loop.agree_on_skips(out) || !loop.prepare(out)) return out;
+  bool all_verified = options.verify;
+  for (int s = 0; s < options.samples; ++s) {
+    const size_t recorded = out.gbps.size();
+    if (!loop.sample(s, out) || !loop.verify(s, out)) {
+      if (out.gbps.size() > recorded) {  // a sample that failed verification is not a figure
+        out.gbps.pop_back();
+        out.time_us.pop_back();
+        if (!out.overlap.empty() && out.overlap.size() > out.gbps.size()) out.overlap.pop_back();
+        for (FlowSamples& f : out.flows) {
+          f.gbps.pop_back();
+          f.time_us.pop_back();
+          f.window_ns.pop_back();
+        }
+      }
+      all_verified = false;
+      break;
+    }
+  }
+  out.verified = all_verified && out.status == CaseStatus::kOk;
+  return out;
+}
+
+}  // namespace p2pbench

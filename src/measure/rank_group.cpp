@@ -1,0 +1,47 @@
+#include "measure/rank_group.hpp"
+
+namespace p2pbench {
+
+RankGroup::RankGroup(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
+                     PeerBuffers& buffers)
+    : comm_(comm),
+      steps_(comm, options.watchdog),
+      options_(options),
+      me_{comm.rank()},
+      device_(device),
+      gate_(gate),
+      buffers_(buffers) {}
+
+std::optional<std::string> RankGroup::no_path_reason(const Flow& flow) const {
+  const int me = comm_.rank();
+  if (flow.src_rank != me && flow.dst_rank != me) return std::nullopt;  // not this rank's to say
+  return buffers_.no_path_reason(flow.src_rank == me ? flow.dst_rank : flow.src_rank);
+}
+
+Endpoints RankGroup::endpoints(int member, const Flow& flow, int dst_slot, size_t host_bytes) {
+  const int other = flow.src_rank == member ? flow.dst_rank : flow.src_rank;
+  Endpoints e;
+  e.flow = flow;
+  e.local_src = buffers_.local_src();
+  e.local_dst = buffers_.local_dst(dst_slot);
+  e.peer_src = other == member ? e.local_src : buffers_.peer_src(other);
+  e.peer_dst = other == member ? e.local_dst : buffers_.peer_dst(other, dst_slot);
+  if (host_bytes > 0) {
+    if (!host_buffer_) host_buffer_.emplace(buffers_.slot_bytes(), "the host-link buffer");
+    e.host = host_buffer_->device();
+  }
+  return e;
+}
+
+TransferTimer& RankGroup::timer(int, size_t lane) {
+  while (timers_.size() <= lane)
+    timers_.push_back(std::make_unique<TransferTimer>(options_.timeout_scale, options_.sanitizer_mode));
+  return *timers_[lane];
+}
+
+std::vector<StepReport> RankGroup::step(const char* what, const std::function<void(int, StepReport&)>& local,
+                                        double local_work_s) {
+  return steps_.run_reports(what, [&](StepReport& r) { local(comm_.rank(), r); }, local_work_s);
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,47 @@
+// What one member (a rank, or a GPU of the one-process front end) reports from one step of a
+// case: a typed structure, serialized in one place (step_report.cpp) where it crosses ranks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/case_outcome.hpp"
+
+namespace p2pbench {
+
+// One lane's sample: the flows it carried (one, or all a fusing engine launched together), its
+// CUDA-event time and its window on the GPU's timer from the gate's release.
+struct LaneTiming {
+  std::vector<Flow> flows;
+  double elapsed_ms = 0;
+  double window_ns = 0;
+  bool two_sided = false;  // both ends of each flow report; the flow ends when the later one does
+  bool still_running = false;  // a background load: still running when its end was asked for
+};
+
+struct StepReport {
+  std::string error;  // empty: the local part succeeded
+  bool fatal = false;  // the error left the GPU unusable (a sticky CUDA error, a timeout)
+  std::optional<std::string> skip;          // why the case cannot run here
+  std::optional<int> sms_used;              // distinct SMs of one launch
+  double single_ms = 0;                     // the slowest lane's single transfer
+  uint64_t iterations = 0;                  // transfers per sample this member wants
+  std::vector<LaneTiming> lanes;            // a sample's timings
+  std::optional<std::string> verify_error;  // the first mismatch found
+  int stop_signal = 0;                      // a stop signal this member received (0: none)
+
+  std::string to_bytes() const;
+  static StepReport from_bytes(const std::string& bytes);
+};
+
+// Runs `local`, turning an exception into the report's error (prefixed with `who`): sticky CUDA
+// errors and RuntimeFailures (timeouts) are fatal.
+void run_captured(const std::string& who, const std::function<void()>& local, StepReport& report);
+
+// Marks `out` failed (fatal where any report was) when any member reported an error.
+bool any_failed(const std::vector<StepReport>& reports, CaseOutcome& out);
+
+}  // namespace p2pbench
