@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan/case_spec.hpp"
+#include "results/pair_matrix.hpp"
 
 namespace p2pbench {
 
@@ -21,6 +22,32 @@ std::string headline_figure(const nlohmann::json& row);
 // Prints one group's rows (result_row JSON) as a table on `out`: GB/s, or microseconds for
 // the latency methods.
 void print_group_table(std::FILE* out, const std::string& title, const std::vector<nlohmann::json>& rows);
+
+// Matrices are printed from this many ranks on: a two-rank matrix is two cells, which today's
+// per-size table (one line per pair, with iterations, spread and time) already shows better.
+constexpr int kMatrixTablesFromRanks = 3;
+
+// One group's rows (cases of one group_key), as the operator reads them: pattern rows
+// (one_to_all, ring, ...) as a pattern table; matrix rows, in runs of kMatrixTablesFromRanks
+// ranks or more, as one N x N matrix per size (alone checks stay per-size tables: a sample);
+// everything else, and every matrix row of a two-rank run, as print_group_table.
+void print_group_tables(std::FILE* out, const std::string& title, const std::vector<nlohmann::json>& rows,
+                        const PairLinks& links);
+
+// One matrix as nvbandwidth prints it: rows = source rank, columns = destination rank, GB/s
+// with one decimal; "same GPU" where both ranks share a GPU (never a P2P figure), "skip",
+// "FAIL", "." (not measured), "-" on the diagonal; then the reasons of skipped and failed cells.
+void print_pair_matrix(std::FILE* out, const PairMatrix& matrix);
+
+// Rows of the concurrent patterns: per row the pattern, its flows, the aggregate GB/s (median
+// [min..max]), its share of the sum of the flows' peaks, the flows' own medians (min / median /
+// max) and the overlap of their windows.
+void print_pattern_table(std::FILE* out, const std::string& title, const std::vector<nlohmann::json>& rows);
+
+// End of run: the rounds-vs-alone agreement (worst pairs first) and the suspect pairs (ranked
+// by shortfall; "no suspect pairs" when none). For runs of fewer than kMatrixTablesFromRanks
+// ranks the suspect section is printed only when there are suspects (two cells say little).
+void print_matrix_findings(std::FILE* out, const MatrixReport& report);
 
 class ProgressLine {
  public:

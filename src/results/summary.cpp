@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include "results/pair_matrix.hpp"
+
 namespace p2pbench {
 
 namespace {
@@ -32,6 +34,8 @@ json summarize_rows(const std::vector<json>& rows) {
   for (const json& row : rows) {
     if (row["status"] != "ok" || row["bandwidth_gbps"].is_null()) continue;
     if (row["method"] == "interference") continue;  // issue 13: the trade table summarizes these
+    if (!is_single_pair_row(row)) continue;  // a round's or a pattern's figure adds several pairs
+    if (involves_same_device(row)) continue;  // a copy inside one GPU, not a P2P figure
     const Key key{row["method"], row["direction"], row["mode"]};
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&row);
@@ -122,13 +126,14 @@ constexpr Band kBands[] = {{0, 64u << 10, "< 64 KiB"},
 
 bool is_p2p_bandwidth(const json& r) {
   const std::string m = r["method"];
-  return (m == "ce" || m == "ldst" || m == "tma") && r["mode"] == "uni" && r["status"] == "ok";
+  return (m == "ce" || m == "ldst" || m == "tma") && r["mode"] == "uni" && r["status"] == "ok" && is_single_pair_row(r) &&
+         !involves_same_device(r);
 }
 
 // The baseline's median at the same size and orientation, if measured.
 std::optional<double> baseline_at(const std::vector<json>& rows, const char* method, const json& row) {
   for (const json& b : rows)
-    if (b["method"] == method && b["mode"] == "uni" && b["status"] == "ok" && b["bytes"] == row["bytes"] &&
+    if (b["method"] == method && b["mode"] == "uni" && b["status"] == "ok" && is_single_pair_row(b) && b["bytes"] == row["bytes"] &&
         b["src_rank"] == row["src_rank"] && b["dst_rank"] == row["dst_rank"])
       return b["bandwidth_gbps"]["median"].get<double>();
   return std::nullopt;

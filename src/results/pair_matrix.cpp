@@ -1,0 +1,363 @@
+#include "results/pair_matrix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "config/axis.hpp"
+#include "stats/statistics.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+const json& field(const json& j, const char* key) {
+  static const json kNull;  // what an absent key reads as (never written)
+  return j.is_object() && j.contains(key) ? j[key] : kNull;
+}
+
+std::string text_of(const json& j, const char* key, const std::string& fallback) {
+  const json& v = field(j, key);
+  return v.is_string() ? v.get<std::string>() : fallback;
+}
+
+bool flag(const json& j, const char* key) {
+  const json& v = field(j, key);
+  return v.is_boolean() && v.get<bool>();
+}
+
+std::optional<double> number(const json& j, const char* key) {
+  const json& v = field(j, key);
+  return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
+}
+
+std::optional<double> median_in(const json& j, const char* key) { return number(field(j, key), "median"); }
+
+std::string pattern_of(const json& row) { return text_of(row, "pattern", "matrix"); }
+
+// The kernel-shape and variant fields that tell two otherwise equal measurements apart.
+constexpr const char* kShapeKeys[] = {"blocks",   "threads",     "unroll",         "smem_bytes",     "stages",
+                                      "protocol", "atomic_type", "atomic_pattern", "ops_per_thread", "hot_addresses"};
+
+std::string shape_of(const json& row) {
+  std::string shape;
+  for (const char* key : kShapeKeys) {
+    const json& v = field(row, key);
+    if (v.is_null()) continue;
+    shape += (shape.empty() ? "" : "/") + std::string(key) + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return shape;
+}
+
+// One flow of a row as the matrix needs it. v1 rows have no `flows`: a uni row's ranks, a bidir
+// row's `directions`.
+struct RowFlow {
+  int src = 0;
+  int dst = 0;
+  std::optional<double> median;
+  std::optional<double> peak;
+  bool same_device = false;
+};
+
+std::vector<RowFlow> flows_of_row(const json& row) {
+  std::vector<RowFlow> out;
+  const json& flows = field(row, "flows");
+  const json& directions = field(row, "directions");
+  if (flows.is_array()) {
+    for (const json& f : flows)
+      out.push_back({f.at("src_rank").get<int>(), f.at("dst_rank").get<int>(), median_in(f, "bandwidth_gbps"),
+                     number(f, "peak_gbps"), flag(f, "same_device")});
+  } else if (directions.is_array()) {
+    for (const json& d : directions)
+      out.push_back({d.at("src_rank").get<int>(), d.at("dst_rank").get<int>(), median_in(d, "bandwidth_gbps"), {}, false});
+  } else if (field(row, "src_rank").is_number()) {
+    out.push_back({row["src_rank"].get<int>(), row["dst_rank"].get<int>(), median_in(row, "bandwidth_gbps"), {}, false});
+  } else if (text_of(row, "mode", "") == "bidir") {
+    out = {{0, 1, {}, {}, false}, {1, 0, {}, {}, false}};  // a v1 bidir row without figures
+  }
+  return out;
+}
+
+MatrixCell cell_of(const json& row, const RowFlow& f, const PairLinks& links) {
+  MatrixCell cell;
+  const std::string status = text_of(row, "status", "ok");
+  cell.peak_gbps = f.peak;
+  if (f.same_device || links.is_same_device(f.src, f.dst)) {
+    cell.state = CellState::kSameDevice;
+  } else if (status == "skipped" || status == "failed") {
+    cell.state = status == "skipped" ? CellState::kSkipped : CellState::kFailed;
+    cell.reason = text_of(row, "error", "");
+  } else if (f.median) {
+    cell.state = CellState::kMeasured;
+    cell.median_gbps = *f.median;
+  }
+  return cell;
+}
+
+void grow(PairMatrix& m, int ranks) {
+  if (ranks <= m.ranks) return;
+  m.ranks = ranks;
+  m.cells.resize(size_t(ranks));
+  for (auto& row : m.cells) row.resize(size_t(ranks));
+}
+
+const MatrixCell* measured_cell(const PairMatrix* m, int src, int dst) {
+  if (!m || src >= m->ranks || dst >= m->ranks) return nullptr;
+  const MatrixCell& c = m->at(src, dst);
+  return c.state == CellState::kMeasured ? &c : nullptr;
+}
+
+const PairMatrix* find_matrix(const std::vector<PairMatrix>& matrices, const MatrixKey& like, const char* schedule) {
+  for (const PairMatrix& m : matrices)
+    if (m.key.schedule == schedule && m.key.same_measurement(like)) return &m;
+  return nullptr;
+}
+
+std::string class_of_entry(const json& pair) {
+  const std::string type = text_of(pair, "link_type", "");
+  const std::string label = text_of(pair, "topo_label", "");
+  if (type.empty() && label.empty()) return field(pair, "same_node") == false ? "across nodes" : "unknown";
+  return type + (type.empty() || label.empty() ? "" : " ") + label;
+}
+
+int rank_count(const json& v) {
+  if (v.is_number_integer()) return v.get<int>();
+  if (v.is_array()) return int(v.size());
+  return 0;
+}
+
+}  // namespace
+
+bool is_single_pair_row(const json& row) {
+  const std::string pattern = pattern_of(row);
+  if (pattern == "sampled") return true;
+  return pattern == "matrix" && text_of(row, "schedule", "sequential") != "rounds";
+}
+
+bool involves_same_device(const json& row) {
+  const json& flows = field(row, "flows");
+  return flows.is_array() && std::any_of(flows.begin(), flows.end(), [](const json& f) { return flag(f, "same_device"); });
+}
+
+bool is_matrix_row(const json& row) {
+  const std::string pattern = pattern_of(row);
+  const std::string method = text_of(row, "method", "");
+  if (pattern != "matrix" && pattern != "sampled") return false;
+  if (method.rfind("latency_", 0) == 0 || method == "interference" || method == "h2d" || method == "d2h") return false;
+  return !row.contains("latency_us");
+}
+
+std::string MatrixKey::title() const {
+  return method + " " + direction + " " + mode + ", " + format_size(bytes) + (shape.empty() ? "" : " (" + shape + ")") +
+         (schedule.empty() ? "" : ", " + schedule);
+}
+
+bool MatrixKey::same_measurement(const MatrixKey& o) const {
+  return std::tie(method, direction, mode, bytes, shape) == std::tie(o.method, o.direction, o.mode, o.bytes, o.shape);
+}
+
+bool MatrixKey::operator<(const MatrixKey& o) const {
+  return std::tie(method, direction, mode, bytes, shape, schedule) <
+         std::tie(o.method, o.direction, o.mode, o.bytes, o.shape, o.schedule);
+}
+
+bool MatrixKey::operator==(const MatrixKey& o) const { return same_measurement(o) && schedule == o.schedule; }
+
+MatrixKey matrix_key_of(const json& row) {
+  MatrixKey key;
+  key.method = text_of(row, "method", "");
+  key.direction = text_of(row, "direction", "");
+  key.mode = text_of(row, "mode", "");
+  key.bytes = field(row, "bytes").is_number_unsigned() ? row["bytes"].get<uint64_t>() : 0;
+  key.shape = shape_of(row);
+  key.schedule = pattern_of(row) == "sampled" ? "sampled" : text_of(row, "schedule", "sequential");
+  return key;
+}
+
+const char* to_string(CellState s) {
+  switch (s) {
+    case CellState::kMissing: return "missing";
+    case CellState::kMeasured: return "measured";
+    case CellState::kSameDevice: return "same_device";
+    case CellState::kSkipped: return "skipped";
+    case CellState::kFailed: return "failed";
+  }
+  return "missing";
+}
+
+std::string PairLinks::class_of(int src, int dst) const {
+  const auto it = link_class.find({src, dst});
+  return it == link_class.end() ? "unknown" : it->second;
+}
+
+PairLinks pair_links_from_meta(const json& meta, int ranks) {
+  PairLinks links;
+  links.ranks = std::max({ranks, rank_count(field(field(meta, "group"), "ranks")), rank_count(field(meta, "ranks"))});
+  const json& pairs = field(meta, "pairs");
+  if (pairs.is_array()) {
+    for (const json& p : pairs) {
+      const int src = p.at("src_rank").get<int>(), dst = p.at("dst_rank").get<int>();
+      links.ranks = std::max(links.ranks, std::max(src, dst) + 1);
+      links.link_class[{src, dst}] = class_of_entry(p);
+      if (flag(p, "same_device")) links.same_device.insert({src, dst});
+    }
+    return links;
+  }
+  // A v1 meta: one topology, for ranks 0 and 1.
+  const json& topology = field(meta, "topology");
+  if (topology.is_object() && field(topology, "available") != false)
+    links.link_class[{0, 1}] = links.link_class[{1, 0}] = class_of_entry(topology);
+  if (flag(meta, "same_device")) links.same_device = {{0, 1}, {1, 0}};
+  return links;
+}
+
+size_t PairMatrix::count(CellState s) const {
+  size_t n = 0;
+  for (const auto& row : cells) n += size_t(std::count_if(row.begin(), row.end(), [s](const MatrixCell& c) { return c.state == s; }));
+  return n;
+}
+
+std::vector<PairMatrix> assemble_matrices(const std::vector<json>& rows, const PairLinks& links) {
+  std::vector<PairMatrix> matrices;
+  std::map<MatrixKey, size_t> index;
+  for (const json& row : rows) {
+    if (!is_matrix_row(row)) continue;
+    const MatrixKey key = matrix_key_of(row);
+    if (!index.count(key)) {
+      index[key] = matrices.size();
+      matrices.push_back({key, 0, {}});
+      grow(matrices.back(), links.ranks);
+    }
+    PairMatrix& m = matrices[index[key]];
+    for (const RowFlow& f : flows_of_row(row)) {
+      if (f.src < 0 || f.dst < 0 || f.src == f.dst) continue;
+      grow(m, std::max(f.src, f.dst) + 1);
+      MatrixCell& cell = m.cells[size_t(f.src)][size_t(f.dst)];
+      if (cell.state != CellState::kMeasured) cell = cell_of(row, f, links);  // the first figure stays
+    }
+  }
+  return matrices;
+}
+
+double RoundsAgreement::max_abs_difference_pct() const {
+  double worst = 0;
+  for (const PairAgreement& p : pairs) worst = std::max(worst, std::fabs(p.difference_pct));
+  return worst;
+}
+
+std::vector<RoundsAgreement> rounds_agreement(const std::vector<PairMatrix>& matrices) {
+  std::vector<RoundsAgreement> out;
+  for (const PairMatrix& rounds : matrices) {
+    if (rounds.key.schedule != "rounds") continue;
+    const PairMatrix* alone = find_matrix(matrices, rounds.key, "alone_check");
+    const PairMatrix* sequential = find_matrix(matrices, rounds.key, "sequential");
+    RoundsAgreement agreement{rounds.key, {}};
+    for (int src = 0; src < rounds.ranks; ++src)
+      for (int dst = 0; dst < rounds.ranks; ++dst) {
+        const MatrixCell* in_rounds = measured_cell(&rounds, src, dst);
+        const MatrixCell* checked = measured_cell(alone, src, dst);
+        const MatrixCell* reference = checked ? checked : measured_cell(sequential, src, dst);
+        if (!in_rounds || !reference || reference->median_gbps <= 0) continue;
+        agreement.pairs.push_back({src, dst, in_rounds->median_gbps, reference->median_gbps,
+                                   100.0 * (in_rounds->median_gbps - reference->median_gbps) / reference->median_gbps,
+                                   checked ? "alone_check" : "sequential"});
+      }
+    if (!agreement.pairs.empty()) out.push_back(agreement);
+  }
+  return out;
+}
+
+std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links, double margin_pct) {
+  std::vector<SuspectPair> out;
+  for (const PairMatrix& m : matrices) {
+    if (m.key.schedule == "alone_check") continue;
+    std::map<std::string, std::vector<std::pair<int, int>>> by_class;
+    for (int src = 0; src < m.ranks; ++src)
+      for (int dst = 0; dst < m.ranks; ++dst)
+        if (measured_cell(&m, src, dst)) by_class[links.class_of(src, dst)].push_back({src, dst});
+    for (const auto& [link_class, cells] : by_class) {
+      if (cells.size() < 2) continue;
+      std::vector<double> figures;
+      for (const auto& [src, dst] : cells) figures.push_back(m.at(src, dst).median_gbps);
+      const double median = quantile(figures, 0.5);
+      if (median <= 0) continue;
+      for (const auto& [src, dst] : cells) {
+        const double gbps = m.at(src, dst).median_gbps;
+        const double shortfall = 100.0 * (median - gbps) / median;
+        if (shortfall > margin_pct) out.push_back({m.key, src, dst, link_class, gbps, median, shortfall, cells.size()});
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const SuspectPair& a, const SuspectPair& b) { return a.shortfall_pct > b.shortfall_pct; });
+  return out;
+}
+
+MatrixReport build_matrix_report(const std::vector<json>& rows, const json& meta, double margin_pct) {
+  MatrixReport report;
+  report.links = pair_links_from_meta(meta);
+  report.matrices = assemble_matrices(rows, report.links);
+  for (const PairMatrix& m : report.matrices) report.links.ranks = std::max(report.links.ranks, m.ranks);
+  report.agreement = rounds_agreement(report.matrices);
+  report.suspects = suspect_pairs(report.matrices, report.links, margin_pct);
+  report.margin_pct = margin_pct;
+  return report;
+}
+
+json to_json(const MatrixKey& key) {
+  return {{"method", key.method}, {"direction", key.direction}, {"mode", key.mode},
+          {"bytes", key.bytes},   {"shape", key.shape},         {"schedule", key.schedule}};
+}
+
+json to_json(const PairMatrix& m) {
+  json j = to_json(m.key);
+  json figures = json::array(), states = json::array(), notes = json::array();
+  for (int src = 0; src < m.ranks; ++src) {
+    json figure_row = json::array(), state_row = json::array();
+    for (int dst = 0; dst < m.ranks; ++dst) {
+      const MatrixCell& c = m.at(src, dst);
+      figure_row.push_back(c.state == CellState::kMeasured ? json(c.median_gbps) : json());
+      state_row.push_back(src == dst ? "diagonal" : to_string(c.state));
+      if (!c.reason.empty())
+        notes.push_back({{"src_rank", src}, {"dst_rank", dst}, {"state", to_string(c.state)}, {"reason", c.reason}});
+    }
+    figures.push_back(figure_row);
+    states.push_back(state_row);
+  }
+  j["ranks"] = m.ranks;
+  j["bandwidth_gbps"] = figures;  // [src][dst], the flow's median; null where there is no P2P figure
+  j["state"] = states;
+  j["notes"] = notes;
+  return j;
+}
+
+json to_json(const RoundsAgreement& a) {
+  json j = to_json(a.key);
+  j["pairs"] = json::array();
+  for (const PairAgreement& p : a.pairs)
+    j["pairs"].push_back({{"src_rank", p.src_rank}, {"dst_rank", p.dst_rank}, {"rounds_gbps", p.rounds_gbps},
+                          {"alone_gbps", p.alone_gbps}, {"difference_pct", p.difference_pct}, {"alone_from", p.alone_from}});
+  j["max_abs_difference_pct"] = a.max_abs_difference_pct();
+  return j;
+}
+
+json to_json(const SuspectPair& s) {
+  json j = to_json(s.key);
+  j.update({{"src_rank", s.src_rank}, {"dst_rank", s.dst_rank}, {"link_class", s.link_class},
+            {"bandwidth_gbps", s.gbps}, {"class_median_gbps", s.class_median_gbps},
+            {"shortfall_pct", s.shortfall_pct}, {"comparable_cells", s.comparable_cells}});
+  return j;
+}
+
+json to_json(const MatrixReport& report) {
+  json matrices = json::array(), agreement = json::array(), suspects = json::array();
+  for (const PairMatrix& m : report.matrices) matrices.push_back(to_json(m));
+  for (const RoundsAgreement& a : report.agreement) agreement.push_back(to_json(a));
+  for (const SuspectPair& s : report.suspects) suspects.push_back(to_json(s));
+  return {{"matrices", matrices},
+          {"rounds_agreement", agreement},
+          {"suspect_pairs", {{"margin_pct", report.margin_pct}, {"pairs", suspects}}}};
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,156 @@
+// The all-pairs view of a run (issue 11): the N x N matrix of every group of matrix rows, how
+// far the pairs measured in rounds agree with the same pairs measured alone, and the suspect
+// pairs (the first thing an operator reads). Built from result rows (schema v2, docs/groups.md;
+// v1 rows read as two-rank matrix rows) and the run meta; pure C++: JSON in, plain structs out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace p2pbench {
+
+// A pair is suspect when it is more than this far (percent) below the median of the comparable
+// cells: the same matrix and the same link class.
+constexpr double kSuspectMarginPct = 10.0;
+
+// Whether the row's figure belongs to one pair (a matrix row measured one pair at a time, an
+// alone check, a sampled pair), as opposed to a round or a pattern, whose figure is an
+// aggregate of several pairs. v1 rows (no pattern) are pair rows.
+bool is_single_pair_row(const nlohmann::json& row);
+
+// Whether a flow of the row joins two ranks on one GPU (its `same_device`): a local copy's
+// figure, never to be read as P2P.
+bool involves_same_device(const nlohmann::json& row);
+
+// Whether the row is a GB/s figure of the matrix (pattern "matrix" or "sampled"; no latency,
+// interference or host-link row): what the matrices are assembled from.
+bool is_matrix_row(const nlohmann::json& row);
+
+// What one matrix gathers: the rows of one method, direction, mode, size, kernel shape and
+// schedule ("sequential", "rounds", "alone_check"; "sampled" for the sampled pattern).
+struct MatrixKey {
+  std::string method;
+  std::string direction;
+  std::string mode;
+  uint64_t bytes = 0;
+  std::string shape;  // the row's kernel-shape fields that are set, "blocks:8/threads:512/unroll:4"; "" for none
+  std::string schedule;
+
+  // "ce push uni, 1 GiB, sequential" (the shape in parentheses where there is one; no
+  // schedule where it is empty).
+  std::string title() const;
+  // The same measurement whatever its schedule (what the agreement compares).
+  bool same_measurement(const MatrixKey& other) const;
+  bool operator<(const MatrixKey& other) const;
+  bool operator==(const MatrixKey& other) const;
+};
+
+MatrixKey matrix_key_of(const nlohmann::json& row);
+
+enum class CellState {
+  kMissing,     // not measured (the diagonal, a pair the sample left out, a row not there)
+  kMeasured,    // the flow's median
+  kSameDevice,  // both ranks on one GPU: never a P2P figure, whatever was measured
+  kSkipped,     // the row was skipped (its reason)
+  kFailed,      // the row failed (its error)
+};
+const char* to_string(CellState s);
+
+struct MatrixCell {
+  CellState state = CellState::kMissing;
+  double median_gbps = 0;            // kMeasured only
+  std::optional<double> peak_gbps;   // the flow's peak, where the run knew it
+  std::string reason;                // kSkipped, kFailed: the row's error
+};
+
+// The run's ranks and what joins each ordered pair (meta.group, meta.ranks, meta.pairs; a v1
+// meta's `topology` stands for the pair 0 <-> 1).
+struct PairLinks {
+  int ranks = 0;
+  std::map<std::pair<int, int>, std::string> link_class;  // "nvlink NV18", "pcie PXB", "across nodes"
+  std::set<std::pair<int, int>> same_device;
+
+  // "unknown" where the meta says nothing of the pair.
+  std::string class_of(int src, int dst) const;
+  bool is_same_device(int src, int dst) const { return same_device.count({src, dst}) > 0; }
+};
+// `ranks`: the run's size where the caller knows it (the meta's lists may be filled later).
+PairLinks pair_links_from_meta(const nlohmann::json& meta, int ranks = 0);
+
+struct PairMatrix {
+  MatrixKey key;
+  int ranks = 0;
+  std::vector<std::vector<MatrixCell>> cells;  // [src][dst]
+
+  const MatrixCell& at(int src, int dst) const { return cells.at(size_t(src)).at(size_t(dst)); }
+  size_t count(CellState s) const;
+};
+
+// One matrix per MatrixKey, in the order the rows first name them. A uni row fills its flow's
+// cell, a bidir row both cells from its two flows, a round every flow of the round. Ranks
+// that share a GPU (the flow's same_device, or the links') give kSameDevice cells.
+std::vector<PairMatrix> assemble_matrices(const std::vector<nlohmann::json>& rows, const PairLinks& links);
+
+struct PairAgreement {
+  int src_rank = 0;
+  int dst_rank = 0;
+  double rounds_gbps = 0;
+  double alone_gbps = 0;
+  double difference_pct = 0;  // 100 * (rounds - alone) / alone: negative when the rounds are slower
+  std::string alone_from;     // "alone_check", or "sequential" where the run measured the whole matrix alone
+};
+
+struct RoundsAgreement {
+  MatrixKey key;  // the rounds matrix's
+  std::vector<PairAgreement> pairs;  // in (src, dst) order
+  double max_abs_difference_pct() const;
+};
+
+// For every rounds matrix: each pair measured (not same_device) both in the rounds and alone
+// (its alone_check row, else the sequential matrix of the same measurement). Rounds matrices
+// with no such pair give no entry.
+std::vector<RoundsAgreement> rounds_agreement(const std::vector<PairMatrix>& matrices);
+
+struct SuspectPair {
+  MatrixKey key;
+  int src_rank = 0;
+  int dst_rank = 0;
+  std::string link_class;
+  double gbps = 0;
+  double class_median_gbps = 0;  // the median of the comparable cells, this one included
+  double shortfall_pct = 0;      // 100 * (class median - gbps) / class median
+  size_t comparable_cells = 0;
+};
+
+// Measured cells (same_device excluded) more than margin_pct below the median of the cells of
+// their matrix and link class (two cells at least), worst first. Alone checks are a sample and
+// not searched.
+std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links,
+                                       double margin_pct = kSuspectMarginPct);
+
+// All of the above for one run.
+struct MatrixReport {
+  PairLinks links;
+  std::vector<PairMatrix> matrices;
+  std::vector<RoundsAgreement> agreement;
+  std::vector<SuspectPair> suspects;
+  double margin_pct = kSuspectMarginPct;
+};
+MatrixReport build_matrix_report(const std::vector<nlohmann::json>& rows, const nlohmann::json& meta,
+                                 double margin_pct = kSuspectMarginPct);
+
+nlohmann::json to_json(const MatrixKey& key);
+nlohmann::json to_json(const PairMatrix& matrix);
+nlohmann::json to_json(const RoundsAgreement& agreement);
+nlohmann::json to_json(const SuspectPair& suspect);
+// {"matrices": [..], "rounds_agreement": [..], "suspect_pairs": {"margin_pct": 10, "pairs": [..]}}
+nlohmann::json to_json(const MatrixReport& report);
+
+}  // namespace p2pbench
