@@ -17,6 +17,7 @@
 #include "measure/case_loop.hpp"
 #include "measure/transfer_timer.hpp"
 #include "results/result_writer.hpp"
+#include "results/pair_matrix.hpp"
 #include "results/summary.hpp"
 #include "plan/sweep.hpp"
 
@@ -87,12 +88,13 @@ void Session::sweep() {
   interference_runner_ =
       std::make_unique<InterferenceRunner>(comm_, runner_options, config_.interference, device_, *gate_, *buffers_);
   ProgressLine progress(cases_.size(), options_.progress);
+  const PairLinks links = pair_links_from_meta(meta_, comm_.size());
   std::vector<json> group_rows;
   std::string group;
   for (size_t i = 0; i < cases_.size(); ++i) {
     const CaseSpec& c = cases_[i];
     if (me_ == 0 && group_key(c) != group) {
-      print_group_table(stdout, group, group_rows);
+      print_group_tables(stdout, group, group_rows, links);
       group_rows.clear();
       group = group_key(c);
     }
@@ -114,7 +116,7 @@ void Session::sweep() {
   }
   if (me_ == 0) {
     progress.finish();
-    print_group_table(stdout, group, group_rows);
+    print_group_tables(stdout, group, group_rows, links);
   }
 }
 
@@ -254,18 +256,20 @@ int Session::finish(int signal_number) {
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
     print_trade_table(stdout, rows);  // interference rows only
+    const MatrixReport matrices = build_matrix_report(rows, meta);
     const json comparison = compare_methods(rows);
     if (!comparison.empty()) {
       std::printf("\n%s\n", comparison_heading(comparison).c_str());
       for (const auto& line : comparison_lines(comparison)) std::printf("  %s\n", line.c_str());
     }
     try {
-      results_->finish(meta, summary, comparison, incomplete_reason_);
+      results_->finish(meta, summary, comparison, incomplete_reason_, to_json(matrices));
       std::printf("\nresults: %s (%zu cases%s)\n", results_->path().c_str(), rows.size(), incomplete_reason_.empty() ? "" : ", INCOMPLETE");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
       status = std::max(status, int(kExitFailure));
     }
+    print_matrix_findings(stdout, matrices);
     if (meta.contains("verdicts")) print_verdicts(stdout, meta["verdicts"]);
     status = std::max(status, report_expectations(stdout, options_.expectations, rows, meta));
     if (!incomplete_reason_.empty()) std::fprintf(stderr, "p2pbench: %s\n", incomplete_reason_.c_str());

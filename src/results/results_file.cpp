@@ -45,11 +45,13 @@ std::string ResultsFile::checkpoint_text(const std::string& reason) const {
   return text + "]}\n";
 }
 
-void ResultsFile::finish(const json& meta, const json& summary, const json& comparison, const std::string& incomplete_reason) {
+void ResultsFile::finish(const json& meta, const json& summary, const json& comparison, const std::string& incomplete_reason,
+                         const json& findings) {
   std::lock_guard<std::timed_mutex> lock(mutex_);
   meta_ = meta;
   meta_text_ = dump(meta);
   json doc = result_document(meta, rows_, summary, !incomplete_reason.empty(), incomplete_reason, comparison);
+  if (findings.is_object()) doc.update(findings);
   doc["progress"] = {{"cases_done", rows_.size()}, {"cases_total", cases_total_}};
   write(dump(doc, 2) + "\n", true);
 }

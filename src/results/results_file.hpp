@@ -32,8 +32,9 @@ class ResultsFile {
 
   // The final document: complete unless `incomplete_reason` is set; durable (fsync'ed).
   // `meta` replaces the start meta (the end-of-run fields added).
+  // `findings`: top-level keys beside the summary (matrices, rounds_agreement, suspect_pairs).
   void finish(const nlohmann::json& meta, const nlohmann::json& summary, const nlohmann::json& comparison,
-              const std::string& incomplete_reason);
+              const std::string& incomplete_reason, const nlohmann::json& findings = nlohmann::json());
   // From any thread, when the run cannot go on: the rows so far with `reason`. Waits at most
   // two seconds for the main thread's write in progress; false when it could not write.
   bool write_now(const std::string& reason) noexcept;
