@@ -155,7 +155,17 @@ CaseOutcome PairRunner::run(const CaseSpec& c, uint64_t case_index) {
   const auto transfer = [&](uint64_t index) {
     return engine->transfer(c.direction, ends, (index % layout.slots) * layout.stride, size_t(c.bytes));
   };
-  const auto enqueue = [&](uint64_t index, cudaStream_t s) { engine->launch(transfer(index), s); };
+  const auto enqueue = [&](uint64_t index, cudaStream_t s) {
+    if (!engine->two_sided()) return engine->launch(transfer(index), s);
+    // Two-sided engines launch this rank's part of each flow it sends or receives, all at once.
+    std::vector<Transfer> sides;
+    for (const Flow& f : mine) {
+      Endpoints e = ends;
+      e.flow = f;
+      sides.push_back(engine->transfer(c.direction, e, (index % layout.slots) * layout.stride, size_t(c.bytes)));
+    }
+    engine->launch_fused(sides, s);
+  };
   char* const source = static_cast<char*>(engine->source_region(ends));
   char* const destination = static_cast<char*>(engine->destination_region(ends));
   auto calibration = steps_.run("calibrating the case", [&](json& d) {
