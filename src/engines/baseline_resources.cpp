@@ -155,8 +155,8 @@ class Baselines final : public BaselineResources {
     return nccl_reason_;
   }
 
-  // Decided once per process: NCCL reads its environment once, and a later begin() must not
-  // take the values set here for the user's.
+  // Decided at the first begin(kNccl) and kept: NCCL reads its environment once per process,
+  // and a later begin() must not take the values set here for the user's.
   std::optional<std::string> set_nccl_environment(const PeerGroup& peers) {
     std::string host;
     if (auto why = agree(peers, "reading the host name for NCCL", [&] { host = local_host_name(); })) return why;

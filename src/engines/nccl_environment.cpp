@@ -14,13 +14,16 @@ namespace p2pbench {
 // entry for it in NCCL's environment-variable documentation): the host hash is "a hash of the
 // unique identifying string for this host ... $(hostname)$(cat /proc/sys/kernel/random/boot_id).
 // This string can be overridden by using the NCCL_HOSTID env var", computed once per process
-// (getHostHashOnce() under std::call_once in 2.28.9). Ranks whose host hashes differ are different nodes to NCCL: init.cc counts
-// nNodes by it, and graph/paths.cc rules P2P out between them ("Rule out different nodes /
-// isolated containers": info1->hostHash != info2->hostHash), so their traffic takes the network
-// transport (sockets over NCCL_SOCKET_IFNAME when there is no InfiniBand). Setups that emulate
-// several hosts on one machine use it the same way, one value per emulated host. A side
-// effect: two ranks on one GPU are NCCL's "Duplicate GPU" error (init.cc, 2.28) only when their
-// host hashes agree, so under the override they may share a GPU across nodes, not within one.
+// (getHostHashOnce() under std::call_once in 2.28.9). Ranks whose host hashes differ are
+// different nodes to NCCL: init.cc counts nNodes by it, and graph/paths.cc rules P2P out between
+// them ("Rule out different nodes / isolated containers": info1->hostHash != info2->hostHash),
+// so their traffic takes the network transport (sockets over NCCL_SOCKET_IFNAME when there is
+// no InfiniBand). On a two-H200 host with NCCL 2.28.3, two ranks given different NCCL_HOSTID
+// values logged "nNodes 2" and connected "via NET/Socket" over lo instead of NVLink. Setups
+// that emulate several hosts on one machine use it the same way, one value per emulated host.
+// A side effect: two ranks on one GPU are NCCL's "Duplicate GPU" error (init.cc, 2.28) only
+// when their host hashes agree, so under the override they may share a GPU across nodes, not
+// within one.
 
 bool NcclPlacement::host_split(int r) const {
   const std::string& host = host_of_rank.at(size_t(r));
