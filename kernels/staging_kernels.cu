@@ -31,7 +31,9 @@ __global__ void staging_step_kernel(StagingStep s) {
     if (waited > s.timeout_ns) {
       *abort = 1;
       s.fault->role = s.role;
-      s.fault->direction = s.direction;
+      s.fault->ring = s.ring;
+      s.fault->from_rank = s.from_rank;
+      s.fault->to_rank = s.to_rank;
       s.fault->slot = s.wait_slot;
       s.fault->expected = expected;
       s.fault->seen = seen;

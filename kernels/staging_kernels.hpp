@@ -1,7 +1,8 @@
 // Flag kernels of the staged baseline: the per-chunk signals between a sender GPU and a receiver
-// GPU that pass data through a ring of slots in pinned host memory both of them map.
+// GPU that pass data through a ring of slots in pinned host memory both of them map (each
+// sending rank of a node has its own ring; in a case it has one receiver).
 //
-// Protocol, per slot of one direction (two 64-bit flag words in host memory, one writer each):
+// Protocol, per slot of one ring (two 64-bit flag words in host memory, one writer each):
 //   full     - written by the sender:   (epoch << 32) | number of times it filled the slot
 //   consumed - written by the receiver: (epoch << 32) | number of times it drained the slot
 // The slot is empty when consumed == full, and holds one chunk when full == consumed + 1. The
@@ -44,12 +45,13 @@ __host__ __device__ inline uint64_t staging_expected(uint32_t epoch, uint32_t ow
 struct StagingFault {
   uint32_t epoch;      // the case's epoch; 0: no fault
   uint32_t role;       // StagingRole of the waiter
-  uint32_t direction;  // the ring (0: rank 0 -> 1, 1: rank 1 -> 0)
+  uint32_t ring;       // the ring (the sending rank's region of the staging area)
   uint32_t slot;
   uint64_t expected;   // the peer flag value waited for
   uint64_t seen;       // the last value read
   uint64_t waited_ns;
-  uint64_t reserved;
+  uint32_t from_rank;  // the ring's sending rank
+  uint32_t to_rank;    // the ring's receiving rank in this case
 };
 static_assert(sizeof(StagingFault) == 48, "StagingFault is shared between processes: keep its layout fixed");
 
@@ -65,7 +67,9 @@ struct StagingStep {
   const uint64_t* wait_flag = nullptr;
   const uint32_t* wait_count = nullptr;
   uint32_t wait_slot = 0;  // for the fault record
-  uint32_t direction = 0;  // for the fault record
+  uint32_t ring = 0;       // for the fault record
+  uint32_t from_rank = 0;  // for the fault record: the ring's sender and receiver
+  uint32_t to_rank = 0;
   uint32_t role = kStagingSender;
   uint32_t epoch = 0;
   uint64_t timeout_ns = 0;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 
 #include "comm/peer_liveness.hpp"
@@ -91,11 +92,26 @@ Communicator::Communicator(int* argc, char*** argv, CommTimeouts timeouts) : tim
   }
   liveness_ = std::make_unique<PeerLiveness>(all, rank_, timeouts_.stale_s * timeouts_.scale);
   local_rank_ = local_size_ = 0;
+  std::vector<std::string> hosts;  // one node per host until set_nodes()
+  node_of_rank_.clear();
   for (int r = 0; r < size_; ++r) {
-    if (all[size_t(r)].substr(0, all[size_t(r)].find('\t')) != host_) continue;
+    const std::string host = all[size_t(r)].substr(0, all[size_t(r)].find('\t'));
+    const auto known = std::find(hosts.begin(), hosts.end(), host);
+    node_of_rank_.push_back(int(known - hosts.begin()));
+    if (known == hosts.end()) hosts.push_back(host);
+    if (host != host_) continue;
     if (r < rank_) ++local_rank_;
     ++local_size_;
   }
+}
+
+void Communicator::set_nodes(std::vector<int> node_of_rank) {
+  if (node_of_rank.size() != size_t(size_))
+    throw std::invalid_argument("the node list has " + std::to_string(node_of_rank.size()) + " entries for " +
+                                std::to_string(size_) + " ranks");
+  for (int n : node_of_rank)
+    if (n < 0) throw std::invalid_argument("the node list has a negative node index " + std::to_string(n));
+  node_of_rank_ = std::move(node_of_rank);
 }
 
 Communicator::~Communicator() { finalize(); }
@@ -194,13 +210,6 @@ void Communicator::check_peers(const std::vector<bool>& arrived, const char* wha
   throw PeerLost("rank " + std::to_string(rank_) + " waited " + waited + " for rank" + (missing.size() > 1 ? "s " : " ") +
                      rank_list(missing) + " while " + what + ": " + why,
                  missing, present);
-}
-
-void Communicator::barrier(const char* what, std::optional<double> timeout_s) const { exchange("", what, timeout_s); }
-
-void Communicator::broadcast(std::string& bytes, int root, const char* what, std::optional<double> timeout_s) const {
-  auto all = exchange(rank_ == root ? bytes : std::string(), what, timeout_s);
-  bytes = std::move(all.at(size_t(root)));
 }
 
 bool Communicator::all_true(bool mine, const char* what, std::optional<double> timeout_s) const {

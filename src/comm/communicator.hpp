@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/peer_group.hpp"
 
 namespace p2pbench {
 
@@ -41,7 +42,7 @@ class PeerLost : public RuntimeFailure {
 
 class PeerLiveness;
 
-class Communicator {
+class Communicator final : public PeerGroup {
  public:
   // MPI_Init plus the node-local layout (which ranks share this host, and their processes).
   Communicator(int* argc, char*** argv, CommTimeouts timeouts = {});
@@ -51,10 +52,16 @@ class Communicator {
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
   int local_rank() const { return local_rank_; }  // rank among the processes on this host
   int local_size() const { return local_size_; }
+  // The node of each rank (PeerGroup). Until set_nodes(): one node per host, numbered in order
+  // of each host's lowest rank.
+  int node_of(int rank) const override { return node_of_rank_.at(size_t(rank)); }
+  // The plan's nodes (the node override splits a host): one entry per rank, the same on every
+  // rank. Throws std::invalid_argument on a list of the wrong length or a negative entry.
+  void set_nodes(std::vector<int> node_of_rank);
   const std::string& host() const { return host_; }
   const CommTimeouts& timeouts() const { return timeouts_; }
 
@@ -62,12 +69,10 @@ class Communicator {
   // how long this rank waits for the others after it arrived. Throws PeerLost naming `what`,
   // the missing ranks and why; RuntimeFailure for MPI errors.
   std::vector<std::string> exchange(const std::string& mine, const char* what,
-                                    std::optional<double> timeout_s = std::nullopt) const;
+                                    std::optional<double> timeout_s = std::nullopt) const override;
 
-  // Collectives on top of exchange(), with the same deadline and errors.
-  void barrier(const char* what, std::optional<double> timeout_s = std::nullopt) const;
-  // Root's bytes end up on every rank.
-  void broadcast(std::string& bytes, int root, const char* what, std::optional<double> timeout_s = std::nullopt) const;
+  // Collectives on top of exchange(), with the same deadline and errors (barrier() and
+  // broadcast() come from PeerGroup).
   std::vector<std::string> allgather(const std::string& mine, const char* what,
                                      std::optional<double> timeout_s = std::nullopt) const {
     return exchange(mine, what, timeout_s);
@@ -85,6 +90,7 @@ class Communicator {
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::string host_;
+  std::vector<int> node_of_rank_{0};
   CommTimeouts timeouts_;
   void* world_ = nullptr;  // MPI_Comm (a duplicate of MPI_COMM_WORLD), opaque so callers never see mpi.h
   mutable uint64_t steps_ = 0;  // exchanges so far: the message tag, the same on every rank

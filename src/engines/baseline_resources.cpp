@@ -1,11 +1,13 @@
-// Session-wide resources of the two baselines: the staging area (staged) and the NCCL
-// communicator (nccl). begin() and end() are collective; every step of begin() ends with the
-// ranks sharing their outcome, so that a failure on one rank makes every rank report the same
-// reason (and no rank waits in a collective call the other never makes).
+// Session-wide resources of the two baselines: the staging areas (staged: one per node) and
+// the NCCL communicator (nccl: one over every rank). begin() and end() are collective; every
+// step of begin() ends with the ranks sharing their outcome, so that a failure on one rank makes
+// every rank report the same reason (and no rank waits in a collective call another never
+// makes).
 #include "engines/baseline_resources.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -13,7 +15,6 @@
 #include "engines/nccl_engine.hpp"
 #include "engines/shared_host_memory.hpp"
 #include "engines/staged_engine.hpp"
-#include "measure/lock_step.hpp"
 
 namespace p2pbench {
 
@@ -31,22 +32,22 @@ class UnavailableEngine final : public TwoSidedEngine {
   std::string why_;
 };
 
-// Runs `local` on this rank as one lock-step, so every rank learns every rank's outcome.
+// Runs `local` on this rank, then shares every rank's outcome (an empty string: success).
 // Returns nullopt when all succeeded, else the same message on every rank: the failing ranks'
 // messages, prefixed by their rank unless they all say the same.
-std::optional<std::string> agree(const Communicator& comm, const char* what, const std::function<void()>& local) {
-  const std::vector<nlohmann::json> results = LockStep(comm).run(what, [&](nlohmann::json& d) {
-    try {
-      local();
-    } catch (const std::exception& e) {
-      d["why"] = *e.what() ? e.what() : "failed";
-    } catch (...) {
-      d["why"] = "unknown error";
-    }
-  });
+std::optional<std::string> agree(const PeerGroup& peers, const char* what, const std::function<void()>& local) {
+  std::string why;
+  try {
+    local();
+  } catch (const std::exception& e) {
+    why = *e.what() ? e.what() : "failed";
+  } catch (...) {
+    why = "unknown error";
+  }
+  const std::vector<std::string> results = peers.exchange(why, what);
   std::vector<std::pair<size_t, std::string>> failed;
   for (size_t r = 0; r < results.size(); ++r)
-    if (results[r]["data"].contains("why")) failed.emplace_back(r, results[r]["data"]["why"]);
+    if (!results[r].empty()) failed.emplace_back(r, results[r]);
   if (failed.empty()) return std::nullopt;
   if (std::all_of(failed.begin(), failed.end(), [&](const auto& f) { return f.second == failed.front().second; }))
     return failed.front().second;
@@ -59,13 +60,15 @@ void warn(const std::string& message) { std::fprintf(stderr, "p2pbench: warning:
 
 class Baselines final : public BaselineResources {
  public:
-  std::optional<std::string> begin(Method method, const Communicator& comm) override {
-    if (method == Method::kStaged) return begin_staged(comm);
-    if (method == Method::kNccl) return begin_nccl(comm);
+  std::optional<std::string> begin(Method method, const PeerGroup& peers) override {
+    if (method == Method::kStaged) return begin_staged(peers);
+    if (method == Method::kNccl) return begin_nccl(peers);
     return std::nullopt;
   }
 
-  void end(Method method, const Communicator&) override {
+  NcclEnvironment nccl_environment() const override { return nccl_environment_.value_or(NcclEnvironment{}); }
+
+  void end(Method method, const PeerGroup&) override {
     if (method == Method::kStaged) {
       if (staging_) {
         // No copy or flag kernel may still touch the memory when it is unregistered.
@@ -90,7 +93,7 @@ class Baselines final : public BaselineResources {
   std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) override {
     if (c.method == Method::kStaged) {
       if (staged_reason_) return std::make_unique<UnavailableEngine>(*staged_reason_);
-      // Both ranks build the engine of every case in the same order: the epochs agree.
+      // Every rank builds the engine of every case in the same order: the epochs agree.
       if (++epoch_ == 0) epoch_ = 1;
       return std::make_unique<StagedEngine>(area_, epoch_);
     }
@@ -104,61 +107,80 @@ class Baselines final : public BaselineResources {
  private:
   static constexpr const char* kNotBegun = "the baseline's session resources were not set up";
 
-  std::optional<std::string> begin_staged(const Communicator& comm) {
-    staged_reason_ = run_begin_staged(comm);
+  std::optional<std::string> begin_staged(const PeerGroup& peers) {
+    staged_reason_ = run_begin_staged(peers);
     if (staged_reason_) staging_ = SharedHostMemory();
     return staged_reason_;
   }
 
-  std::optional<std::string> run_begin_staged(const Communicator& comm) {
+  // One staging area per node, with a region per rank of the node.
+  std::optional<std::string> run_begin_staged(const PeerGroup& peers) {
+    const std::vector<int> node = peers.node_ranks();
     staging::Layout layout;  // default geometry
+    layout.regions = uint32_t(node.size());
     const uint64_t needed = layout.total_bytes();
-    if (auto why = agree(comm, "checking room for the staging area", [&] {
+    if (auto why = agree(peers, "checking room for the staging area", [&] {
           if (auto problem = shm_space_problem(SharedHostMemory::free_bytes(), needed, "staged"))
             throw RuntimeFailure(*problem);
         }))
       return why;
-    // Rank 0 creates (and first-touches) the memory: the session has bound it near its GPU
-    // before begin(), so the pages come from that NUMA node.
+    // The node's lowest rank creates (and first-touches) the memory: the session has bound it
+    // near its GPU before begin(), so the pages come from that NUMA node.
+    const bool creator = peers.rank() == node.front();
     std::string name;
-    if (auto why = agree(comm, "creating the staging area", [&] {
-          if (comm.rank() != 0) return;
+    if (auto why = agree(peers, "creating the staging areas", [&] {
+          if (!creator) return;
           staging_ = SharedHostMemory::create(needed, "the staged baseline's staging area");
           name = staging_.name();
         }))
       return why;
-    comm.broadcast(name, 0, "sharing the staging area's name");
-    if (auto why = agree(comm, "opening the staging area", [&] {
-          if (comm.rank() != 0) staging_ = SharedHostMemory::open(name, needed, "the staged baseline's staging area");
+    name = peers.exchange(name, "sharing the staging areas' names").at(size_t(node.front()));
+    if (auto why = agree(peers, "opening the staging areas", [&] {
+          if (!creator) staging_ = SharedHostMemory::open(name, needed, "the staged baseline's staging area");
         }))
       return why;
-    // Every rank holds a mapping now: the name can go.
-    if (auto why = agree(comm, "registering the staging area", [&] {
+    // Every rank holds a mapping now: the names can go.
+    if (auto why = agree(peers, "registering the staging areas", [&] {
           staging_.unlink();
           staging_.register_with_device();
         }))
       return why;
-    area_ = StagingArea{staging_.host(), staging_.device(), layout};
+    area_ = StagingArea{staging_.host(), staging_.device(), layout, node};
     return std::nullopt;
   }
 
-  std::optional<std::string> begin_nccl(const Communicator& comm) {
-    nccl_reason_ = run_begin_nccl(comm);
+  std::optional<std::string> begin_nccl(const PeerGroup& peers) {
+    nccl_reason_ = run_begin_nccl(peers);
     if (nccl_reason_) nccl_.reset();
     return nccl_reason_;
   }
 
-  std::optional<std::string> run_begin_nccl(const Communicator& comm) {
+  // Decided at the first begin(kNccl) and kept: NCCL reads its environment once per process,
+  // and a later begin() must not take the values set here for the user's.
+  std::optional<std::string> set_nccl_environment(const PeerGroup& peers) {
+    std::string host;
+    if (auto why = agree(peers, "reading the host name for NCCL", [&] { host = local_host_name(); })) return why;
+    NcclPlacement placement{peers.rank(), peers.exchange(host, "sharing the host names for NCCL"), {}};
+    for (int r = 0; r < peers.size(); ++r) placement.node_of_rank.push_back(peers.node_of(r));
+    return agree(peers, "setting NCCL's environment", [&] {
+      if (nccl_environment_) return;
+      const NcclEnvironment env = decide_nccl_environment(placement, [](const char* name) { return std::getenv(name); });
+      apply_nccl_environment(env);
+      nccl_environment_ = env;
+    });
+  }
+
+  std::optional<std::string> run_begin_nccl(const PeerGroup& peers) {
     if (!nccl_in_build()) return std::string(kNoNcclReason);
-    if (auto why = agree(comm, "setting NCCL's environment", [&] { apply_nccl_environment(); })) return why;
+    if (auto why = set_nccl_environment(peers)) return why;
     std::string id;
-    if (auto why = agree(comm, "creating the NCCL unique id", [&] {
-          if (comm.rank() == 0) id = NcclCommunicator::unique_id();
+    if (auto why = agree(peers, "creating the NCCL unique id", [&] {
+          if (peers.rank() == 0) id = NcclCommunicator::unique_id();
         }))
       return why;
-    comm.broadcast(id, 0, "sharing the NCCL unique id");
-    if (auto why = agree(comm, "creating the NCCL communicator", [&] {
-          nccl_ = std::make_unique<NcclCommunicator>(id, comm.size(), comm.rank());
+    peers.broadcast(id, 0, "sharing the NCCL unique id");
+    if (auto why = agree(peers, "creating the NCCL communicator", [&] {
+          nccl_ = std::make_unique<NcclCommunicator>(id, peers.size(), peers.rank());
         }))
       return "nccl: " + *why;
     return std::nullopt;
@@ -172,6 +194,7 @@ class Baselines final : public BaselineResources {
   // nccl
   std::unique_ptr<NcclCommunicator> nccl_;
   std::optional<std::string> nccl_reason_ = std::string(kNotBegun);
+  std::optional<NcclEnvironment> nccl_environment_;
 };
 
 }  // namespace

@@ -1,9 +1,7 @@
 #include "engines/nccl_engine.hpp"
 
-#include <cerrno>
-#include <cstdlib>
+#include <algorithm>
 #include <cstring>
-#include <utility>
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
@@ -14,25 +12,22 @@
 
 namespace p2pbench {
 
-std::vector<std::string> apply_nccl_environment() {
-  std::vector<std::string> set;
-  for (const auto& [name, value] : {std::pair<const char*, const char*>{"NCCL_SOCKET_IFNAME", "lo"},
-                                    std::pair<const char*, const char*>{"NCCL_NVLS_ENABLE", "0"}}) {
-    if (std::getenv(name)) continue;
-    if (setenv(name, value, 0) != 0) throw RuntimeFailure(std::string("setting ") + name + ": " + std::strerror(errno));
-    set.push_back(std::string(name) + "=" + value);
-  }
-  return set;
-}
+namespace {
+
+std::string describe(const Flow& f) { return std::to_string(f.src_rank) + " -> " + std::to_string(f.dst_rank); }
+
+}  // namespace
 
 void NcclEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
-  send_peer_ = receive_peer_ = -1;
-  for (const Flow& o : mine) {
-    if (o.src_rank == o.dst_rank)
-      throw RuntimeFailure("the nccl baseline cannot move data from rank " + std::to_string(rank) + " to itself");
-    if (o.src_rank == rank) send_peer_ = o.dst_rank;
-    if (o.dst_rank == rank) receive_peer_ = o.src_rank;
+  for (const Flow& f : mine) {
+    if (f.src_rank == f.dst_rank)
+      throw RuntimeFailure("the nccl baseline cannot move data from rank " + std::to_string(f.src_rank) + " to itself");
+    if (f.src_rank != rank && f.dst_rank != rank)
+      throw RuntimeFailure("rank " + std::to_string(rank) + " was prepared for the flow " + describe(f) +
+                           ", which it neither sends nor receives");
   }
+  rank_ = rank;
+  mine_ = mine;
 }
 
 std::optional<std::string> NcclEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
@@ -118,19 +113,34 @@ std::string NcclCommunicator::async_error() const {
   return message;
 }
 
-void NcclEngine::launch(const Transfer& t, cudaStream_t stream) {
+void NcclEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) {
   ncclComm_t comm = as_comm(comm_.handle());
   if (!comm) throw RuntimeFailure("an nccl transfer was launched without an NCCL communicator");
-  const bool group = send_peer_ >= 0 && receive_peer_ >= 0;
-  if (group) nccl_check(ncclGroupStart(), "starting an NCCL send/receive group", comm);
-  if (send_peer_ >= 0)
-    nccl_check(ncclSend(t.src, t.bytes, ncclChar, send_peer_, comm, stream),
-               "enqueuing ncclSend of " + std::to_string(t.bytes) + " bytes to rank " + std::to_string(send_peer_), comm);
-  if (receive_peer_ >= 0)
-    nccl_check(ncclRecv(t.dst, t.bytes, ncclChar, receive_peer_, comm, stream),
-               "enqueuing ncclRecv of " + std::to_string(t.bytes) + " bytes from rank " + std::to_string(receive_peer_),
-               comm);
-  if (group) nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
+  if (rank_ < 0) throw RuntimeFailure("the nccl engine was launched before prepare()");
+  for (const Transfer& t : transfers)
+    if (std::find(mine_.begin(), mine_.end(), t.flow) == mine_.end())
+      throw RuntimeFailure("rank " + std::to_string(rank_) + " was not prepared for the nccl flow " + describe(t.flow));
+  // One group: NCCL posts every send and receive of it together, so ranks that send to and
+  // receive from each other (bidir, all_to_all) cannot wait on each other's first operation.
+  nccl_check(ncclGroupStart(), "starting an NCCL send/receive group", comm);
+  try {
+    for (const Transfer& t : transfers) {
+      if (t.flow.src_rank == rank_)
+        nccl_check(ncclSend(t.src, t.bytes, ncclChar, t.flow.dst_rank, comm, stream),
+                   "enqueuing ncclSend of " + std::to_string(t.bytes) + " bytes to rank " +
+                       std::to_string(t.flow.dst_rank),
+                   comm);
+      if (t.flow.dst_rank == rank_)
+        nccl_check(ncclRecv(t.dst, t.bytes, ncclChar, t.flow.src_rank, comm, stream),
+                   "enqueuing ncclRecv of " + std::to_string(t.bytes) + " bytes from rank " +
+                       std::to_string(t.flow.src_rank),
+                   comm);
+    }
+  } catch (...) {
+    (void)ncclGroupEnd();  // close the group; the first error is the one reported
+    throw;
+  }
+  nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
 }
 
 #else  // no NCCL in this build
@@ -142,7 +152,7 @@ NcclCommunicator::NcclCommunicator(const std::string&, int, int) { throw Runtime
 NcclCommunicator::~NcclCommunicator() = default;
 void NcclCommunicator::close() {}
 std::string NcclCommunicator::async_error() const { return ""; }
-void NcclEngine::launch(const Transfer&, cudaStream_t) { throw RuntimeFailure(kNoNcclReason); }
+void NcclEngine::launch_fused(const std::vector<Transfer>&, cudaStream_t) { throw RuntimeFailure(kNoNcclReason); }
 
 #endif
 

@@ -1,7 +1,10 @@
-// The `nccl` baseline: ncclSend/ncclRecv between the two ranks' GPUs, what a communication
-// library gives an application. Uni: the source rank sends, the destination rank receives;
-// bidir: each rank sends and receives in one group (ncclGroupStart/End), as nccl-tests'
-// sendrecv does. NCCL operations are captured into the runner's CUDA graph (NCCL >= 2.9); the
+// The `nccl` baseline: ncclSend/ncclRecv between the ranks' GPUs, what a communication library
+// gives an application. One communicator spans every rank of the job. In a case, a rank sends
+// each flow it is the source of (ncclSend to the flow's destination) and receives each flow it
+// is the destination of (ncclRecv from its source), all of them in ONE group
+// (ncclGroupStart/End) on one stream, as nccl-tests' sendrecv and alltoall do: fuses_flows().
+// Flows may cross nodes (NCCL's network transport; see nccl_environment.hpp for the node
+// override). NCCL operations are captured into the runner's CUDA graph (NCCL >= 2.9); the
 // runner's first ungated transfers (calibration) run uncaptured, so NCCL's peer connections
 // exist before capture, and it captures with cudaStreamCaptureModeThreadLocal, as NCCL asks.
 //
@@ -23,13 +26,6 @@ inline constexpr const char* kNoNcclReason = "this build has no NCCL";
 bool nccl_in_build();
 // "2.28.9": the version of the NCCL library loaded at run time ("" without NCCL).
 std::string nccl_version();
-
-// Sets what this benchmark needs from NCCL's environment, where the user has not set it:
-// NCCL_SOCKET_IFNAME=lo (NCCL bootstraps over sockets; both ranks are on one host, which may
-// have no other interface up) and NCCL_NVLS_ENABLE=0 (NVLink multicast stays off on these
-// machines). Must run before the first NCCL call of the process (NCCL reads its environment
-// once). Returns "NAME=value" for each variable it set.
-std::vector<std::string> apply_nccl_environment();
 
 // The NCCL communicator of the ranks, on the current device.
 class NcclCommunicator {
@@ -60,16 +56,23 @@ class NcclEngine final : public TwoSidedEngine {
  public:
   explicit NcclEngine(NcclCommunicator& comm) : comm_(comm) {}
 
+  // `mine`: every flow this rank sends or receives in the case. Throws RuntimeFailure for a
+  // flow to itself or one it takes no part in.
   void prepare(int device, int rank, const std::vector<Flow>& mine) override;
-  void launch(const Transfer& t, cudaStream_t stream) override;
+  bool fuses_flows() const override { return true; }
+  // One group of this rank's side of t.flow.
+  void launch(const Transfer& t, cudaStream_t stream) override { launch_fused({t}, stream); }
+  // One group: per transfer, ncclSend(t.src) to t.flow.dst_rank where this rank is the
+  // source, ncclRecv(t.dst) from t.flow.src_rank where it is the destination.
+  void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
   // An asynchronous NCCL error fails the sample before the bytes are checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override;
 
  private:
   NcclCommunicator& comm_;
-  int send_peer_ = -1;     // the rank this one sends to, or -1
-  int receive_peer_ = -1;  // the rank this one receives from, or -1
+  int rank_ = -1;
+  std::vector<Flow> mine_;  // what prepare() was given
 };
 
 }  // namespace p2pbench

@@ -1,4 +1,6 @@
-// SM-driven engines: the LD/ST and TMA copy kernels behind the engine interface.
+// SM-driven engines: the LD/ST and TMA copy kernels behind the engine interface. Both are one
+// template, SmCopyEngine<Kernels>, over a traits type that names a kernel family's shape and
+// its four host functions; the engines differ in nothing else.
 #pragma once
 
 #include <functional>
@@ -11,42 +13,56 @@ namespace p2pbench {
 // Counts the distinct SMs the blocks of one launch ran on (%smid written per block).
 int count_sms_of_launch(int blocks, cudaStream_t stream, const std::function<void(unsigned*)>& launch_with_smids);
 
-class LdstEngine final : public TransferEngine {
+// A copy kernel family as SmCopyEngine uses it. `Kernels` provides:
+//   using Shape = ...;  (with an int `blocks` member)
+//   static std::optional<std::string> unsupported_reason(const Shape&, int device);
+//   static void prepare(const Shape&, int device);
+//   static void copy(const Shape&, const void* src, void* dst, size_t bytes, cudaStream_t, unsigned* block_smids);
+template <typename Kernels>
+class SmCopyEngine final : public TransferEngine {
  public:
-  explicit LdstEngine(kernels::LdstShape shape) : shape_(shape) {}
+  using Shape = typename Kernels::Shape;
+
+  explicit SmCopyEngine(Shape shape) : shape_(shape) {}
   std::optional<std::string> unsupported_reason(int device) const override {
-    return kernels::ldst_unsupported_reason(shape_, device);
+    return Kernels::unsupported_reason(shape_, device);
   }
-  void prepare(int device, int, const std::vector<Flow>&) override { kernels::ldst_prepare(shape_, device); }
+  void prepare(int device, int, const std::vector<Flow>&) override { Kernels::prepare(shape_, device); }
   void launch(const Transfer& t, cudaStream_t stream) override {
-    kernels::ldst_copy(shape_, t.src, t.dst, t.bytes, stream);
+    Kernels::copy(shape_, t.src, t.dst, t.bytes, stream, nullptr);
   }
   std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) override {
     return count_sms_of_launch(shape_.blocks, stream,
-                               [&](unsigned* smids) { kernels::ldst_copy(shape_, t.src, t.dst, t.bytes, stream, smids); });
+                               [&](unsigned* smids) { Kernels::copy(shape_, t.src, t.dst, t.bytes, stream, smids); });
   }
 
  private:
-  kernels::LdstShape shape_;
+  Shape shape_;
 };
 
-class TmaEngine final : public TransferEngine {
- public:
-  explicit TmaEngine(kernels::TmaShape shape) : shape_(shape) {}
-  std::optional<std::string> unsupported_reason(int device) const override {
-    return kernels::tma_unsupported_reason(shape_, device);
+struct LdstKernels {
+  using Shape = kernels::LdstShape;
+  static std::optional<std::string> unsupported_reason(const Shape& s, int device) {
+    return kernels::ldst_unsupported_reason(s, device);
   }
-  void prepare(int device, int, const std::vector<Flow>&) override { kernels::tma_prepare(shape_, device); }
-  void launch(const Transfer& t, cudaStream_t stream) override {
-    kernels::tma_copy(shape_, t.src, t.dst, t.bytes, stream);
+  static void prepare(const Shape& s, int device) { kernels::ldst_prepare(s, device); }
+  static void copy(const Shape& s, const void* src, void* dst, size_t bytes, cudaStream_t stream, unsigned* smids) {
+    kernels::ldst_copy(s, src, dst, bytes, stream, smids);
   }
-  std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) override {
-    return count_sms_of_launch(shape_.blocks, stream,
-                               [&](unsigned* smids) { kernels::tma_copy(shape_, t.src, t.dst, t.bytes, stream, smids); });
-  }
-
- private:
-  kernels::TmaShape shape_;
 };
+
+struct TmaKernels {
+  using Shape = kernels::TmaShape;
+  static std::optional<std::string> unsupported_reason(const Shape& s, int device) {
+    return kernels::tma_unsupported_reason(s, device);
+  }
+  static void prepare(const Shape& s, int device) { kernels::tma_prepare(s, device); }
+  static void copy(const Shape& s, const void* src, void* dst, size_t bytes, cudaStream_t stream, unsigned* smids) {
+    kernels::tma_copy(s, src, dst, bytes, stream, smids);
+  }
+};
+
+using LdstEngine = SmCopyEngine<LdstKernels>;
+using TmaEngine = SmCopyEngine<TmaKernels>;
 
 }  // namespace p2pbench

@@ -1,5 +1,6 @@
 #include "engines/staged_engine.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -15,7 +16,7 @@ using kernels::kStagingSender;
 
 char* at(void* base, uint64_t offset) { return static_cast<char*>(base) + offset; }
 
-// Host-side accesses to the shared flags and fault records (the peer process and both GPUs
+// Host-side accesses to the shared flags and fault records (the peer processes and their GPUs
 // touch them too).
 void store_u64(void* p, uint64_t v) { __atomic_store_n(static_cast<uint64_t*>(p), v, __ATOMIC_RELEASE); }
 
@@ -23,66 +24,80 @@ std::string describe_flag(uint64_t v) {
   return "(" + std::to_string(v >> 32) + ", " + std::to_string(v & 0xffffffffu) + ")";
 }
 
+std::string describe(const Flow& f) { return std::to_string(f.src_rank) + " -> " + std::to_string(f.dst_rank); }
+
+Event untimed_event(const char* what) {
+  cudaEvent_t e = nullptr;
+  cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), std::string("creating the staged pipeline's ") + what);
+  return Event(e);
+}
+
 }  // namespace
+
+int StagingArea::region_of(int rank) const {
+  const auto it = std::find(ranks.begin(), ranks.end(), rank);
+  return it == ranks.end() ? -1 : int(it - ranks.begin());
+}
 
 StagedEngine::StagedEngine(const StagingArea& area, uint32_t epoch, double timeout_s)
     : area_(area), epoch_(epoch), timeout_ns_(uint64_t(timeout_s * 1e9)) {
-  area_.layout.geometry.validate();
+  area_.layout.validate();
+  if (area_.layout.regions != area_.ranks.size())
+    throw std::invalid_argument("the staging area has " + std::to_string(area_.layout.regions) + " regions for " +
+                                std::to_string(area_.ranks.size()) + " ranks");
   if (epoch == 0) throw std::invalid_argument("the staged engine's epoch must be nonzero");
 }
 
-uint64_t* StagedEngine::flag(uint32_t direction, uint32_t slot, uint32_t writer_role) const {
-  return reinterpret_cast<uint64_t*>(at(area_.device, area_.layout.flag_offset(direction, slot, writer_role)));
+uint64_t* StagedEngine::flag(uint32_t ring, uint32_t slot, uint32_t writer_role) const {
+  return reinterpret_cast<uint64_t*>(at(area_.device, area_.layout.flag_offset(ring, slot, writer_role)));
 }
 
-kernels::StagingFault* StagedEngine::fault_record(uint32_t rank, bool device_address) const {
+kernels::StagingFault* StagedEngine::fault_record(uint32_t region, bool device_address) const {
   return reinterpret_cast<kernels::StagingFault*>(
-      at(device_address ? area_.device : area_.host, area_.layout.fault_offset(rank)));
+      at(device_address ? area_.device : area_.host, area_.layout.fault_offset(region)));
 }
 
-uint32_t* StagedEngine::count(uint32_t direction, uint32_t slot) const {
-  return static_cast<uint32_t*>(state_.get()) + direction * area_.layout.geometry.slots + slot;
+uint32_t* StagedEngine::count(uint32_t role, uint32_t slot) const {
+  return static_cast<uint32_t*>(state_.get()) + role * area_.layout.geometry.slots + slot;
 }
 
-void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
-  if (rank < 0 || rank >= int(staging::kRanks))
-    throw RuntimeFailure("the staged baseline runs between ranks 0 and 1, not on rank " + std::to_string(rank));
-  rank_ = rank;
-  send_direction_ = receive_direction_ = -1;
-  for (const Flow& o : mine) {
-    if (o.src_rank == o.dst_rank || o.src_rank < 0 || o.src_rank >= int(staging::kRanks) || o.dst_rank < 0 ||
-        o.dst_rank >= int(staging::kRanks))
-      throw RuntimeFailure("the staged baseline cannot move data " + std::to_string(o.src_rank) + " -> " +
-                           std::to_string(o.dst_rank));
-    if (o.src_rank == rank) send_direction_ = o.src_rank;
-    if (o.dst_rank == rank) receive_direction_ = o.src_rank;
-  }
-  const uint32_t slots = area_.layout.geometry.slots;
-  state_ = DeviceBuffer((staging::kDirections * slots + 1) * sizeof(uint32_t), "the staged pipeline's counters");
-  cuda_check(cudaMemset(state_.get(), 0, state_.size()), "clearing the staged pipeline's counters");
-  cuda_check(cudaDeviceSynchronize(), "clearing the staged pipeline's counters");
+void StagedEngine::add_flow(const Flow& f) {
+  if (f.src_rank == f.dst_rank)
+    throw RuntimeFailure("the staged baseline cannot move data from rank " + std::to_string(f.src_rank) + " to itself");
+  const bool sends = f.src_rank == rank_;
+  if (!sends && f.dst_rank != rank_)
+    throw RuntimeFailure("rank " + std::to_string(rank_) + " was prepared for the flow " + describe(f) +
+                         ", which it neither sends nor receives");
+  const int other = sends ? f.dst_rank : f.src_rank;
+  if (area_.region_of(other) < 0)
+    throw RuntimeFailure("the staged baseline cannot run the flow " + describe(f) +
+                         ": its ranks are on different nodes (the staging area is one node's host memory)");
+  Side& side = sides_[sends ? kStagingSender : kStagingReceiver];
+  if (side.ring >= 0)
+    throw RuntimeFailure("the staged baseline cannot run the flows " + describe(side.flow) + " and " + describe(f) +
+                         " at once: a rank " + (sends ? "sends" : "receives") + " at most one flow in a case");
+  side.ring = area_.region_of(f.src_rank);  // the sender's region carries the flow
+  side.flow = f;
+  side.position = 0;
+}
 
-  // This rank's flags and fault record start the case at (epoch, 0); its peer waits for that.
-  std::memset(fault_record(uint32_t(rank), false), 0, sizeof(kernels::StagingFault));
-  for (uint32_t s = 0; s < slots; ++s) {
-    if (send_direction_ >= 0) store_u64(at(area_.host, area_.layout.flag_offset(uint32_t(send_direction_), s, kStagingSender)),
-                                        kernels::staging_flag(epoch_, 0));
-    if (receive_direction_ >= 0)
-      store_u64(at(area_.host, area_.layout.flag_offset(uint32_t(receive_direction_), s, kStagingReceiver)),
-                kernels::staging_flag(epoch_, 0));
+// This rank's flags and fault record start the case at (epoch, 0); its peers wait for that.
+void StagedEngine::reset_own_flags() {
+  std::memset(fault_record(uint32_t(region_), false), 0, sizeof(kernels::StagingFault));
+  for (uint32_t role : {kStagingSender, kStagingReceiver}) {
+    const Side& side = sides_[role];
+    if (side.ring < 0) continue;
+    for (uint32_t s = 0; s < area_.layout.geometry.slots; ++s)
+      store_u64(at(area_.host, area_.layout.flag_offset(uint32_t(side.ring), s, role)), kernels::staging_flag(epoch_, 0));
   }
-  position_[0] = position_[1] = 0;
+}
 
-  auto untimed_event = [](const char* what) {
-    cudaEvent_t e = nullptr;
-    cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), std::string("creating the staged pipeline's ") + what);
-    return Event(e);
-  };
-  fork_ = untimed_event("fork event");
+void StagedEngine::make_lanes() {
   for (uint32_t role : {kStagingSender, kStagingReceiver}) {
     lanes_[role].clear();
     joins_[role].clear();
-    if ((role == kStagingSender ? send_direction_ : receive_direction_) < 0) continue;
+    if (sides_[role].ring < 0) continue;
+    forks_[role] = untimed_event("fork event");
     for (uint32_t lane = 0; lane < area_.layout.geometry.lanes; ++lane) {
       lanes_[role].push_back(make_stream("a lane of the staged pipeline"));
       joins_[role].push_back(untimed_event("join event"));
@@ -90,43 +105,69 @@ void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   }
 }
 
-void StagedEngine::enqueue_side(uint32_t role, uint32_t direction, const void* src, void* dst, size_t bytes,
-                                cudaStream_t stream) {
+void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
+  region_ = area_.region_of(rank);
+  if (region_ < 0)
+    throw RuntimeFailure("rank " + std::to_string(rank) + " is not on the node of its staging area");
+  rank_ = rank;
+  sides_[kStagingSender] = sides_[kStagingReceiver] = Side{};
+  for (const Flow& f : mine) add_flow(f);
+  const uint32_t slots = area_.layout.geometry.slots;
+  state_ = DeviceBuffer((2 * slots + 1) * sizeof(uint32_t), "the staged pipeline's counters");
+  cuda_check(cudaMemset(state_.get(), 0, state_.size()), "clearing the staged pipeline's counters");
+  cuda_check(cudaDeviceSynchronize(), "clearing the staged pipeline's counters");
+  reset_own_flags();
+  make_lanes();
+}
+
+uint32_t StagedEngine::role_of(const Transfer& t) const {
+  if (rank_ < 0) throw RuntimeFailure("the staged engine was launched before prepare()");
+  for (uint32_t role : {kStagingSender, kStagingReceiver})
+    if (sides_[role].ring >= 0 && sides_[role].flow == t.flow) return role;
+  throw RuntimeFailure("rank " + std::to_string(rank_) + " was not prepared for the staged flow " + describe(t.flow));
+}
+
+void StagedEngine::enqueue_side(uint32_t role, const Transfer& t, cudaStream_t stream) {
+  Side& side = sides_[role];
+  const auto ring = uint32_t(side.ring);
   const staging::Geometry& g = area_.layout.geometry;
-  uint32_t* const abort = static_cast<uint32_t*>(state_.get()) + staging::kDirections * g.slots;
-  const std::vector<std::vector<staging::Op>> plan = staging::plan_transfer(bytes, g, &position_[direction]);
+  uint32_t* const abort = static_cast<uint32_t*>(state_.get()) + 2 * g.slots;
+  const std::vector<std::vector<staging::Op>> plan = staging::plan_transfer(t.bytes, g, &side.position);
   for (uint32_t lane = 0; lane < plan.size(); ++lane) {
     if (plan[lane].empty()) continue;
     const cudaStream_t lane_stream = lanes_[role][lane].get();
-    cuda_check(cudaStreamWaitEvent(lane_stream, fork_.get(), 0), "forking a lane of the staged pipeline");
+    cuda_check(cudaStreamWaitEvent(lane_stream, forks_[role].get(), 0), "forking a lane of the staged pipeline");
     for (const staging::Op& op : plan[lane]) {
       if (op.kind == staging::Op::kStep) {
         kernels::StagingStep s;
         if (op.signal_slot >= 0) {
-          s.signal_flag = flag(direction, uint32_t(op.signal_slot), role);
-          s.signal_count = count(direction, uint32_t(op.signal_slot));
+          s.signal_flag = flag(ring, uint32_t(op.signal_slot), role);
+          s.signal_count = count(role, uint32_t(op.signal_slot));
         }
         if (op.wait_slot >= 0) {
-          s.wait_flag = flag(direction, uint32_t(op.wait_slot), 1 - role);
-          s.wait_count = count(direction, uint32_t(op.wait_slot));
+          s.wait_flag = flag(ring, uint32_t(op.wait_slot), 1 - role);
+          s.wait_count = count(role, uint32_t(op.wait_slot));
           s.wait_slot = uint32_t(op.wait_slot);
         }
-        s.direction = direction;
+        s.ring = ring;
+        s.from_rank = uint32_t(side.flow.src_rank);
+        s.to_rank = uint32_t(side.flow.dst_rank);
         s.role = role;
         s.epoch = epoch_;
         s.timeout_ns = timeout_ns_;
         s.abort = abort;
-        s.fault = fault_record(uint32_t(rank_), true);
+        s.fault = fault_record(uint32_t(region_), true);
         kernels::enqueue_staging_step(s, lane_stream);
         continue;
       }
-      char* slot = at(area_.host, area_.layout.slot_offset(direction, op.slot));
+      char* slot = at(area_.host, area_.layout.slot_offset(ring, op.slot));
       if (role == kStagingSender)
-        cuda_check(cudaMemcpyAsync(slot, static_cast<const char*>(src) + op.offset, op.bytes, cudaMemcpyDeviceToHost,
+        cuda_check(cudaMemcpyAsync(slot, static_cast<const char*>(t.src) + op.offset, op.bytes, cudaMemcpyDeviceToHost,
                                    lane_stream),
                    "enqueuing a staged copy into host memory");
       else
-        cuda_check(cudaMemcpyAsync(static_cast<char*>(dst) + op.offset, slot, op.bytes, cudaMemcpyHostToDevice, lane_stream),
+        cuda_check(cudaMemcpyAsync(static_cast<char*>(t.dst) + op.offset, slot, op.bytes, cudaMemcpyHostToDevice,
+                                   lane_stream),
                    "enqueuing a staged copy out of host memory");
     }
     cuda_check(cudaEventRecord(joins_[role][lane].get(), lane_stream), "joining a lane of the staged pipeline");
@@ -134,26 +175,35 @@ void StagedEngine::enqueue_side(uint32_t role, uint32_t direction, const void* s
   }
 }
 
-void StagedEngine::launch(const Transfer& t, cudaStream_t stream) {
-  if (rank_ < 0) throw RuntimeFailure("the staged engine was launched before prepare()");
-  cuda_check(cudaEventRecord(fork_.get(), stream), "forking the staged pipeline's lanes");
-  if (send_direction_ >= 0) enqueue_side(kStagingSender, uint32_t(send_direction_), t.src, nullptr, t.bytes, stream);
-  if (receive_direction_ >= 0) enqueue_side(kStagingReceiver, uint32_t(receive_direction_), nullptr, t.dst, t.bytes, stream);
+void StagedEngine::launch(const Transfer& t, cudaStream_t stream) { launch_fused({t}, stream); }
+
+void StagedEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) {
+  std::vector<std::pair<uint32_t, const Transfer*>> sides;
+  for (const Transfer& t : transfers) {
+    const uint32_t role = role_of(t);
+    for (const auto& [other, _] : sides)
+      if (other == role) throw RuntimeFailure("a staged launch named the flow " + describe(t.flow) + " twice");
+    sides.emplace_back(role, &t);
+  }
+  // Every side forks from the same point of the stream before any joins back into it, so a
+  // rank's send and receive chains run at once.
+  for (const auto& [role, t] : sides)
+    cuda_check(cudaEventRecord(forks_[role].get(), stream), "forking the staged pipeline's lanes");
+  for (const auto& [role, t] : sides) enqueue_side(role, *t, stream);
 }
 
 std::optional<std::string> StagedEngine::fault() const {
   std::string what;
-  for (uint32_t r = 0; r < staging::kRanks; ++r) {
-    const auto* f = fault_record(r, false);
+  for (uint32_t region = 0; region < area_.layout.regions; ++region) {
+    const auto* f = fault_record(region, false);
     if (__atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) != epoch_) continue;
-    const uint32_t from = f->direction, to = 1 - f->direction;
     const bool sender = f->role == kStagingSender;
     char waited[32];
     std::snprintf(waited, sizeof waited, "%.1f s", double(f->waited_ns) * 1e-9);
     if (!what.empty()) what += "; ";
-    what += "rank " + std::to_string(r) + " gave up after " + waited + " waiting for rank " +
-            std::to_string(sender ? to : from) + " to " + (sender ? "drain" : "fill") + " slot " +
-            std::to_string(f->slot) + " of the " + std::to_string(from) + "->" + std::to_string(to) +
+    what += "rank " + std::to_string(area_.ranks[region]) + " gave up after " + waited + " waiting for rank " +
+            std::to_string(sender ? f->to_rank : f->from_rank) + " to " + (sender ? "drain" : "fill") + " slot " +
+            std::to_string(f->slot) + " of the " + std::to_string(f->from_rank) + "->" + std::to_string(f->to_rank) +
             " staging ring (flag " + describe_flag(f->expected) + " expected, " + describe_flag(f->seen) + " seen" +
             ((f->seen >> 32) != epoch_ ? ": the peer never started this case's transfers" : "") + ")";
   }

@@ -1,20 +1,22 @@
-// The `staged` baseline: GPU -> pinned host memory shared by the two ranks -> GPU, with no
-// peer-to-peer access at all. What an application gets when P2P is off.
+// The `staged` baseline: GPU -> pinned host memory shared by the ranks of a node -> GPU, with
+// no peer-to-peer access at all. What an application gets when P2P is off.
 //
-// Pipeline (per direction, a ring of `slots` chunks in the staging area): the sender enqueues,
-// per chunk, a flag kernel that waits until the chunk's slot is empty, a copy-engine copy
-// (cudaMemcpyAsync) of the chunk into the slot, and publishes it with the next flag kernel;
-// the receiver mirrors it: wait until the slot is full, copy it out, mark it consumed. Flags,
-// sequence numbers, epochs and timeouts: kernels/staging_kernels.hpp. Byte layout and the
-// chunk/slot plan: engines/staging_layout.hpp.
+// Pipeline (per flow, a ring of `slots` chunks in the sender's region of the staging area): the
+// sender enqueues, per chunk, a flag kernel that waits until the chunk's slot is empty, a
+// copy-engine copy (cudaMemcpyAsync) of the chunk into the slot, and publishes it with the next
+// flag kernel; the receiver mirrors it in the same ring: wait until the slot is full, copy it
+// out, mark it consumed. Flags, sequence numbers, epochs and timeouts:
+// kernels/staging_kernels.hpp. Byte layout and the chunk/slot plan: engines/staging_layout.hpp.
 //
-// Two-sided: in an orientation's case the source rank runs the send chain and the destination
-// rank the receive chain; a bidir rank runs both at once. Each chain is split over lanes (see
-// staging_layout.hpp), each lane a stream forked from the launch stream and joined back to it
-// with events, so a launch stays one unit in stream order and in graph capture. Direction d
-// (the ring d) carries rank d's data.
-// Both ranks enqueue identical chunk plans in identical order (the runner launches the same
-// transfers on both ends), which is what pairs the k-th fill of a slot with its k-th drain.
+// Two-sided: in a flow's case the source rank runs the send chain and the destination rank the
+// receive chain. A rank sends at most one flow and receives at most one flow in a case (the plan
+// skips other cases; prepare() refuses them), both on its own node. Each chain is split over
+// lanes (see staging_layout.hpp), each lane a stream forked from the launch stream and joined
+// back to it with events, so a launch stays one unit in stream order and in graph capture.
+// launch() enqueues one flow's side; launch_fused() a rank's send and receive sides together,
+// forked from one point of the stream, so they run at once.
+// Both ends of a flow enqueue identical chunk plans in identical order (the runner launches the
+// same transfers on both ends), which is what pairs the k-th fill of a slot with its k-th drain.
 #pragma once
 
 #include <cstdint>
@@ -29,11 +31,15 @@
 
 namespace p2pbench {
 
-// The staging area as one rank maps it.
+// The staging area of this rank's node as this rank maps it.
 struct StagingArea {
   void* host = nullptr;    // this process's mapping: the copies' host end
   void* device = nullptr;  // the device-mapped address of the same memory: the flag kernels'
-  staging::Layout layout;
+  staging::Layout layout;  // layout.regions == ranks.size()
+  std::vector<int> ranks;  // the node's ranks, ascending: region i is ranks[i]'s ring
+
+  // The region of `rank`, or -1 when it is not on this node.
+  int region_of(int rank) const;
 };
 
 class StagedEngine final : public TwoSidedEngine {
@@ -43,39 +49,58 @@ class StagedEngine final : public TwoSidedEngine {
   // ungated calibration and warm-up, where one rank may start a little later.
   static constexpr double kDefaultTimeoutS = 15.0;
 
-  // `epoch`: nonzero, different for each case, the same on both ranks (it tells this case's
+  // `epoch`: nonzero, different for each case, the same on every rank (it tells this case's
   // flags from those an earlier case left behind).
   StagedEngine(const StagingArea& area, uint32_t epoch, double timeout_s = kDefaultTimeoutS);
 
+  // `mine`: the flows this rank sends or receives. Throws RuntimeFailure for a rank off the
+  // staging area's node, a flow to another node or to itself, or more than one flow sent or
+  // received.
   void prepare(int device, int rank, const std::vector<Flow>& mine) override;
+  // This rank's side of t.flow.
   void launch(const Transfer& t, cudaStream_t stream) override;
-  // A flag wait that timed out (on either rank) fails the sample before the bytes are checked.
+  // This rank's sides of every transfer's flow (at most one send and one receive), concurrently.
+  void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
+  // A flag wait that timed out (on any rank of the case) fails the sample before the bytes are
+  // checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override;
 
-  // Why this case's pipeline broke (a flag wait timed out on this rank or the peer), or
-  // nullopt. Valid once the work of both ranks has finished.
+  // Why this case's pipeline broke (a flag wait timed out on a rank of the node), or nullopt.
+  // Valid once the work of every rank of the case has finished.
   std::optional<std::string> fault() const;
 
  private:
-  uint64_t* flag(uint32_t direction, uint32_t slot, uint32_t writer_role) const;  // device address
-  kernels::StagingFault* fault_record(uint32_t rank, bool device_address) const;
-  uint32_t* count(uint32_t direction, uint32_t slot) const;
-  // Enqueues one side's chains on its lane streams (each after `fork_`, each joined into `stream`).
-  void enqueue_side(uint32_t role, uint32_t direction, const void* src, void* dst, size_t bytes, cudaStream_t stream);
+  // One end of one flow as this rank drives it.
+  struct Side {
+    int ring = -1;      // the region whose slots carry the flow (the sender's), or -1: no such side
+    Flow flow{-1, -1};
+    uint64_t position = 0;  // next ring position
+  };
+
+  uint64_t* flag(uint32_t ring, uint32_t slot, uint32_t writer_role) const;  // device address
+  kernels::StagingFault* fault_record(uint32_t region, bool device_address) const;
+  uint32_t* count(uint32_t role, uint32_t slot) const;
+  void add_flow(const Flow& flow);
+  void reset_own_flags();
+  void make_lanes();
+  // The role this rank plays in t.flow (checked against prepare()).
+  uint32_t role_of(const Transfer& t) const;
+  // Enqueues one side's chains on its lane streams (each after fork_[role], each joined into
+  // `stream`).
+  void enqueue_side(uint32_t role, const Transfer& t, cudaStream_t stream);
 
   StagingArea area_;
   uint32_t epoch_;
   uint64_t timeout_ns_;
   int rank_ = -1;
-  int send_direction_ = -1;     // the ring this rank fills (its rank), or -1
-  int receive_direction_ = -1;  // the ring this rank drains (the peer's rank), or -1
-  uint64_t position_[staging::kDirections] = {0, 0};  // next ring position per direction
-  // Device memory: this rank's own count per (direction, slot), then the sticky abort word.
+  int region_ = -1;   // this rank's region: its fault record, its send ring
+  Side sides_[2];     // per role (StagingRole)
+  // Device memory: this rank's own count per (role, slot), then the sticky abort word.
   DeviceBuffer state_;
-  std::vector<Stream> lanes_[2];  // per role (StagingRole), one stream per lane
+  std::vector<Stream> lanes_[2];  // per role, one stream per lane
   std::vector<Event> joins_[2];
-  Event fork_;
+  Event forks_[2];
 };
 
 }  // namespace p2pbench

@@ -11,7 +11,7 @@
 
 namespace p2pbench::staging {
 
-// 4 MiB chunks through a ring of 4 slots per direction: 16 MiB in flight per direction, so the
+// 4 MiB chunks through a ring of 4 slots per sending rank: 16 MiB in flight per flow, so the
 // sender's copy of chunk i+1 overlaps the receiver's copy of chunk i. Each side drives the
 // ring from 2 lanes (streams), slot s on lane s mod 2: a flag kernel between two copies on one
 // stream costs ~16 us on H200 (copy -> kernel -> copy), 20% of a 4 MiB chunk at 55 GB/s, and
@@ -19,8 +19,6 @@ namespace p2pbench::staging {
 constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
 constexpr uint32_t kDefaultSlots = 4;
 constexpr uint32_t kDefaultLanes = 2;
-constexpr uint32_t kDirections = 2;  // direction d carries rank d's data to rank 1 - d
-constexpr uint32_t kRanks = 2;
 constexpr uint64_t kLineBytes = 64;    // every flag and fault record on its own cache line
 constexpr uint64_t kPageBytes = 4096;  // slots start on page boundaries
 
@@ -41,27 +39,38 @@ struct Geometry {
   }
 };
 
+// The staging area of one node holds one region per rank of the node: region i is the ring
+// through which the node's i-th rank (ascending) sends. A rank sends at most one flow in a case,
+// so its ring has one receiver per case, which reads the sender's region.
+//
 // Byte offsets in the staging area:
-//   [flags: direction x slot x writer (sender's "full", receiver's "consumed"), 64 B each]
-//   [fault records: one per rank, 64 B each]   (header rounded up to a page)
-//   [slots: direction x slot, chunk_bytes each]
+//   [flags: region x slot x writer (sender's "full", receiver's "consumed"), 64 B each]
+//   [fault records: one per region (its rank's, whatever role it had), 64 B each]
+//   (header rounded up to a page)
+//   [slots: region x slot, chunk_bytes each]
 struct Layout {
   Geometry geometry;
+  uint32_t regions = 2;  // the node's rank count
 
-  uint64_t flag_offset(uint32_t direction, uint32_t slot, uint32_t writer_role) const {
-    return ((uint64_t(direction) * geometry.slots + slot) * 2 + writer_role) * kLineBytes;
+  // Throws std::invalid_argument on a layout the pipeline cannot use.
+  void validate() const {
+    geometry.validate();
+    if (regions == 0) throw std::invalid_argument("the staging area needs at least one region");
   }
-  uint64_t fault_offset(uint32_t rank) const {
-    return uint64_t(kDirections) * geometry.slots * 2 * kLineBytes + uint64_t(rank) * kLineBytes;
+  uint64_t flag_offset(uint32_t region, uint32_t slot, uint32_t writer_role) const {
+    return ((uint64_t(region) * geometry.slots + slot) * 2 + writer_role) * kLineBytes;
+  }
+  uint64_t fault_offset(uint32_t region) const {
+    return uint64_t(regions) * geometry.slots * 2 * kLineBytes + uint64_t(region) * kLineBytes;
   }
   uint64_t header_bytes() const {
-    const uint64_t used = fault_offset(kRanks);
+    const uint64_t used = fault_offset(regions);
     return (used + kPageBytes - 1) / kPageBytes * kPageBytes;
   }
-  uint64_t slot_offset(uint32_t direction, uint32_t slot) const {
-    return header_bytes() + (uint64_t(direction) * geometry.slots + slot) * geometry.chunk_bytes;
+  uint64_t slot_offset(uint32_t region, uint32_t slot) const {
+    return header_bytes() + (uint64_t(region) * geometry.slots + slot) * geometry.chunk_bytes;
   }
-  uint64_t total_bytes() const { return slot_offset(kDirections, 0); }
+  uint64_t total_bytes() const { return slot_offset(regions, 0); }
 };
 
 // One enqueued operation of a side's chain for one transfer.
@@ -80,7 +89,7 @@ struct Op {
 // chains have the same shape), one per lane, for a transfer of `bytes` whose first chunk takes
 // ring position `*position` (slot = position mod slots, lane = slot mod lanes, so a slot is
 // always driven by the same lane and its fills and drains stay in order). Advances *position
-// by the chunk count. Both sides of a direction call this with the same sizes in the same
+// by the chunk count. Both sides of a ring call this with the same sizes in the same
 // order, so their positions agree. Shape of a lane that gets chunks a, b, ..., z:
 // step(wait a), copy a, step(signal a, wait b), copy b, ..., copy z, step(signal z).
 inline std::vector<std::vector<Op>> plan_transfer(uint64_t bytes, const Geometry& g, uint64_t* position) {

@@ -39,11 +39,11 @@ class TransferEngine {
 
   // Why the case cannot run on `device` (the row is then `skipped` with this reason).
   virtual std::optional<std::string> unsupported_reason(int device) const = 0;
-  // Two-sided methods enqueue work on both ends of an orientation (a sender and a receiver);
-  // one-sided methods on one (push: the source, pull: the destination).
+  // Two-sided methods enqueue work on both ends of a flow (a sender and a receiver); one-sided
+  // methods on one (push: the source, pull: the destination).
   virtual bool two_sided() const { return false; }
-  // One-time set-up on the current device before the first launch, for the orientations whose
-  // work this rank enqueues.
+  // One-time set-up on the current device before the first launch, for the flows whose work
+  // this rank enqueues (two-sided: every flow it sends or receives).
   virtual void prepare(int device, int rank, const std::vector<Flow>& mine) = 0;
   // Whether transfers touch the pinned host buffer (host-link methods).
   virtual bool needs_host_buffer() const { return false; }
@@ -64,13 +64,16 @@ class TransferEngine {
   // need an odd one), and the count the runner chose, which their verification needs.
   virtual uint64_t usable_iterations(uint64_t wanted) const { return wanted; }
   virtual void set_iterations(uint64_t) {}
-  // Enqueues one transfer. Must be capturable into a CUDA graph.
+  // Enqueues one transfer: this rank's part of t.flow (two-sided engines: its send or its
+  // receive). Must be capturable into a CUDA graph.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
   // Whether the flows one rank drives in a case must go on one stream in one launch (NCCL: one
   // group of sends and receives, which separate streams on one communicator could deadlock).
   // Their per-flow figures are then the group's.
   virtual bool fuses_flows() const { return false; }
-  // Enqueues one transfer of each of `transfers` (fusing engines override it).
+  // Enqueues one transfer of each of `transfers` (each naming its flow) as one unit of `stream`.
+  // Fusing engines override it; so do engines whose transfers must run at once rather than one
+  // after the other when they share a stream (staged). Default: one launch after another.
   virtual void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) {
     for (const Transfer& t : transfers) launch(t, stream);
   }

@@ -10,38 +10,54 @@
 namespace p2pbench::staging {
 namespace {
 
-TEST(StagingLayout, FlagsFaultsAndSlotsNeverShareALineOrOverlap) {
+// Every region's flags, every fault record and every slot in its own place, for the node sizes
+// the staged baseline meets (one rank alone on a node of the override, a pair, odd and full nodes).
+class StagingLayoutOfNode : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(StagingLayoutOfNode, FlagsFaultsAndSlotsNeverShareALineOrOverlap) {
   Layout layout;
   layout.geometry.slots = 3;
+  layout.geometry.lanes = 1;
   layout.geometry.chunk_bytes = 2 * kPageBytes;
+  layout.regions = GetParam();
+  ASSERT_NO_THROW(layout.validate());
   std::set<uint64_t> lines;
-  for (uint32_t d = 0; d < kDirections; ++d)
+  for (uint32_t region = 0; region < layout.regions; ++region)
     for (uint32_t s = 0; s < layout.geometry.slots; ++s)
       for (uint32_t role = 0; role < 2; ++role) {
-        const uint64_t offset = layout.flag_offset(d, s, role);
+        const uint64_t offset = layout.flag_offset(region, s, role);
         EXPECT_EQ(offset % kLineBytes, 0u);
-        EXPECT_TRUE(lines.insert(offset).second) << "flag " << d << "/" << s << "/" << role << " reused a line";
+        EXPECT_TRUE(lines.insert(offset).second) << "flag " << region << "/" << s << "/" << role << " reused a line";
       }
-  for (uint32_t r = 0; r < kRanks; ++r) {
-    const uint64_t offset = layout.fault_offset(r);
+  for (uint32_t region = 0; region < layout.regions; ++region) {
+    const uint64_t offset = layout.fault_offset(region);
     EXPECT_EQ(offset % kLineBytes, 0u);
-    EXPECT_TRUE(lines.insert(offset).second) << "fault record of rank " << r << " reused a line";
-    EXPECT_LT(offset + sizeof(kernels::StagingFault), layout.header_bytes() + 1);
+    EXPECT_TRUE(lines.insert(offset).second) << "fault record of region " << region << " reused a line";
+    EXPECT_LE(offset + sizeof(kernels::StagingFault), layout.header_bytes());
   }
+  EXPECT_EQ(lines.size(), size_t(layout.regions) * (2 * layout.geometry.slots + 1));
   EXPECT_EQ(layout.header_bytes() % kPageBytes, 0u);
   uint64_t expected = layout.header_bytes();
-  for (uint32_t d = 0; d < kDirections; ++d)
+  for (uint32_t region = 0; region < layout.regions; ++region)
     for (uint32_t s = 0; s < layout.geometry.slots; ++s) {
-      EXPECT_EQ(layout.slot_offset(d, s), expected) << "slot " << d << "/" << s;
+      EXPECT_EQ(layout.slot_offset(region, s), expected) << "slot " << region << "/" << s;
       expected += layout.geometry.chunk_bytes;
     }
   EXPECT_EQ(layout.total_bytes(), expected);
+  EXPECT_EQ(layout.total_bytes() - layout.header_bytes(),
+            uint64_t(layout.regions) * layout.geometry.slots * layout.geometry.chunk_bytes);
 }
 
-TEST(StagingLayout, DefaultGeometryFitsASmallSharedMemoryFilesystem) {
-  // Containers default to a 64 MiB /dev/shm: the staging area (and the start gate) must fit.
+INSTANTIATE_TEST_SUITE_P(NodeSizes, StagingLayoutOfNode, ::testing::Values(1u, 2u, 3u, 8u, 72u));
+
+TEST(StagingLayout, DefaultGeometryOfAPairFitsASmallSharedMemoryFilesystem) {
+  // Containers default to a 64 MiB /dev/shm: the staging area of two ranks (and the start
+  // gate) must fit; a node of eight ranks needs a region each.
   EXPECT_LT(Layout{}.total_bytes(), 64ull << 20);
   EXPECT_NO_THROW(Geometry{}.validate());
+  Layout eight;
+  eight.regions = 8;
+  EXPECT_EQ(eight.total_bytes() - eight.header_bytes(), 8 * uint64_t(kDefaultSlots) * kDefaultChunkBytes);
 }
 
 TEST(StagingLayout, RejectsUnusableGeometry) {
@@ -50,6 +66,7 @@ TEST(StagingLayout, RejectsUnusableGeometry) {
   EXPECT_THROW((Geometry{kPageBytes + 16, 4}.validate()), std::invalid_argument);
   EXPECT_THROW((Geometry{kPageBytes, 3, 2}.validate()), std::invalid_argument);  // slots must split over lanes
   EXPECT_THROW((Geometry{kPageBytes, 4, 0}.validate()), std::invalid_argument);
+  EXPECT_THROW((Layout{Geometry{}, 0}.validate()), std::invalid_argument);  // a node has at least one rank
 }
 
 TEST(StagingPlan, EmptyTransferHasNoSteps) {

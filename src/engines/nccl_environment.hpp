@@ -1,0 +1,54 @@
+// What the `nccl` baseline sets in NCCL's environment before its communicator opens, decided
+// from where the ranks are. NCCL reads these variables once per process, so they are set before
+// the first NCCL call and never changed afterwards. A variable the user has set is never
+// overridden; the decision records it instead, so the results can say what NCCL ran with.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+// Where the ranks of the job are: the host name of each rank (gethostname(), the name NCCL
+// itself derives its host identity from) and the plan's node of each rank (node override
+// included).
+struct NcclPlacement {
+  int rank = 0;
+  std::vector<std::string> host_of_rank;
+  std::vector<int> node_of_rank;
+
+  // Whether `rank`'s host holds ranks of more than one node (the node override splits it).
+  bool host_split(int rank) const;
+  // Whether every rank runs on one host.
+  bool one_host() const;
+};
+
+struct NcclEnvironment {
+  std::map<std::string, std::string> set;        // NAME -> value this rank set
+  std::map<std::string, std::string> from_user;  // NAME -> the user's value, where it was kept
+
+  bool empty() const { return set.empty() && from_user.empty(); }
+};
+
+// The decision, from the placement and the current environment (`lookup` returns a variable's
+// value or nullptr, as std::getenv):
+//   NCCL_NVLS_ENABLE=0     always: NVLink multicast stays off on these machines.
+//   NCCL_SOCKET_IFNAME=lo  when every rank is on one host: NCCL bootstraps (and, across nodes
+//                          of the override, moves data) over sockets, and such a host may have
+//                          no other interface up. Across real hosts NCCL picks the interface.
+//   NCCL_HOSTID=<host>:p2pbench-node<n>
+//                          when the node override splits this rank's host: NCCL then takes each
+//                          node for a host of its own and connects them through its network
+//                          transport instead of P2P or shared memory (see nccl_environment.cpp).
+NcclEnvironment decide_nccl_environment(const NcclPlacement& placement,
+                                        const std::function<const char*(const char*)>& lookup);
+
+// Sets `env.set` in this process's environment (never overwriting). Throws RuntimeFailure.
+void apply_nccl_environment(const NcclEnvironment& env);
+
+// This host's name as gethostname() gives it. Throws RuntimeFailure.
+std::string local_host_name();
+
+}  // namespace p2pbench
