@@ -15,7 +15,7 @@
 #include "comm/communicator.hpp"
 #include "config/interference_config.hpp"
 #include "engines/transfer_engine.hpp"
-#include "engines/workload.hpp"
+#include "workloads/workload.hpp"
 #include "measure/case_outcome.hpp"
 #include "measure/lock_step.hpp"
 #include "measure/peer_buffers.hpp"

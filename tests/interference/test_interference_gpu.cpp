@@ -15,8 +15,8 @@
 
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
-#include "engines/gemm_workload.hpp"
-#include "engines/hbm_workload.hpp"
+#include "workloads/gemm_workload.hpp"
+#include "workloads/hbm_workload.hpp"
 #include "kernels/copy_kernels.hpp"
 #include "kernels/pattern_kernels.hpp"
 #include "kernels/workload_kernels.hpp"

@@ -174,7 +174,7 @@ TEST(PairMatrix, VersionOneRowsReadAsATwoRankMatrix) {
   CaseSpec uni = spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30);
   std::vector<json> rows = {result_row(uni, ok_outcome(390))};
   uni.flows = {{1, 0}};
-  rows.push_back(result_row(uni, ok_outcome(380)));
+  rows.push_back(result_row(uni, ok_outcome(380, 10, {1, 0})));
   const auto matrices = assemble_matrices(rows, pair_links_from_meta(example_meta()));
   ASSERT_EQ(matrices.size(), 1u);
   EXPECT_EQ(matrices[0].ranks, 2);

@@ -1,4 +1,4 @@
-#include "engines/gemm_workload.hpp"
+#include "workloads/gemm_workload.hpp"
 
 #include <cmath>
 #include <cstdio>

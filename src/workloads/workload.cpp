@@ -1,7 +1,7 @@
-#include "engines/workload.hpp"
+#include "workloads/workload.hpp"
 
-#include "engines/gemm_workload.hpp"
-#include "engines/hbm_workload.hpp"
+#include "workloads/gemm_workload.hpp"
+#include "workloads/hbm_workload.hpp"
 
 namespace p2pbench {
 

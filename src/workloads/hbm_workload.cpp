@@ -1,4 +1,4 @@
-#include "engines/hbm_workload.hpp"
+#include "workloads/hbm_workload.hpp"
 
 #include "kernels/pattern_kernels.hpp"
 

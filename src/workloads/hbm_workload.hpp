@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/cuda_raii.hpp"
-#include "engines/workload.hpp"
+#include "workloads/workload.hpp"
 #include "kernels/workload_kernels.hpp"
 
 namespace p2pbench {

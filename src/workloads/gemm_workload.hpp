@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/cuda_raii.hpp"
-#include "engines/workload.hpp"
+#include "workloads/workload.hpp"
 
 namespace p2pbench {
 
