@@ -70,7 +70,9 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_flag("--dry-run", o.dry_run, "validate the config and list the cases; no MPI, no GPU");
   app.add_flag("--topology", o.topology, "print the GPU pair matrix, link peaks and link health, then exit (no MPI)");
   app.add_flag("--progress", o.progress, "print a progress line on stderr even when it is not a terminal");
-  app.add_option("--devices", o.devices, "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank)");
+  app.add_option("--devices", o.devices,
+                 "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank); rank r takes "
+                 "entry r mod their number (with --dry-run: ranks that share an entry share a GPU in the plan)");
   app.add_flag("--allow-same-device", o.allow_same_device, "let both ranks use one GPU (functional testing; not a P2P figure)");
   app.add_flag("--no-cpu-binding", o.no_cpu_binding, "do not bind each rank to the CPUs near its GPU");
   app.add_flag("--no-p2p", o.no_p2p,
@@ -100,7 +102,7 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
       ->group(sweep);
   app.add_option("--schedule", o.schedule, "the matrix one pair at a time or in rounds: sequential|rounds (matrix.schedule)")
       ->group(sweep);
-  app.add_option("--ranks", o.ranks, "with --dry-run: plan for this many ranks, one GPU each (default 2)")
+  app.add_option("--ranks", o.ranks, "with --dry-run: plan for this many ranks, one GPU each unless --devices says (default 2)")
       ->check(CLI::Range(2, kMaxDryRunRanks));
   app.add_option("--ranks-per-node", o.ranks_per_node,
                  "node override: each K consecutive ranks of a host form a node of their own (cross-node pairs: nccl "

@@ -47,8 +47,8 @@ std::optional<int> world_size_by_environment() {
 }
 
 // The group the plan is checked (and, for --dry-run, made) for: --ranks or the launcher's size
-// (2 where neither says: a run outside a launcher is refused by the session), one GPU per rank,
-// one host, split into nodes by --ranks-per-node.
+// (2 where neither says: a run outside a launcher is refused by the session), one GPU per rank
+// (a dry run: the GPUs --devices names), one host, split into nodes by --ranks-per-node.
 GroupLayout planned_layout(const CliOptions& options, std::string& origin) {
   int ranks = 2;
   std::string source = "two ranks (--ranks N plans for N)";
@@ -59,11 +59,16 @@ GroupLayout planned_layout(const CliOptions& options, std::string& origin) {
     ranks = *world;
     source = "the launcher's " + std::to_string(ranks) + " ranks";
   }
-  origin = source + ", one GPU per rank, " +
+  // --devices in a dry run: rank r on the GPU of entry r mod their number, as the run selects
+  // it (--devices 0,1 with --ranks 4: two ranks per GPU).
+  const std::vector<std::string> devices = options.dry_run && !options.devices.empty() ? split_list(options.devices)
+                                                                                       : std::vector<std::string>{};
+  origin = source + (devices.empty() ? ", one GPU per rank, " : ", GPUs from --devices, ") +
            (options.ranks_per_node > 0 ? "nodes of " + std::to_string(options.ranks_per_node) + " ranks (--ranks-per-node)"
                                        : std::string("one node"));
   std::vector<std::string> gpus;
-  for (int r = 0; r < ranks; ++r) gpus.push_back("gpu" + std::to_string(r));
+  for (int r = 0; r < ranks; ++r)
+    gpus.push_back(devices.empty() ? "gpu" + std::to_string(r) : "device " + devices[size_t(r) % devices.size()]);
   return GroupLayout::from_identities(gpus, std::vector<std::string>(size_t(ranks), "host"), options.ranks_per_node);
 }
 

@@ -382,3 +382,16 @@ def test_ranks_the_group_lacks_are_refused_when_the_plan_is_made(tmp_path):
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "flows[1][1] = [0, 5]: rank 5 does not exist: the group has 4 ranks (0..3)" in r.stderr
     assert run("--config", config, "--dry-run", "--ranks", "6").returncode == 0
+
+
+def test_dry_run_with_ranks_sharing_gpus():
+    """--devices in a dry run places rank r on entry r mod their number: 4 ranks on 2 GPUs."""
+    r = run("--dry-run", "--ranks", "4", "--devices", "0,1", "--config", MATRIX)
+    assert r.returncode == 0, r.stderr
+    assert "group: 4 ranks on 2 GPUs, 1 node" in r.stdout
+    # Each GPU is in 5 of the 6 pairs (ranks 0 and 2 share GPU 0): 5 pair rounds, 10 one way.
+    assert "  ce push uni: 14 cases: matrix:rounds 10, matrix:alone_check 4\n" in r.stdout
+    assert "  uni matrix:rounds round 2 (2 flows): 0->2 1->3\n" in r.stdout  # the two same-GPU pairs at once
+    assert "1 GiB x (1 + 1) x 2 + 256 MiB = 4352 MiB" in r.stdout
+    for line in re.findall(r"^  uni matrix:alone_check \(1 flow\): (\d)->(\d)$", r.stdout, re.M):
+        assert int(line[0]) % 2 != int(line[1]) % 2, "alone checks are pairs on two GPUs"
