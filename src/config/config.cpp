@@ -179,7 +179,8 @@ json default_config_document() {
 }
 
 const std::vector<std::pair<std::string, std::string>>& config_key_help() {
-  static const std::vector<std::pair<std::string, std::string>> keys = {
+  static const std::vector<std::pair<std::string, std::string>> keys = [] {
+    std::vector<std::pair<std::string, std::string>> list = {
       {"label", "name of this run/system, recorded in the results (string)"},
       {"description", "free text about the config (ignored)"},
       {"methods", "[\"ce\", \"ldst\", \"tma\"] between the GPUs; [\"h2d\", \"d2h\"] each GPU's host link; "
@@ -203,7 +204,11 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
       {"interference", "{\"workloads\", \"gemm\": {m, n, k}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
                        "of the interference method (a transfer beside a GEMM or an HBM stream)"},  // issue 13
-  };
+    };
+    const auto& patterns = pattern_key_help();  // issue 11
+    list.insert(list.end(), patterns.begin(), patterns.end());
+    return list;
+  }();
   return keys;
 }
 
@@ -286,6 +291,7 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
   };
   parse_latency_and_atomic(doc, name, c);
   if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);  // issue 13
+  parse_pattern_keys(doc, name, c.plan);  // issue 11
   parse_kernel_axes("ldst", {{"blocks", &c.ldst.blocks}, {"threads", &c.ldst.threads}, {"unroll", &c.ldst.unroll}});
   parse_kernel_axes("tma", {{"blocks", &c.tma.blocks}, {"smem_bytes", &c.tma.smem_bytes}, {"stages", &c.tma.stages}});
   return c;
@@ -297,7 +303,7 @@ json Config::to_json() const {
     for (auto v : list) out.push_back(to_string(v));
     return out;
   };
-  return json{{"label", label},
+  json out{{"label", label},
               {"methods", names(methods)},
               {"directions", names(directions)},
               {"modes", names(modes)},
@@ -330,6 +336,8 @@ json Config::to_json() const {
                 {"ops_per_thread", atomic.ops_per_thread},
                 {"hot_addresses", atomic.hot_addresses}}},
               {"interference", interference.to_json()}};  // issue 13
+  out.update(plan.to_json());  // issue 11: the pattern keys are top-level keys
+  return out;
 }
 
 }  // namespace p2pbench

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/interference_config.hpp"  // issue 13
+#include "config/pattern_config.hpp"       // issue 11
 #include "plan/case_spec.hpp"
 
 namespace p2pbench {
@@ -66,6 +67,7 @@ struct Config {
   LatencySettings latency;
   AtomicSettings atomic;
   InterferenceSettings interference;  // issue 13: the "interference" section
+  PatternSettings plan;               // issue 11: "patterns", "matrix", "sampled", "ring", ..., "flows"
 
   // The effective configuration, every key spelled out (recorded in the results' meta).
   nlohmann::json to_json() const;

@@ -35,12 +35,16 @@ std::string footer() {
       "  mpirun -np 2 p2pbench --config configs/sm-scaling.json --methods ldst --blocks 1..32\n"
       "  p2pbench --config configs/default.json --dry-run      # list the cases, no MPI, no GPU\n"
       "  p2pbench --methods ldst --sizes 1M --blocks 1..132 --dry-run   # flags alone: default.json's other keys\n"
+      "  p2pbench --config configs/matrix.json --dry-run --ranks 8     # the plan and its time for 8 GPUs\n"
+      "  mpirun -np 8 p2pbench --config configs/patterns.json --patterns ring,all_to_all\n"
       "\nAxes (--sizes, --blocks, --threads, --unroll, --smem, --stages) take a list \"1,2,4\",\n"
       "a power-of-two range \"1..132\" (1,2,4,..,128,132: the end is always included) or a range\n"
       "with a factor \"4K..1G:4\". Sizes are bytes, or take K/KiB, M/MiB, G/GiB, T/TiB in any case\n"
       "(64k, 1g, 4KiB: binary multiples). GB/s in the output means 1e9 bytes/s.\n"
       "Push: the source GPU writes the peer's memory. Pull: the destination GPU reads it.\n"
       "Bidir: both ranks transfer at once; its GB/s is all bytes over the union of both windows.\n"
+      "Patterns (N ranks): a case is a set of flows released together; matrix = every ordered pair\n"
+      "(one at a time, or --schedule rounds: disjoint pairs at once, then a sample re-measured alone).\n"
       "\nConfig file keys (flags override them):\n";
   for (const auto& [key, help] : config_key_help()) f += "  " + key + std::string(20 - std::min<size_t>(19, key.size()), ' ') + help + "\n";
   f += "\nExit status: 0 all cases ok; 1 a case failed (e.g. verification), the run ended early, or --expect\n"
@@ -53,7 +57,7 @@ std::string footer() {
 
 void add_cli_options(CLI::App& app, CliOptions& o) {
   app.description(
-      "p2pbench: GPU-to-GPU bandwidth between two MPI ranks (one GPU each) over NVLink or PCIe,\n"
+      "p2pbench: GPU-to-GPU bandwidth between MPI ranks (2 or more, one GPU each) over NVLink or PCIe,\n"
       "through the copy engine (ce), SM load/store kernels (ldst) and Hopper TMA bulk copies (tma).\n"
       "Every transfer is verified byte for byte. Results go to a JSON file (schema_version 1).");
   app.footer(footer());
@@ -66,7 +70,9 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_flag("--dry-run", o.dry_run, "validate the config and list the cases; no MPI, no GPU");
   app.add_flag("--topology", o.topology, "print the GPU pair matrix, link peaks and link health, then exit (no MPI)");
   app.add_flag("--progress", o.progress, "print a progress line on stderr even when it is not a terminal");
-  app.add_option("--devices", o.devices, "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank)");
+  app.add_option("--devices", o.devices,
+                 "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank); rank r takes "
+                 "entry r mod their number (with --dry-run: ranks that share an entry share a GPU in the plan)");
   app.add_flag("--allow-same-device", o.allow_same_device, "let both ranks use one GPU (functional testing; not a P2P figure)");
   app.add_flag("--no-cpu-binding", o.no_cpu_binding, "do not bind each rank to the CPUs near its GPU");
   app.add_flag("--no-p2p", o.no_p2p,
@@ -91,6 +97,17 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
                  "(methods)")->group(sweep);
   app.add_option("--directions", o.directions, "comma-separated: push,pull (directions)")->group(sweep);
   app.add_option("--modes", o.modes, "comma-separated: uni,bidir (modes)")->group(sweep);
+  app.add_option("--patterns", o.patterns,
+                 "comma-separated: matrix,sampled,one_to_all,all_to_one,all_to_all,ring,bisection,flows (patterns)")
+      ->group(sweep);
+  app.add_option("--schedule", o.schedule, "the matrix one pair at a time or in rounds: sequential|rounds (matrix.schedule)")
+      ->group(sweep);
+  app.add_option("--ranks", o.ranks, "with --dry-run: plan for this many ranks, one GPU each unless --devices says (default 2)")
+      ->check(CLI::Range(2, kMaxDryRunRanks));
+  app.add_option("--ranks-per-node", o.ranks_per_node,
+                 "node override: each K consecutive ranks of a host form a node of their own (cross-node pairs: nccl "
+                 "only), to exercise the cross-node path on one host")
+      ->check(CLI::Range(1, kMaxDryRunRanks));
   app.add_option("--samples", o.samples, "timed samples per case (samples)")->group(sweep);
   app.add_option("--min-sample-time", o.min_sample_time, "milliseconds per sample at least (min_sample_time_ms)")->group(sweep);
   app.add_option("--warmup-time", o.warmup_time, "milliseconds of warm-up per case (warmup_time_ms)")->group(sweep);
@@ -103,6 +120,12 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_option("--unroll", o.unroll, "16-byte loads in flight per thread, 1/2/4/8 (ldst.unroll)")->group(sweep);
   app.add_option("--smem", o.smem, "shared memory per block of the TMA kernel (tma.smem_bytes)")->group(sweep);
   app.add_option("--stages", o.stages, "shared-memory stages of the TMA ring (tma.stages)")->group(sweep);
+}
+
+void check_flag_combinations(const CliOptions& o) {
+  if (o.ranks != 0 && !o.dry_run)
+    throw InputError("--ranks", std::to_string(o.ranks),
+                     "only with --dry-run (a run's group is the MPI world: mpirun -np " + std::to_string(o.ranks) + ")");
 }
 
 void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
@@ -120,6 +143,8 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
   if (!o.methods.empty()) set("methods", list_flag(o.methods), "--methods");
   if (!o.directions.empty()) set("directions", list_flag(o.directions), "--directions");
   if (!o.modes.empty()) set("modes", list_flag(o.modes), "--modes");
+  if (!o.patterns.empty()) set("patterns", list_flag(o.patterns), "--patterns");
+  if (!o.schedule.empty()) set_nested("matrix", "schedule", o.schedule, "--schedule");
   if (!o.sizes.empty()) set("sizes", axis_flag_to_json(o.sizes, "--sizes"), "--sizes");
   if (!o.min_bytes.empty() || !o.max_bytes.empty() || !o.step_factor.empty()) {
     // nccl-tests style: -b/-e/-f make the sizes a range; missing ends come from the config.

@@ -26,6 +26,12 @@ struct CliOptions {
   double timeout_scale = 1.0;
   bool timeout_scale_given = false;  // set after parsing: --timeout-scale was on the command line
   bool sanitize = false;             // --sanitize: run so compute-sanitizer can check every kernel
+  // --ranks N (with --dry-run only): plan for N ranks, one GPU each, one node; 0 = not given
+  // (the dry run plans for 2; a run's group is the MPI world).
+  int ranks = 0;
+  // --ranks-per-node K: the node override (docs/groups.md): each K consecutive ranks of a host
+  // are a node of their own, so cross-node paths can be exercised on one host; 0 = off.
+  int ranks_per_node = 0;
   // --expect FILE: expected values checked at the end (driver/expectations.hpp). main() parses
   // the file before the run into `expectations` (null without --expect).
   std::string expect_path;
@@ -34,6 +40,7 @@ struct CliOptions {
   std::string min_bytes, max_bytes, step_factor, sizes;
   std::string samples, min_sample_time, warmup_time, buffer_pool;
   std::string methods, directions, modes;
+  std::string patterns, schedule;  // issue 11: "patterns", "matrix.schedule"
   std::string blocks, ldst_blocks, tma_blocks, threads, unroll, smem, stages;
 };
 
@@ -42,5 +49,11 @@ void add_cli_options(CLI::App& app, CliOptions& options);
 
 // Applies the flags to the config document, recording which flag set each key.
 void apply_overrides(nlohmann::json& doc, const CliOptions& options, KeyOrigins& origins);
+
+// The largest group --ranks plans for.
+constexpr int kMaxDryRunRanks = 1024;
+
+// Flags that only make sense together: --ranks needs --dry-run. Throws InputError naming the flag.
+void check_flag_combinations(const CliOptions& options);
 
 }  // namespace p2pbench

@@ -1,8 +1,11 @@
 // p2pbench: parses flags and the config BEFORE MPI starts, so bad input gets one clear message
-// and exit status 2 with no result file; then hands over to the two-rank session.
+// and exit status 2 with no result file; then hands over to the session of the MPI group.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
@@ -10,6 +13,7 @@
 #include "driver/benchmark_session.hpp"
 #include "driver/cli_options.hpp"
 #include "driver/expectations.hpp"
+#include "plan/plan_report.hpp"
 #include "plan/sweep.hpp"
 
 namespace {
@@ -34,39 +38,55 @@ void check_timeout_scale(double scale) {
   }
 }
 
+// How many ranks the launcher started, where it says (mpirun, srun), so that the plan checked
+// before MPI starts is the group's; nullopt outside a launcher.
+std::optional<int> world_size_by_environment() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"})
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  return std::nullopt;
+}
+
+// The group the plan is checked (and, for --dry-run, made) for: --ranks or the launcher's size
+// (2 where neither says: a run outside a launcher is refused by the session), one GPU per rank
+// (a dry run: the GPUs --devices names), one host, split into nodes by --ranks-per-node.
+GroupLayout planned_layout(const CliOptions& options, std::string& origin) {
+  int ranks = 2;
+  std::string source = "two ranks (--ranks N plans for N)";
+  if (options.ranks > 0) {
+    ranks = options.ranks;
+    source = "--ranks " + std::to_string(ranks);
+  } else if (const auto world = world_size_by_environment(); world && *world >= 2 && *world <= kMaxDryRunRanks) {
+    ranks = *world;
+    source = "the launcher's " + std::to_string(ranks) + " ranks";
+  }
+  // --devices in a dry run: rank r on the GPU of entry r mod their number, as the run selects
+  // it (--devices 0,1 with --ranks 4: two ranks per GPU).
+  const std::vector<std::string> devices = options.dry_run && !options.devices.empty() ? split_list(options.devices)
+                                                                                       : std::vector<std::string>{};
+  origin = source + (devices.empty() ? ", one GPU per rank, " : ", GPUs from --devices, ") +
+           (options.ranks_per_node > 0 ? "nodes of " + std::to_string(options.ranks_per_node) + " ranks (--ranks-per-node)"
+                                       : std::string("one node"));
+  std::vector<std::string> gpus;
+  for (int r = 0; r < ranks; ++r)
+    gpus.push_back(devices.empty() ? "gpu" + std::to_string(r) : "device " + devices[size_t(r) % devices.size()]);
+  return GroupLayout::from_identities(gpus, std::vector<std::string>(size_t(ranks), "host"), options.ranks_per_node);
+}
+
 // The config (file, or the built-in default.json), flags applied, every limit that needs no GPU
-// checked, and the cases. Throws InputError naming the key or flag.
-std::vector<CaseSpec> load_sweep(const CliOptions& options, Config& config) {
+// checked, and the cases for `layout`. Throws InputError naming the key or flag.
+std::vector<CaseSpec> load_sweep(const CliOptions& options, const GroupLayout& layout, Config& config) {
   check_timeout_scale(options.timeout_scale);
+  check_flag_combinations(options);
   nlohmann::json doc = options.config_path.empty() ? default_config_document()
                                                    : read_json_file(options.config_path, "--config");
   KeyOrigins origins;
   apply_overrides(doc, options, origins);
   config = parse_config(doc, origins);
   validate_kernel_axes(config, origins);
-  check_case_count(config);  // before expanding
-  std::vector<CaseSpec> cases = expand_cases(config);
-  device_memory_need(config, cases, origins);  // throws where the buffers overflow 64 bits
+  check_case_count(config, layout);  // before expanding
+  std::vector<CaseSpec> cases = expand_cases(config, layout);
+  device_memory_need(config, cases, layout, origins);  // throws where the buffers overflow 64 bits
   return cases;
-}
-
-int print_dry_run(const Config& config, const std::vector<CaseSpec>& cases) {
-  const SweepEstimate e = estimate(config, cases);
-  std::printf("p2pbench dry run: config '%s' is valid\n", config.label.c_str());
-  std::printf("%zu cases (%zu skipped up front), %d samples each, >= %.3g ms per sample%s\n", e.cases, e.skipped,
-              config.samples, config.min_sample_time_ms, config.verify ? ", every byte verified" : ", NOT verified");
-  std::printf("estimated: %.1f GB moved (1 GB = 1e9 B), about %.0f s at ~380 GB/s\n", e.bytes_moved / 1e9, e.seconds);
-  std::printf("checked: the config's keys and kernel shapes, %zu cases <= %llu, buffer sizes within 64 bits\n",
-              cases.size(), static_cast<unsigned long long>(kMaxCases));
-  std::printf("NOT checked without a GPU (the run checks them):\n");
-  for (const std::string& line : checks_needing_a_gpu(config, cases)) std::printf("  - %s\n", line.c_str());
-  std::printf("\n");
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const auto skip = static_skip_reason(cases[i]);
-    std::printf("%5zu  %-70s %12s%s\n", i + 1, cases[i].name().c_str(), format_size(cases[i].bytes).c_str(),
-                skip ? ("  skipped: " + *skip).c_str() : "");
-  }
-  return kExitOk;
 }
 
 }  // namespace
@@ -86,8 +106,10 @@ int main(int argc, char** argv) {
 
   Config config;
   std::vector<CaseSpec> cases;
+  std::string layout_origin;
+  const GroupLayout layout = planned_layout(options, layout_origin);
   try {
-    cases = load_sweep(options, config);
+    cases = load_sweep(options, layout, config);
     if (!options.expect_path.empty()) {  // a bad expectations file stops the run before it starts
       options.expectations = load_expectations(options.expect_path);
       check_run_comparable(options.expectations, config.to_json(), options.expect_path);
@@ -97,7 +119,10 @@ int main(int argc, char** argv) {
     if (printer) std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
     return kExitBadInput;
   }
-  if (options.dry_run) return print_dry_run(config, cases);
+  if (options.dry_run) {
+    std::fputs(describe_plan(config, cases, layout, layout_origin).c_str(), stdout);
+    return kExitOk;
+  }
   options.timeout_scale_given = app.count("--timeout-scale") > 0;
   // The session handles every failure of the run itself (it keeps what finished); this is the
   // last net, for one before the session exists (MPI start-up, say).

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "common/errors.hpp"
+#include "plan/patterns.hpp"
 
 namespace p2pbench {
 
@@ -38,20 +40,71 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
   return out;
 }
 
+// --- counting without expanding (count_cases) ----------------------------------------------
+uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  uint64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<uint64_t>::max() : out;
+}
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  uint64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? std::numeric_limits<uint64_t>::max() : out;
+}
+uint64_t product(std::initializer_list<uint64_t> factors) {
+  uint64_t p = 1;
+  for (uint64_t f : factors) p = saturating_mul(p, f);
+  return p;
+}
+
+uint64_t shape_count(Method m, const Config& c) {
+  if (m == Method::kLdst) return product({c.ldst.blocks.size(), c.ldst.threads.size(), c.ldst.unroll.size()});
+  if (m == Method::kTma) return product({c.tma.blocks.size(), c.tma.smem_bytes.size(), c.tma.stages.size()});
+  return 1;
+}
+
+// Latency and atomic cases of one ordered pair (as expand_probe_method).
+uint64_t cases_per_pair(Method m, const Config& c) {
+  const LatencySettings& l = c.latency;
+  switch (m) {
+    case Method::kLatencySignal: return product({l.protocols.size(), l.payload_bytes.size()});
+    case Method::kLatencyRead:
+      return product({l.read_footprint_bytes.size(), l.read_stride_bytes.size(), l.read_loads.size(), l.read_launch.size(),
+                      l.read_timing.size(), l.read_owner.size(), l.read_protocols.size()});
+    case Method::kLatencyCe: return l.payload_bytes.size();
+    case Method::kAtomic:
+      return product({c.atomic.types.size(), c.atomic.patterns.size(), c.atomic.blocks.size(), c.atomic.threads.size()});
+    default: return 0;
+  }
+}
+
+// As expand_interference: the copy engine has no SM partitions.
+uint64_t interference_cases(const Config& config) {
+  const InterferenceSettings& s = config.interference;
+  uint64_t total = 0;
+  for (Method engine : s.engines)
+    total = saturating_add(total, product({s.workloads.size(), shape_count(engine, config), config.directions.size(),
+                                           config.modes.size(), config.sizes.size(),
+                                           engine == Method::kCe ? 1 : s.sm_partitions.size()}));
+  return total;
+}
+
 }  // namespace
 
 namespace {
 
-void push_orientations(CaseSpec c, std::vector<CaseSpec>& cases) {
-  for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
-    c.flows = {{src, dst}};
+// Latency and atomic cases: every ordered pair of the group alone, in matrix order (two ranks:
+// 0 -> 1, then 1 -> 0).
+void push_pairs(CaseSpec c, const std::vector<Flow>& pairs, std::vector<CaseSpec>& cases) {
+  c.pattern = Pattern::kMatrix;
+  c.schedule = Schedule::kSequential;
+  for (const Flow& f : pairs) {
+    c.flows = {f};
     cases.push_back(c);
   }
 }
 
 // latency_read: one case per combination of the read axes (the load kind varies fastest, so
 // the console's table lists plain, relaxed_sys and absolute of one variant together).
-void expand_read_chases(const LatencySettings& l, CaseSpec c, std::vector<CaseSpec>& cases) {
+void expand_read_chases(const LatencySettings& l, CaseSpec c, const std::vector<Flow>& pairs, std::vector<CaseSpec>& cases) {
   for (uint64_t footprint : l.read_footprint_bytes)
     for (uint64_t stride : l.read_stride_bytes)
       for (uint64_t loads : l.read_loads)
@@ -69,12 +122,12 @@ void expand_read_chases(const LatencySettings& l, CaseSpec c, std::vector<CaseSp
                 c.bytes = footprint;
                 c.protocol = r.protocol();
                 c.read_chase = r;
-                push_orientations(c, cases);
+                push_pairs(c, pairs, cases);
               }
 }
 
-// Latency and atomic cases: one way at a time, both orientations; their own axes.
-void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& cases) {
+// Latency and atomic cases: one way at a time, every ordered pair; their own axes.
+void expand_probe_method(Method m, const Config& config, const std::vector<Flow>& pairs, std::vector<CaseSpec>& cases) {
   CaseSpec c;
   c.method = m;
   c.mode = Mode::kUni;
@@ -85,16 +138,16 @@ void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& 
         for (uint64_t payload : config.latency.payload_bytes) {
           c.bytes = payload;
           c.protocol = protocol;
-          push_orientations(c, cases);
+          push_pairs(c, pairs, cases);
         }
       break;
     case Method::kLatencyRead:
-      expand_read_chases(config.latency, c, cases);
+      expand_read_chases(config.latency, c, pairs, cases);
       break;
     case Method::kLatencyCe:
       for (uint64_t payload : config.latency.payload_bytes) {
         c.bytes = payload;
-        push_orientations(c, cases);
+        push_pairs(c, pairs, cases);
       }
       break;
     case Method::kAtomic:
@@ -109,7 +162,7 @@ void expand_probe_method(Method m, const Config& config, std::vector<CaseSpec>& 
               c.blocks = int(blocks);
               c.threads = int(threads);
               c.bytes = blocks * threads * config.atomic.ops_per_thread * atomic_type_bytes(type);  // per launch
-              push_orientations(c, cases);
+              push_pairs(c, pairs, cases);
             }
       break;
     default:
@@ -149,6 +202,78 @@ void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
               }
 }
 
+// Whether a bandwidth method runs at this direction and mode. A host link has one way to run
+// per GPU: recorded at the first direction and mode; baselines move data one way whoever
+// drives: the first direction only.
+bool runs_at(Method m, Direction d, Mode mode, const Config& config) {
+  if (is_host_link(m) && (d != config.directions.front() || mode != config.modes.front())) return false;
+  if (is_two_sided_baseline(m) && d != config.directions.front()) return false;
+  return true;
+}
+
+// One case of a bandwidth method before its flows are set.
+CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, uint64_t bytes) {
+  CaseSpec c;
+  c.method = m;
+  c.direction = is_two_sided_baseline(m) || is_host_link(m) ? Direction::kPush : d;
+  c.mode = is_host_link(m) ? Mode::kUni : mode;
+  c.bytes = bytes;
+  c.blocks = shape.blocks;
+  c.threads = shape.threads;
+  c.unroll = shape.unroll;
+  c.smem_bytes = shape.smem_bytes;
+  c.stages = shape.stages;
+  return c;
+}
+
+// The pattern flow sets of each mode, made once per plan (rounds and samples are not free).
+class FlowSetsByMode {
+ public:
+  FlowSetsByMode(const Config& config, const GroupLayout& layout) : config_(config), layout_(layout) {}
+  const std::vector<std::vector<FlowSet>>& of(Mode mode) {
+    auto& slot = by_mode_[mode == Mode::kUni ? 0 : 1];
+    if (!slot) slot = pattern_flow_sets(config_, mode, layout_);
+    return *slot;
+  }
+
+ private:
+  const Config& config_;
+  const GroupLayout& layout_;
+  std::optional<std::vector<std::vector<FlowSet>>> by_mode_[2];
+};
+
+// ce, ldst, tma, staged, nccl: per direction and mode, each pattern in turn, its shapes and
+// sizes, then its flow sets (two ranks, matrix: 0 -> 1 and 1 -> 0 per size, or the pair both
+// ways). Host links: r -> r for every rank.
+void expand_bandwidth_method(Method m, const Config& config, const GroupLayout& layout, FlowSetsByMode& sets,
+                             std::vector<CaseSpec>& cases) {
+  for (Direction d : config.directions)
+    for (Mode mode : config.modes) {
+      if (!runs_at(m, d, mode, config)) continue;
+      if (is_host_link(m)) {
+        for (const Shape& shape : shapes_of(m, config))
+          for (uint64_t bytes : config.sizes)
+            for (int r = 0; r < layout.size(); ++r) {
+              CaseSpec c = bandwidth_case(m, d, mode, shape, bytes);
+              c.flows = {{r, r}};
+              cases.push_back(c);
+            }
+        continue;
+      }
+      for (const std::vector<FlowSet>& pattern : sets.of(mode))
+        for (const Shape& shape : shapes_of(m, config))
+          for (uint64_t bytes : config.sizes)
+            for (const FlowSet& s : pattern) {
+              CaseSpec c = bandwidth_case(m, d, mode, shape, bytes);
+              c.flows = s.flows;
+              c.pattern = s.pattern;
+              c.schedule = s.schedule;
+              c.round = s.round;
+              cases.push_back(c);
+            }
+    }
+}
+
 }  // namespace
 
 // The case of the transfer engine alone: the method the engine's code knows.
@@ -162,51 +287,52 @@ CaseSpec transfer_case_of(const CaseSpec& c) {
   return t;
 }
 
-std::vector<CaseSpec> expand_cases(const Config& config) {
+std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layout) {
   std::vector<CaseSpec> cases;
+  const std::vector<Flow> pairs = ordered_pairs(layout.size());
+  FlowSetsByMode sets(config, layout);
   for (Method m : config.methods) {
-    if (is_interference(m)) {  // issue 13
+    if (is_interference(m))  // issue 13: ranks 0 and 1
       expand_interference(config, cases);
-      continue;
-    }
-    if (is_latency(m) || m == Method::kAtomic) {
-      expand_probe_method(m, config, cases);
-      continue;
-    }
-    for (Direction d : config.directions)
-      for (Mode mode : config.modes) {
-        // A host link has one way to run per GPU: recorded as push, uni, r -> r.
-        if (is_host_link(m) && (d != config.directions.front() || mode != config.modes.front())) continue;
-        // Baselines move data one way whoever drives: one direction, recorded as push.
-        if (is_two_sided_baseline(m) && d != config.directions.front()) continue;
-        for (const Shape& shape : shapes_of(m, config))
-          for (uint64_t bytes : config.sizes) {
-            CaseSpec c;
-            c.method = m;
-            c.direction = is_two_sided_baseline(m) || is_host_link(m) ? Direction::kPush : d;
-            c.mode = is_host_link(m) ? Mode::kUni : mode;
-            c.bytes = bytes;
-            c.blocks = shape.blocks;
-            c.threads = shape.threads;
-            c.unroll = shape.unroll;
-            c.smem_bytes = shape.smem_bytes;
-            c.stages = shape.stages;
-            if (is_host_link(m)) {
-              for (int r : {0, 1}) {
-                c.flows = {{r, r}};
-                cases.push_back(c);
-              }
-            } else if (c.mode == Mode::kBidir) {
-              c.flows = {{0, 1}, {1, 0}};
-              cases.push_back(c);
-            } else {
-              push_orientations(c, cases);
-            }
-          }
-      }
+    else if (is_latency(m) || m == Method::kAtomic)
+      expand_probe_method(m, config, pairs, cases);
+    else
+      expand_bandwidth_method(m, config, layout, sets, cases);
   }
   return cases;
 }
+
+std::vector<CaseSpec> expand_cases(const Config& config) { return expand_cases(config, GroupLayout::distinct(2)); }
+
+uint64_t count_cases(const Config& config, const GroupLayout& layout) {
+  const uint64_t ranks = uint64_t(layout.size());
+  FlowSetsByMode sets(config, layout);
+  uint64_t total = 0;
+  for (Method m : config.methods) {
+    if (is_interference(m)) {
+      total = saturating_add(total, interference_cases(config));
+      continue;
+    }
+    if (is_latency(m) || m == Method::kAtomic) {
+      total = saturating_add(total, saturating_mul(cases_per_pair(m, config), ranks * (ranks - 1)));
+      continue;
+    }
+    const uint64_t shapes = shape_count(m, config);
+    for (Direction d : config.directions)
+      for (Mode mode : config.modes) {
+        if (!runs_at(m, d, mode, config)) continue;
+        uint64_t per_shape_and_size = ranks;  // host link: one per rank
+        if (!is_host_link(m)) {
+          per_shape_and_size = 0;
+          for (const auto& pattern : sets.of(mode)) per_shape_and_size += pattern.size();
+        }
+        total = saturating_add(total, saturating_mul(saturating_mul(shapes, config.sizes.size()), per_shape_and_size));
+      }
+  }
+  return total;
+}
+
+uint64_t count_cases(const Config& config) { return count_cases(config, GroupLayout::distinct(2)); }
 
 std::optional<std::string> static_skip_reason(const CaseSpec& c) {
   if (is_interference(c.method))  // issue 13: the transfer's own reasons
@@ -217,38 +343,6 @@ std::optional<std::string> static_skip_reason(const CaseSpec& c) {
     return "smem_bytes " + std::to_string(*c.smem_bytes) + " / stages " + std::to_string(*c.stages) +
            " is not a whole multiple of 16 bytes per stage (bulk copies move 16-byte multiples)";
   return std::nullopt;
-}
-
-SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases, double gbps) {
-  SweepEstimate e;
-  e.cases = cases.size();
-  constexpr double kTransferFloorS = 3e-6;  // launch + completion of one small transfer
-  constexpr double kPerSampleOverheadS = 300e-6;  // gate, barriers, verification set-up
-  constexpr double kPerCaseOverheadS = 0.05;      // calibration, graph capture, SM count (seen on H200)
-  for (const CaseSpec& c : cases) {
-    if (static_skip_reason(c)) {
-      ++e.skipped;
-      continue;
-    }
-    if (c.read_chase) {  // latency_read: dependent loads of ~1 us (an H200 pair: 0.85), every_sm on ~132 SMs
-      const double launches = c.read_chase->launch == "every_sm" ? 132.0 : 1.0;
-      e.seconds += (config.samples + 1) * launches * double(c.read_chase->loads) * 1e-6 + kPerCaseOverheadS;
-      continue;
-    }
-    const double directions = c.mode == Mode::kBidir ? 2.0 : 1.0;
-    const double transfer_s = std::max(kTransferFloorS, double(c.bytes) / (gbps * 1e9));
-    const double sample_s = std::max(config.min_sample_time_ms * 1e-3, transfer_s);
-    const double iterations = std::ceil(sample_s / transfer_s);
-    const double verify_s = config.verify ? 3.0 * double(c.bytes) / 1e12 : 0.0;
-    // interference (issue 13): transfer alone, workload alone (twice where partitioned), both at
-    // once, and a warm-up of each; the transfer moves bytes in two of those.
-    const double phases = is_interference(c.method) ? (c.sm_partition.value_or(0) > 0 ? 4.0 : 3.0) : 1.0;
-    const double transfer_phases = is_interference(c.method) ? 2.0 : 1.0;
-    e.seconds += config.samples * (phases * sample_s + transfer_phases * verify_s + phases * kPerSampleOverheadS) +
-                 (is_interference(c.method) ? 2.0 * sample_s : config.warmup_time_ms * 1e-3) + kPerCaseOverheadS;
-    e.bytes_moved += directions * double(c.bytes) * iterations * (transfer_phases * config.samples + 1);
-  }
-  return e;
 }
 
 }  // namespace p2pbench

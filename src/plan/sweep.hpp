@@ -1,4 +1,5 @@
-// Expansion of the declared axes into the ordered list of cases, and its cost estimate.
+// Expansion of the declared axes and patterns into the ordered list of cases for a group of
+// ranks (the plan), and the limits checked before it is made.
 #pragma once
 
 #include <optional>
@@ -7,18 +8,31 @@
 
 #include "config/config.hpp"
 #include "plan/case_spec.hpp"
+#include "plan/device_memory.hpp"
+#include "plan/estimate.hpp"
+#include "plan/group_layout.hpp"
+#include "plan/group_skip.hpp"
 
 namespace p2pbench {
 
-// Every case of the sweep, grouped so that one console table (method/direction/mode/shape)
-// lists consecutive sizes. Uni cases come in both orientations (0->1, 1->0).
+// Every case of the sweep for `layout`'s ranks, grouped so that one console table
+// (method/direction/mode/shape) lists consecutive sizes:
+//   bandwidth methods (ce, ldst, tma, staged, nccl): per direction and mode, each pattern of
+//     config.plan (plan/patterns.hpp) with its shapes and sizes; two ranks with the default
+//     matrix: 0 -> 1 and 1 -> 0 (uni), the pair both ways (bidir), exactly as before groups;
+//   latency and atomic methods: every ordered pair alone (ordered_pairs);
+//   host link (h2d, d2h): r -> r for every rank; interference: ranks 0 and 1.
+// Throws InputError where a pattern names a rank the group does not have.
+std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layout);
+// Two ranks on two GPUs (GroupLayout::distinct(2)).
 std::vector<CaseSpec> expand_cases(const Config& config);
 
 // An interference case's transfer as a case of its engine's method (issue 13); other cases as they are.
 CaseSpec transfer_case_of(const CaseSpec& c);
 
 // Why a case can never run, whatever the GPU (e.g. a TMA chunk that is not a multiple of
-// 16 bytes), or nullopt. Device-dependent limits are checked by the engines at run time.
+// 16 bytes), or nullopt. Device-dependent limits are checked by the engines at run time; what
+// the group's layout rules out is group_skip_reason (plan/group_skip.hpp).
 std::optional<std::string> static_skip_reason(const CaseSpec& c);
 
 // Values that are wrong on their own (threads 1025, unroll 3, 300 KiB of TMA shared memory,
@@ -29,40 +43,18 @@ void validate_kernel_axes(const Config& config, const KeyOrigins& origins = {});
 // The most cases one sweep may expand to; more is refused before anything is expanded.
 constexpr uint64_t kMaxCases = 100000;
 
-// How many cases expand_cases would return, computed from the axes' lengths (saturating at
-// UINT64_MAX), so an absurd sweep is refused without building it.
-uint64_t count_cases(const Config& config);
+// How many cases expand_cases would return, from the axes' lengths and the patterns' set counts
+// (saturating at UINT64_MAX), so an absurd sweep is refused without building it.
+uint64_t count_cases(const Config& config, const GroupLayout& layout);
+uint64_t count_cases(const Config& config);  // two ranks
 
-// Refuses a sweep of more than kMaxCases cases (InputError naming the axes' lengths).
-void check_case_count(const Config& config);
-
-// Buffer slots start at multiples of this (BufferLayout::for_case rounds every size up to it).
-constexpr uint64_t kBufferSlotAlignment = 4096;
-
-// A message size rounded up to whole slots, or nullopt where that does not fit in 64 bits.
-std::optional<uint64_t> buffer_slot_stride(uint64_t bytes);
-
-// Device memory one rank needs for the sweep: a source and a destination buffer of the largest
-// footprint (at least 4 MiB) plus 256 MiB of headroom, as the session checks it against the
-// GPU's free memory. Both ranks on one GPU (--allow-same-device) need twice the buffers.
-// Throws InputError naming `sizes` or `buffer_pool_bytes` where the sum does not fit in 64 bits.
-struct DeviceMemoryNeed {
-  uint64_t buffer_bytes = 0;    // one buffer (the largest footprint)
-  uint64_t per_gpu_bytes = 0;   // two buffers + headroom, ranks on different GPUs
-};
-DeviceMemoryNeed device_memory_need(const Config& config, const std::vector<CaseSpec>& cases,
-                                    const KeyOrigins& origins = {});
+// Refuses a sweep of more than kMaxCases cases (InputError naming the axes' lengths and ranks).
+void check_case_count(const Config& config, const GroupLayout& layout);
+void check_case_count(const Config& config);  // two ranks
 
 // What --dry-run can say about limits it cannot check without a GPU, one line each.
-std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::vector<CaseSpec>& cases);
-
-struct SweepEstimate {
-  size_t cases = 0;
-  size_t skipped = 0;
-  double bytes_moved = 0;   // over all samples and warm-up, at the assumed bandwidth
-  double seconds = 0;
-};
-// Assumes a link of `gbps` GB/s and a per-transfer latency floor, for --dry-run.
-SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases, double gbps = 380.0);
+std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::vector<CaseSpec>& cases,
+                                              const GroupLayout& layout);
+std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::vector<CaseSpec>& cases);  // two ranks
 
 }  // namespace p2pbench

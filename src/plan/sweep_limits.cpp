@@ -1,5 +1,5 @@
-// Limits of a sweep that can be checked without a GPU: the kernels' own shape limits, the
-// number of cases, and 64-bit overflow of the buffer arithmetic. What needs a GPU is listed.
+// Limits of a sweep that can be checked without a GPU: the kernels' own shape limits and the
+// number of cases (the buffers' 64-bit arithmetic: plan/device_memory.cpp). What needs a GPU is listed.
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -22,44 +22,6 @@ constexpr uint64_t kMbarrierBytesPerStage = 8;
 // later: H100, H200, B200 report 232448 = 227 KiB). The GPU's own figure is checked at run time
 // by tma_unsupported_reason; nothing larger can run anywhere.
 constexpr uint64_t kLargestSmemPerBlockOptin = 227 * 1024;
-constexpr uint64_t kMinBufferBytes = 4u << 20;     // latency inboxes and the pointer chain
-constexpr uint64_t kHeadroomBytes = 256ull << 20;  // CUDA context, NCCL, staging
-
-uint64_t saturating_mul(uint64_t a, uint64_t b) {
-  uint64_t out = 0;
-  return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<uint64_t>::max() : out;
-}
-uint64_t saturating_add(uint64_t a, uint64_t b) {
-  uint64_t out = 0;
-  return __builtin_add_overflow(a, b, &out) ? std::numeric_limits<uint64_t>::max() : out;
-}
-
-uint64_t product(std::initializer_list<uint64_t> factors) {
-  uint64_t p = 1;
-  for (uint64_t f : factors) p = saturating_mul(p, f);
-  return p;
-}
-
-uint64_t probe_method_cases(Method m, const Config& c) {
-  switch (m) {
-    case Method::kLatencySignal: return product({c.latency.protocols.size(), c.latency.payload_bytes.size(), 2});
-    case Method::kLatencyRead: {  // every read-chase variant, both orientations (expand_read_chases)
-      const LatencySettings& l = c.latency;
-      return product({l.read_footprint_bytes.size(), l.read_stride_bytes.size(), l.read_loads.size(), l.read_launch.size(),
-                      l.read_timing.size(), l.read_owner.size(), l.read_protocols.size(), 2});
-    }
-    case Method::kLatencyCe: return product({c.latency.payload_bytes.size(), 2});
-    case Method::kAtomic:
-      return product({c.atomic.types.size(), c.atomic.patterns.size(), c.atomic.blocks.size(), c.atomic.threads.size(), 2});
-    default: return 0;
-  }
-}
-
-uint64_t shapes_count(Method m, const Config& c) {
-  if (m == Method::kLdst) return product({c.ldst.blocks.size(), c.ldst.threads.size(), c.ldst.unroll.size()});
-  if (m == Method::kTma) return product({c.tma.blocks.size(), c.tma.smem_bytes.size(), c.tma.stages.size()});
-  return 1;
-}
 
 }  // namespace
 
@@ -98,83 +60,31 @@ void validate_kernel_axes(const Config& config, const KeyOrigins& origins) {
             "blocks x threads (" + std::to_string(most_threads) + ") must be at most 2^31, the atomic kernel's limit");
 }
 
-uint64_t count_cases(const Config& config) {
-  uint64_t total = 0;
-  for (Method m : config.methods) {
-    if (is_interference(m)) {  // as expand_interference: the copy engine has no SM partitions
-      const auto& s = config.interference;
-      for (Method engine : s.engines)
-        total = saturating_add(total, product({s.workloads.size(), shapes_count(engine, config), config.directions.size(),
-                                               config.modes.size(), config.sizes.size(),
-                                               engine == Method::kCe ? 1 : s.sm_partitions.size()}));
-      continue;
-    }
-    if (is_latency(m) || m == Method::kAtomic) {
-      total = saturating_add(total, probe_method_cases(m, config));
-      continue;
-    }
-    // As expand_cases: a host link runs only at the first direction and mode (every entry equal
-    // to them, if a list repeats one), on each GPU; baselines only at the first direction; uni
-    // in both orientations, bidir once.
-    const auto& dirs = config.directions;
-    const auto& modes = config.modes;
-    const auto first_dirs = uint64_t(std::count(dirs.begin(), dirs.end(), dirs.front()));
-    const auto first_modes = uint64_t(std::count(modes.begin(), modes.end(), modes.front()));
-    const auto uni = uint64_t(std::count(modes.begin(), modes.end(), Mode::kUni));
-    const auto bidir = uint64_t(std::count(modes.begin(), modes.end(), Mode::kBidir));
-    const uint64_t directions = is_host_link(m) || is_two_sided_baseline(m) ? first_dirs : dirs.size();
-    const uint64_t per_size_and_shape = is_host_link(m) ? 2 * first_modes : 2 * uni + bidir;
-    total = saturating_add(total, product({directions, per_size_and_shape, shapes_count(m, config), config.sizes.size()}));
-  }
-  return total;
-}
-
-void check_case_count(const Config& config) {
-  const uint64_t n = count_cases(config);
+void check_case_count(const Config& config, const GroupLayout& layout) {
+  const uint64_t n = count_cases(config, layout);
   if (n <= kMaxCases) return;
   std::string axes = std::to_string(config.methods.size()) + " methods, " + std::to_string(config.directions.size()) +
                      " directions, " + std::to_string(config.modes.size()) + " modes, " +
-                     std::to_string(config.sizes.size()) + " sizes, kernel shapes and orientations";
+                     std::to_string(config.sizes.size()) + " sizes, kernel shapes, and the patterns' cases over " +
+                     std::to_string(layout.size()) + " ranks";
   throw InputError("sweep", n == std::numeric_limits<uint64_t>::max() ? "more than 2^64 cases" : std::to_string(n) + " cases",
                    "more than the limit of " + std::to_string(kMaxCases) + " cases (" + axes +
-                       "); narrow an axis or split the sweep into several runs");
+                       "); narrow an axis, choose rounds or sampled over the sequential matrix, or split the sweep into "
+                       "several runs");
 }
 
-std::optional<uint64_t> buffer_slot_stride(uint64_t bytes) {
-  uint64_t padded = 0;
-  if (__builtin_add_overflow(bytes, kBufferSlotAlignment - 1, &padded)) return std::nullopt;
-  return padded / kBufferSlotAlignment * kBufferSlotAlignment;
-}
+void check_case_count(const Config& config) { check_case_count(config, GroupLayout::distinct(2)); }
 
-DeviceMemoryNeed device_memory_need(const Config& config, const std::vector<CaseSpec>& cases, const KeyOrigins& origins) {
-  DeviceMemoryNeed need;
-  need.buffer_bytes = kMinBufferBytes;
-  const uint64_t pool = config.buffer_pool_bytes;
-  for (const CaseSpec& c : cases) {
-    const auto stride = buffer_slot_stride(c.bytes);
-    if (!stride)
-      throw InputError(key_with_origin(origins, "sizes"), std::to_string(c.bytes),
-                       "rounded up to whole " + format_size(kBufferSlotAlignment) + " buffer slots it does not fit in 64 bits");
-    // As BufferLayout::for_case: as many whole slots as fit in the pool, at least one.
-    const uint64_t footprint = pool > *stride ? pool / *stride * *stride : *stride;
-    need.buffer_bytes = std::max(need.buffer_bytes, footprint);
-  }
-  // Two buffers per rank, twice that with both ranks on one GPU, plus headroom: must fit in 64 bits.
-  if (need.buffer_bytes > (std::numeric_limits<uint64_t>::max() - kHeadroomBytes) / 4) {
-    const bool pool_is_larger = pool >= need.buffer_bytes;
-    throw InputError(key_with_origin(origins, pool_is_larger ? "buffer_pool_bytes" : "sizes"),
-                     std::to_string(need.buffer_bytes),
-                     "source and destination buffers of this size do not fit in 64 bits of device memory");
-  }
-  need.per_gpu_bytes = 2 * need.buffer_bytes + kHeadroomBytes;
-  return need;
-}
-
-std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::vector<CaseSpec>& cases) {
+std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::vector<CaseSpec>& cases,
+                                              const GroupLayout& layout) {
   std::vector<std::string> lines;
-  const DeviceMemoryNeed need = device_memory_need(config, cases);
-  lines.push_back("device memory: needs " + format_size(need.per_gpu_bytes) + " per GPU (source and destination of " +
-                  format_size(need.buffer_bytes) + " each, plus 256 MiB; twice the buffers with --allow-same-device)");
+  const DeviceMemoryNeed need = device_memory_need(config, cases, layout);
+  lines.push_back("device memory: needs " + format_size(need.per_gpu_bytes) + " per GPU (per rank a source and " +
+                  std::to_string(need.destination_slots) + " destination slot" + (need.destination_slots > 1 ? "s" : "") +
+                  " of " + format_size(need.buffer_bytes) + " each, " + std::to_string(need.ranks_on_busiest_gpu) +
+                  " rank" + (need.ranks_on_busiest_gpu > 1 ? "s" : "") + " on the busiest GPU, plus 256 MiB" +
+                  (layout.size() == 2 && need.ranks_on_busiest_gpu == 1 ? "; twice the buffers with --allow-same-device" : "") +
+                  ")");
   uint64_t most_blocks = 0;
   for (const CaseSpec& c : cases)
     if (c.blocks) most_blocks = std::max<uint64_t>(most_blocks, uint64_t(*c.blocks));
@@ -187,11 +97,15 @@ std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::v
     lines.push_back("tma: compute capability 9.0 or later, and smem_bytes plus mbarriers within the GPU's shared memory "
                     "per block");
   if (std::any_of(cases.begin(), cases.end(), [](const CaseSpec& c) { return needs_peer_mapping(c.method); }))
-    lines.push_back("peer access between the two GPUs (P2P methods are skipped without it)");
+    lines.push_back("peer access between the GPUs (P2P methods are skipped without it)");
   if (uses(Method::kNccl)) lines.push_back("nccl: NCCL in this build and at run time");
   if (uses(Method::kStaged) || uses(Method::kH2d) || uses(Method::kD2h))
     lines.push_back("host memory: pinned buffers and /dev/shm space for the staged baseline and the host link");
   return lines;
+}
+
+std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::vector<CaseSpec>& cases) {
+  return checks_needing_a_gpu(config, cases, GroupLayout::distinct(2));
 }
 
 }  // namespace p2pbench

@@ -289,3 +289,109 @@ def test_good_expectations_pass_the_dry_run(tmp_path):
     r = run("--config", DEFAULT, "--expect", str(path), "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "--expect" in run("--help").stdout
+
+
+# Groups (issue 11): the plan for any number of ranks, without MPI or a GPU.
+MATRIX = str(REPO / "configs" / "matrix.json")
+PATTERNS = str(REPO / "configs" / "patterns.json")
+
+
+def case_lines(stdout):
+    return [l for l in stdout.splitlines() if re.match(r"^\s+\d+  \S", l)]
+
+
+def test_dry_run_plans_eight_ranks_in_rounds():
+    r = run("--dry-run", "--ranks", "8", "--config", MATRIX)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "group: 8 ranks on 8 GPUs, 1 node (--ranks 8" in out
+    for method in ("ce", "ldst", "tma"):
+        for direction in ("push", "pull"):
+            assert f"  {method} {direction} uni: 18 cases: matrix:rounds 14, matrix:alone_check 4\n" in out, out[:2000]
+    assert "  uni matrix:rounds round 0 (4 flows): 0->7 1->6 2->5 3->4\n" in out
+    assert len(re.findall(r"^  uni matrix:alone_check \(1 flow\): \d->\d$", out, re.M)) == 4
+    assert "memory: F x (1 + D) x ranks on a GPU + 256 MiB = 1 GiB x (1 + 1) x 1 + 256 MiB = 2304 MiB" in out
+    seconds = float(re.search(r"^estimated: about ([\d.]+) s: set-up", out, re.M).group(1))
+    assert 0 < seconds <= 60, seconds  # issue 11: the eight-GPU estimate
+    lines = case_lines(out)
+    assert len(lines) == 108
+    assert "ce/push/uni/matrix:rounds/round:0/0->7,1->6,2->5,3->4/bytes:1073741824" in lines[0]
+    four = run("--dry-run", "--ranks", "4", "--config", MATRIX)
+    assert four.returncode == 0, four.stderr
+    assert len(case_lines(four.stdout)) == 3 * 2 * (6 + 4)
+
+
+def test_dry_run_lists_every_pattern_and_its_flows():
+    r = run("--dry-run", "--ranks", "8", "--config", PATTERNS)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for label in ("matrix:rounds", "matrix:alone_check", "sampled", "one_to_all", "all_to_one", "all_to_all", "ring",
+                  "bisection", "flows"):
+        assert re.search(rf"^  ce push uni: \d+ cases: .*\b{label} \d+", out, re.M), label
+    assert "  uni one_to_all (7 flows): 0->1 0->2 0->3 0->4 0->5 0->6 0->7\n" in out
+    assert "  uni ring (8 flows): 0->1 1->2 2->3 3->4 4->5 5->6 6->7 7->0\n" in out
+    assert "  uni bisection (4 flows): 0->4 1->5 2->6 3->7\n" in out
+    assert "  bidir bisection (8 flows): 0->4 4->0 1->5 5->1 2->6 6->2 3->7 7->3\n" in out
+    assert "x (1 + 7) x 1 + 256 MiB" in out  # all_to_one, all_to_all: 7 flows into one rank
+    assert "ce/push/uni/all_to_all/" in out and "ce/push/bidir/all_to_all/" not in out
+
+
+def test_dry_run_node_override_skips_ipc_across_nodes():
+    r = run("--dry-run", "--ranks", "8", "--ranks-per-node", "4", "--config", MATRIX, "--methods", "ce,nccl",
+            "--directions", "push")
+    assert r.returncode == 0, r.stderr
+    assert "8 ranks on 8 GPUs, 2 nodes" in r.stdout
+    skipped = [l for l in case_lines(r.stdout) if "skipped:" in l]
+    assert skipped and all(l.split()[1].startswith("ce/") for l in skipped)
+    assert all("are on different nodes: no CUDA IPC path (nccl runs it)" in l for l in skipped)
+    assert "  ce push uni: 18 cases (8 skipped)" in r.stdout
+
+
+def test_pattern_flags_override_the_config():
+    r = run("--dry-run", "--ranks", "4", "--config", MATRIX, "--patterns", "ring,bisection", "--schedule", "sequential",
+            "--methods", "ce", "--directions", "push")
+    assert r.returncode == 0, r.stderr
+    assert "  ce push uni: 3 cases: ring 1, bisection 2\n" in r.stdout
+    r = run("--dry-run", "--ranks", "4", "--config", MATRIX, "--schedule", "sequential", "--methods", "ce",
+            "--directions", "push")
+    assert "  ce push uni: 12 cases: matrix 12\n" in r.stdout
+
+
+@pytest.mark.parametrize("flags,needles", [
+    (["--ranks", "4"], ["--ranks = 4", "only with --dry-run"]),
+    (["--dry-run", "--ranks", "1"], ["--ranks"]),
+    (["--dry-run", "--ranks-per-node", "0"], ["--ranks-per-node"]),
+    (["--dry-run", "--patterns", "matrix,star"], ["patterns[1] (from --patterns)", "star"]),
+    (["--dry-run", "--schedule", "parallel"], ["matrix.schedule (from --schedule)", "parallel"]),
+    (["--dry-run", "--ranks", "4", "--patterns", "ring", "--config", MATRIX], []),
+])
+def test_group_flags_refused_naming_the_flag(tmp_path, flags, needles):
+    r = run(*flags, "--output", str(tmp_path / "r.json"))
+    if not needles:
+        assert r.returncode == 0, r.stderr
+        return
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    for needle in needles:
+        assert needle in r.stderr, (needle, r.stderr)
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_ranks_the_group_lacks_are_refused_when_the_plan_is_made(tmp_path):
+    config = write(tmp_path, '{"sizes": [4096], "patterns": ["flows"], "flows": [[[0, 1]], [[2, 3], [0, 5]]]}')
+    r = run("--config", config, "--dry-run", "--ranks", "4")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "flows[1][1] = [0, 5]: rank 5 does not exist: the group has 4 ranks (0..3)" in r.stderr
+    assert run("--config", config, "--dry-run", "--ranks", "6").returncode == 0
+
+
+def test_dry_run_with_ranks_sharing_gpus():
+    """--devices in a dry run places rank r on entry r mod their number: 4 ranks on 2 GPUs."""
+    r = run("--dry-run", "--ranks", "4", "--devices", "0,1", "--config", MATRIX)
+    assert r.returncode == 0, r.stderr
+    assert "group: 4 ranks on 2 GPUs, 1 node" in r.stdout
+    # Each GPU is in 5 of the 6 pairs (ranks 0 and 2 share GPU 0): 5 pair rounds, 10 one way.
+    assert "  ce push uni: 14 cases: matrix:rounds 10, matrix:alone_check 4\n" in r.stdout
+    assert "  uni matrix:rounds round 2 (2 flows): 0->2 1->3\n" in r.stdout  # the two same-GPU pairs at once
+    assert "1 GiB x (1 + 1) x 2 + 256 MiB = 4352 MiB" in r.stdout
+    for line in re.findall(r"^  uni matrix:alone_check \(1 flow\): (\d)->(\d)$", r.stdout, re.M):
+        assert int(line[0]) % 2 != int(line[1]) % 2, "alone checks are pairs on two GPUs"

@@ -98,7 +98,7 @@ TEST(BufferArithmetic, SizesNear2To64AreRefusedNotWrapped) {
   EXPECT_NE(error_of([&] { device_memory_need(c, expand_cases(c)); }).find("64 bits"), std::string::npos);
   // A pool beyond the sizes: named as the culprit, with its flag.
   c = parse_config(json{{"sizes", {4096}}, {"buffer_pool_bytes", "8000000T"}});
-  const std::string pool = error_of([&] { device_memory_need(c, expand_cases(c), {{"buffer_pool_bytes", "--buffer-pool"}}); });
+  const std::string pool = error_of([&] { device_memory_need(c, expand_cases(c), KeyOrigins{{"buffer_pool_bytes", "--buffer-pool"}}); });
   EXPECT_NE(pool.find("buffer_pool_bytes (from --buffer-pool)"), std::string::npos) << pool;
 }
 

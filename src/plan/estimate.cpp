@@ -1,0 +1,136 @@
+#include "plan/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "plan/device_memory.hpp"
+#include "plan/group_skip.hpp"
+#include "plan/sweep.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+constexpr double kMaxWarmupLaunches = 10000;  // TransferTimer::warmup_launches_for's clamp
+
+// One sample's transfer work and how many transfers it holds.
+struct SampleWork {
+  double seconds = 0;
+  double transfers = 1;
+};
+
+// Latency methods: a sample is a fixed number of dependent steps, whatever min_sample_time says.
+SampleWork latency_sample(const Config& config, const CaseSpec& c, const CaseCostModel& costs) {
+  if (c.read_chase) {
+    const double launches = c.read_chase->launch == "every_sm" ? costs.sms_for_every_sm_chase : 1.0;
+    return {launches * double(c.read_chase->loads) * costs.read_load_s, 1};
+  }
+  if (c.method == Method::kLatencySignal) return {double(config.latency.round_trips) * 2 * costs.signal_one_way_s, 1};
+  return {double(config.latency.ce_copies) * costs.ce_copy_latency_s, 1};
+}
+
+// Transfers repeat until a sample lasts min_sample_time (TransferTimer::iterations_for).
+SampleWork transfer_sample(const Config& config, const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs) {
+  const double single = concurrent_transfer_seconds(c, layout, costs);
+  const double iterations = std::max(1.0, std::ceil(config.min_sample_time_ms * 1e-3 / single));
+  return {iterations * single, iterations};
+}
+
+// Bytes the busiest GPU receives in one transfer of the case (what it verifies per sample).
+double busiest_received_bytes(const CaseSpec& c, const GroupLayout& layout) {
+  std::map<std::string, double> into;
+  double most = 0;
+  for (const Flow& f : c.flows) most = std::max(most, into[layout.gpu_of_rank.at(size_t(f.dst_rank))] += double(c.bytes));
+  return most;
+}
+
+// Verification reads every slot a sample wrote (slots of the pool, up to the iterations).
+double verify_seconds(const Config& config, const CaseSpec& c, const GroupLayout& layout, double iterations,
+                      const CaseCostModel& costs) {
+  if (!config.verify || is_latency(c.method)) return 0;
+  double slots = 1;
+  if (const auto stride = buffer_slot_stride(c.bytes); stride && config.buffer_pool_bytes > *stride)
+    slots = std::min(iterations, double(config.buffer_pool_bytes / *stride));
+  const double per_gb = is_host_link(c.method) ? costs.host_verify_s_per_gb : costs.verify_s_per_gb;
+  return per_gb * slots * busiest_received_bytes(c, layout) / 1e9;
+}
+
+void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs, SweepEstimate& e) {
+  const SampleWork work = is_latency(c.method) ? latency_sample(config, c, costs) : transfer_sample(config, c, layout, costs);
+  const double verify = verify_seconds(config, c, layout, work.transfers, costs);
+  const double samples = config.samples;
+  // Latency and atomic cases warm up with one sample (LatencyRunner's sample 0).
+  double warmup_launches =
+      is_latency(c.method) || c.method == Method::kAtomic
+          ? 1.0
+          : std::clamp(std::ceil(config.warmup_time_ms * 1e-3 / std::max(work.seconds, 1e-9)), 1.0, kMaxWarmupLaunches);
+  // interference (issue 13): transfer alone, workload alone (twice where partitioned), both at
+  // once; a warm-up of each instead of warmup_time_ms; the transfer moves bytes in two phases.
+  double phases = 1, transfer_phases = 1;
+  if (is_interference(c.method)) {
+    phases = c.sm_partition.value_or(0) > 0 ? 4.0 : 3.0;
+    transfer_phases = 2;
+    warmup_launches = 2;
+  }
+  e.samples += uint64_t(config.samples);
+  e.setup_seconds += costs.per_case_s + samples * phases * costs.per_sample_s;
+  e.transfer_seconds += samples * phases * work.seconds;
+  e.warmup_seconds += warmup_launches * work.seconds;
+  e.verify_seconds += samples * transfer_phases * verify;
+  if (!is_latency(c.method))
+    e.bytes_moved += double(c.bytes) * double(c.flows.size()) * work.transfers * (transfer_phases * samples + warmup_launches);
+}
+
+}  // namespace
+
+double concurrent_transfer_seconds(const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs) {
+  struct GpuLoad {
+    double egress = 0, ingress = 0, within = 0, host = 0;
+  };
+  std::map<std::string, GpuLoad> load;
+  const double bytes = double(c.bytes);
+  for (const Flow& f : c.flows) {
+    const std::string& src = layout.gpu_of_rank.at(size_t(f.src_rank));
+    const std::string& dst = layout.gpu_of_rank.at(size_t(f.dst_rank));
+    if (is_host_link(c.method)) {
+      load[src].host += bytes;
+    } else if (src == dst) {
+      load[src].within += bytes;
+    } else {
+      load[src].egress += bytes;
+      load[dst].ingress += bytes;
+    }
+  }
+  double seconds = costs.transfer_floor_s;
+  if (c.blocks && (c.method == Method::kLdst || c.method == Method::kTma))
+    seconds = std::max(seconds, bytes / (double(*c.blocks) * costs.gbps_per_block * 1e9));
+  for (const auto& [gpu, l] : load)
+    seconds = std::max(seconds, std::max(l.egress, l.ingress) / (costs.link_gbps * 1e9) + l.within / (costs.same_gpu_gbps * 1e9) +
+                                    l.host / (costs.host_link_gbps * 1e9));
+  return seconds;
+}
+
+SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases, const GroupLayout& layout,
+                       const CaseCostModel& costs) {
+  SweepEstimate e;
+  e.cases = cases.size();
+  bool nccl = false;
+  for (const CaseSpec& c : cases) {
+    if (static_skip_reason(c) || group_skip_reason(c, layout)) {
+      ++e.skipped;
+      continue;
+    }
+    add_case(config, c, layout, costs, e);
+    nccl = nccl || c.method == Method::kNccl;
+  }
+  if (nccl) e.setup_seconds += costs.nccl_setup_s;
+  e.seconds = e.setup_seconds + e.transfer_seconds + e.warmup_seconds + e.verify_seconds;
+  return e;
+}
+
+SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases) {
+  return estimate(config, cases, GroupLayout::distinct(2));
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,39 @@
+#include "plan/group_skip.hpp"
+
+#include <map>
+
+namespace p2pbench {
+
+namespace {
+
+// The staged baseline's area holds one region per sending rank: one flow out and one in per rank.
+std::optional<std::string> staged_overlap(const CaseSpec& c) {
+  std::map<int, int> sends, receives;
+  for (const Flow& f : c.flows) {
+    if (++sends[f.src_rank] > 1)
+      return "rank " + std::to_string(f.src_rank) +
+             " sends more than one flow at once: the staged baseline's staging area holds one region per sending rank";
+    if (++receives[f.dst_rank] > 1)
+      return "rank " + std::to_string(f.dst_rank) +
+             " receives more than one flow at once: the staged baseline's staging area holds one region per sending rank";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayout& layout) {
+  for (const Flow& f : c.flows)
+    for (int r : {f.src_rank, f.dst_rank})
+      if (r < 0 || r >= layout.size())
+        return "rank " + std::to_string(r) + " is not in the group of " + std::to_string(layout.size()) + " ranks";
+  if (c.method != Method::kNccl)
+    for (const Flow& f : c.flows)
+      if (!layout.same_node(f.src_rank, f.dst_rank))
+        return "rank " + std::to_string(f.src_rank) + " and rank " + std::to_string(f.dst_rank) +
+               " are on different nodes: no CUDA IPC path (nccl runs it)";
+  if (c.method == Method::kStaged) return staged_overlap(c);
+  return std::nullopt;
+}
+
+}  // namespace p2pbench

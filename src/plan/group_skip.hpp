@@ -1,0 +1,21 @@
+// What a group's layout rules out for a case, known from the plan alone (issue 11).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "plan/case_spec.hpp"
+#include "plan/group_layout.hpp"
+
+namespace p2pbench {
+
+// Why `c` cannot run on `layout`, or nullopt:
+//   - every method but nccl maps the peer's memory through CUDA IPC (the staged baseline shares
+//     pinned host memory), which exists only within a node: a flow across nodes gives
+//     "rank a and rank b are on different nodes: no CUDA IPC path (nccl runs it)";
+//   - staged: a rank that sends, or receives, more than one flow at once (its staging area holds
+//     one region per sending rank);
+//   - a flow naming a rank the group does not have.
+std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayout& layout);
+
+}  // namespace p2pbench
