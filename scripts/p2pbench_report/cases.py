@@ -183,9 +183,15 @@ def _describe_flows(text: str) -> str:
 
 
 def describe_ranks(key_or_row: tuple | pd.Series) -> str:
+    """'0→1', 'host→0', 'both' (a version 1 bidir row), '0→2,2→0' or '3 flows: ...' (version 2
+    rows of several flows), GPU UUIDs shortened in keys matched by GPU."""
     src, dst = _variable(key_or_row, "src_rank"), _variable(key_or_row, "dst_rank")
     if src is None and dst is None:
-        flows = _variable(key_or_row, "flows") if isinstance(key_or_row, tuple) else None
+        if isinstance(key_or_row, tuple):
+            flows = _variable(key_or_row, "flows")
+        else:
+            ends = flow_ends(key_or_row, by_gpu=False)
+            flows = flows_text(ends) if ends else None
         v1_bidir = flows_text([(0, 1), (1, 0)])
         return _describe_flows(flows) if flows and flows != v1_bidir else "both"
     return f"{'host' if src is None else src}→{'host' if dst is None else dst}"

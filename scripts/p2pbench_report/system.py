@@ -96,7 +96,7 @@ def _peak(topology: dict) -> float | None:
 def _pairs_link(meta: dict) -> tuple[str | None, float | None]:
     """(link, peak) from meta.pairs: the classes of the pairs of two GPUs, their highest peak."""
     pairs = [p for p in meta.get("pairs") or [] if isinstance(p, dict) and not p.get("same_device")]
-    names = list(dict.fromkeys(name for p in pairs if (name := _link_name(p))))
+    names = sorted({name for p in pairs if (name := _link_name(p))})
     peaks = [peak for p in pairs if (peak := _peak(p))]
     return (" / ".join(names) or None), (max(peaks) if peaks else None)
 

@@ -359,10 +359,11 @@ def _ranks_of_gpu() -> dict[str, list[int]]:
 
 def _case(method: str, mode: str, flows: list[dict], efficiency: float = 0.99, **fields) -> dict:
     """A row of concurrent flows; the aggregate's samples: the flows' per-sample sums x efficiency
-    (the union of the windows is a little longer than each)."""
+    (the union of the windows is a little longer than each); one flow's own samples when alone."""
     if any(not f["samples_gbps"] for f in flows):
         return group_row(method, "push", mode, GiB, flows, status="skipped", error=LDST_SKIP, verified=False,
                          ranks_of_gpu=_ranks_of_gpu(), **fields)
+    efficiency = efficiency if len(flows) > 1 else 1.0
     totals = [round(sum(values) * efficiency, 4) for values in zip(*(f["samples_gbps"] for f in flows))]
     return group_row(method, "push", mode, GiB, flows, samples_gbps=totals, ranks_of_gpu=_ranks_of_gpu(),
                      overlap=0.995 if len(flows) > 1 else None, iterations=100, **fields)
