@@ -219,6 +219,31 @@ def _import_options(parser: argparse.ArgumentParser, default_label: str) -> None
                              "meta.topology.peak_gbps_per_direction (plots draw it)")
 
 
+def _add_suspects(subparsers) -> None:
+    """The `suspects` subcommand (suspects.py)."""
+    suspects = _subcommand(
+        subparsers, "suspects", run_suspects, "suspect pairs: pairs measured well below comparable pairs",
+        "The first thing to read after a matrix run (schema version 2 files): the pairs of ranks whose\n"
+        "median GB/s is more than --margin below the median of the OTHER comparable pairs, ranked by\n"
+        "that shortfall. Comparable: the same method, direction, mode, size and kernel shape, measured the\n"
+        "same way (matrix one pair at a time, in rounds, re-measured alone, or sampled), and the same link\n"
+        "class (meta.pairs link_type + topo_label, e.g. 'nvlink NV18', 'pcie PHB'). Each pair's figure is\n"
+        "its flow's median (bidir: each direction's own). Pairs of two ranks on one GPU (same_device) are\n"
+        "never judged nor used as a reference. A version 1 file (one pair) has nothing to compare.\n"
+        "`plot` prints the same table at the top of its output.",
+        "examples:\n"
+        "  p2pbench-report suspects matrix.json\n"
+        "  p2pbench-report suspects matrix.json --margin 5% --format csv > suspects.csv\n"
+        "  p2pbench-report suspects matrix.json --format json | jq '.files[0].suspects[0]'\n\n"
+        "exit status: 0 no suspect pair; 1 some pair is suspect; 2 unusable input.")
+    suspects.add_argument("results", nargs="+", metavar="RESULTS.json", help="p2pbench results files")
+    suspects.add_argument("--margin", type=_fraction, default=0.10, metavar="PCT",
+                          help="how far below the comparable pairs' median a pair must be, as 10%% or 0.1 "
+                               "(default 10%%)")
+    suspects.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                          help="text: a Markdown table per file (default); csv; json")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROGRAM, description=OVERVIEW, epilog=OVERVIEW_EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -310,27 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
                             help="markdown for people and CI logs (default), json for bots")
     regression.add_argument("-v", "--verbose", action="store_true", help="list SAME cases too (markdown)")
 
-    suspects = _subcommand(
-        subparsers, "suspects", run_suspects, "suspect pairs: pairs measured well below comparable pairs",
-        "The first thing to read after a matrix run (schema version 2 files): the pairs of ranks whose\n"
-        "median GB/s is more than --margin below the median of the OTHER comparable pairs, ranked by\n"
-        "that shortfall. Comparable: the same method, direction, mode, size and kernel shape, measured the\n"
-        "same way (matrix one pair at a time, in rounds, re-measured alone, or sampled), and the same link\n"
-        "class (meta.pairs link_type + topo_label, e.g. 'nvlink NV18', 'pcie PHB'). Each pair's figure is\n"
-        "its flow's median (bidir: each direction's own). Pairs of two ranks on one GPU (same_device) are\n"
-        "never judged nor used as a reference. A version 1 file (one pair) has nothing to compare.\n"
-        "`plot` prints the same table at the top of its output.",
-        "examples:\n"
-        "  p2pbench-report suspects matrix.json\n"
-        "  p2pbench-report suspects matrix.json --margin 5% --format csv > suspects.csv\n"
-        "  p2pbench-report suspects matrix.json --format json | jq '.files[0].suspects[0]'\n\n"
-        "exit status: 0 no suspect pair; 1 some pair is suspect; 2 unusable input.")
-    suspects.add_argument("results", nargs="+", metavar="RESULTS.json", help="p2pbench results files")
-    suspects.add_argument("--margin", type=_fraction, default=0.10, metavar="PCT",
-                          help="how far below the comparable pairs' median a pair must be, as 10%% or 0.1 "
-                               "(default 10%%)")
-    suspects.add_argument("--format", choices=("text", "csv", "json"), default="text",
-                          help="text: a Markdown table per file (default); csv; json")
+    _add_suspects(subparsers)
 
     export = _subcommand(
         subparsers, "export", run_export, "CSV for spreadsheets, or a Prometheus textfile",

@@ -212,15 +212,17 @@ def group_row(method: str, direction: str, mode: str, size: int, flows: list[dic
               status: str = "ok", error: str | None = None, iterations: int = 1, verified: bool = True,
               **shape: Any) -> dict[str, Any]:
     """A version 2 bandwidth row of `flows` (flow()): samples_gbps are the aggregate's (all bytes
-    over the union of the windows). src_rank / dst_rank are set for a single flow."""
+    over the union of the windows). src_rank / dst_rank are set for a single flow; a failed or
+    skipped row keeps its flows (figures null) with no aggregate and no per-GPU traffic."""
     single = flows[0] if len(flows) == 1 else {}
     row = bandwidth_row(method, direction, "uni", size, list(samples_gbps), status=status, error=error,
                         src_rank=single.get("src_rank"), dst_rank=single.get("dst_rank"),
                         iterations=iterations, verified=verified, **shape)
     row.update(mode=mode, pattern=pattern, schedule=schedule, round=round_index, flows=flows, aggregate=None,
-               gpus=gpu_traffic(flows, ranks_of_gpu or {}), overlap=overlap if len(flows) > 1 else None)
+               gpus=[], overlap=overlap if len(flows) > 1 else None)
     if status != "ok":
         return row
+    row["gpus"] = gpu_traffic(flows, ranks_of_gpu or {})
     moved = sum(f["bytes"] for f in flows)
     row["time_us"] = summarize(transfer_time_us(moved, g) for g in samples_gbps)
     peaks = [f["peak_gbps"] for f in flows]

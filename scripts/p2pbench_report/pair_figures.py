@@ -1,7 +1,8 @@
 """Per-pair figures of a version 2 file: one PairFigure per flow of every row that measures pairs
 of ranks (pattern `matrix` with any schedule, and `sampled`), in bandwidth.
 
-A uni matrix row is one flow; a bidir row two (each direction's own figure while both ran); a
+Remote atomics and interference rows are left out (their GB/s is not the link's own figure), as
+are latency rows. A uni matrix row is one flow; a bidir row two (each direction's own figure while both ran); a
 rounds row one per pair of its round. Rows of other patterns (one_to_all, ring, ...) measure the
 group under load, not a pair: their aggregate is drawn by plot_patterns.py instead. Flows whose
 two ends are one rank (h2d, d2h) are no pair and are left out.
@@ -23,7 +24,7 @@ from p2pbench_report.units import format_size
 
 PAIR_PATTERNS = ("matrix", "sampled")
 SHAPE_VARIABLES = KERNEL_VARIABLES + ("buffer_pool_bytes",) + PAYLOAD_VARIABLES
-NOT_BANDWIDTH = ("interference",)
+NOT_LINK_BANDWIDTH = ("interference", "atomic")  # GB/s that is not what the link carries alone
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def _flow_median(flow: dict) -> float | None:
 
 def _measures_pairs(row: dict) -> bool:
     return (isinstance(row.get("flows"), list) and row.get("pattern") in PAIR_PATTERNS
-            and not str(row.get("method", "")).startswith("latency_") and row.get("method") not in NOT_BANDWIDTH)
+            and not str(row.get("method", "")).startswith("latency_") and row.get("method") not in NOT_LINK_BANDWIDTH)
 
 
 def pair_figures(result_set: ResultSet) -> list[PairFigure]:

@@ -7,7 +7,8 @@ schedule:
                                         while both ran; rounds: the pair's flow in its round).
   agreement_<case>_<system>             rounds vs alone_check per checked pair, % difference.
 
-<case> is method_direction_mode_size[_shape] (pair_figures.CaseGroup.slug). The colour scale
+Drawn for groups of MIN_MATRIX_RANKS ranks or more: two ranks' matrix is their one pair, which
+the size figures show already. <case> is method_direction_mode_size[_shape] (pair_figures.CaseGroup.slug). The colour scale
 runs from 0 to the link peak per direction (meta.pairs; the highest where pairs differ), or from
 0 to the best cell where no peak is known (and to the best cell where one exceeds the peak):
 never the data's own min–max, which would paint 1% of noise as the whole scale. Cells of two
@@ -36,6 +37,7 @@ from p2pbench_report.plot_style import PlottedFigure, new_figure, set_title  # n
 
 HEATMAP_SCHEDULES = ("sequential", "rounds")
 AGREEMENT_SCALE_PCT = 10.0
+MIN_MATRIX_RANKS = 3
 BLANK = "#f2f2f2"
 SAME_GPU_COLOR = "0.78"
 NOT_MEASURED_COLOR = "0.9"
@@ -183,7 +185,7 @@ def matrix_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
     plotted = []
     for result_set in result_sets:
         group = describe_group(result_set.document["meta"])
-        if group is None:
+        if group is None or group.ranks < MIN_MATRIX_RANKS:
             continue
         plotted += _heatmaps_of(result_set, group)
         checked: dict[CaseGroup, list[Agreement]] = {}

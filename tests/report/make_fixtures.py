@@ -1,6 +1,6 @@
 """Synthetic p2pbench results resembling a 2 × H200 NVLink (NV18) run, and derived copies.
 
-    python tests/report/make_fixtures.py -o /tmp/fixtures     # writes synthetic-h200-nv18.json
+    python tests/report/make_fixtures.py -o /tmp/fixtures     # synthetic-h200-nv18.json, synthetic-group-4ranks.json
 
 The synthetic run follows the driver's sweep (src/sweep/sweep.cpp): every uni case in both
 orientations (0->1, 1->0), bidir cases without ranks but with `overlap` and `directions`.
@@ -28,7 +28,8 @@ synthetic_group_results() is a schema version 2 run of 4 ranks on 3 GPUs of one 
   * ce push uni in rounds (6 rounds of 2 disjoint flows) and 3 pairs re-measured alone
     (alone_check), the rounds' figure of 0 -> 2 ROUNDS_DISAGREEMENT below its alone figure;
   * patterns: one_to_all from rank 2, ring shift 1; one latency_signal row.
-relabel_ranks() renumbers the ranks of such a document (the same GPUs and figures under other
+as_version_2() writes a two-rank version 1 document as the version 2 writer writes the same
+run (every row the matrix, one pair at a time), relabel_ranks() renumbers the ranks of such a document (the same GPUs and figures under other
 rank numbers), scaled_flow() slows one physical GPU pair.
 """
 
@@ -48,7 +49,8 @@ REAL_RESULTS = REPO / "results" / "h200-nv18"           # real p2pbench runs, on
 sys.path.insert(0, str(REPO / "scripts"))
 
 from p2pbench_report.documents import (GROUP_SCHEMA_VERSION, add_group, bandwidth_row,  # noqa: E402
-                                       direction_figures, flow, gpu_entry, group_row, latency_row, new_document,
+                                       direction_figures, flow, gpu_entry, gpu_traffic, group_row, latency_row,
+                                       new_document,
                                        new_meta, pair_entry, pct_of, summarize, summarize_latency,
                                        transfer_time_us)
 
@@ -473,7 +475,54 @@ def scaled_flow(document: dict, src_gpu: str, dst_gpu: str, factor: float) -> di
     return out
 
 
+# ---- a version 1 run written as version 2 --------------------------------------------------
+
+def _v2_flows(row: dict, uuids: dict[int, str], peak: float | None) -> list[dict]:
+    """A version 1 row's flows: its pair (a host-link row: its rank on both ends), a bidir row's
+    two directions with their figures."""
+    ok = row.get("status") == "ok" and isinstance(row.get("bandwidth_gbps"), dict)
+    if row["mode"] == "bidir":
+        directions = row.get("directions") or [{"src_rank": 0, "dst_rank": 1}, {"src_rank": 1, "dst_rank": 0}]
+        ends = [(d["src_rank"], d["dst_rank"], d.get("samples_gbps") if ok else []) for d in directions]
+    else:
+        ends = [(row["src_rank"], row["dst_rank"], row.get("samples_gbps") if ok else [])]
+    return [flow(src, dst, uuids[src], uuids[dst], row["bytes"], samples or [],
+                 peak_gbps=peak if src != dst else None) for src, dst, samples in ends]
+
+
+def as_version_2(document: dict) -> dict:
+    """A two-rank version 1 document as schema version 2 (docs/groups.md): rows gain pattern
+    matrix, schedule sequential, their flows, aggregate and per-GPU traffic; meta gains the group
+    and its two pairs, from meta.topology."""
+    out = copy.deepcopy(document)
+    meta = out["meta"]
+    uuids = {g["rank"]: g["uuid"] for g in meta["gpus"]}
+    topology = meta.get("topology") or {}
+    peak = topology.get("peak_gbps_per_direction")
+    pairs = [pair_entry(s, 1 - s, link_type=topology.get("link_type", "unknown"), topo_label=topology.get("topo_label"),
+                        nvlink_links=(topology.get("nvlink") or {}).get("active_links"), peak_gbps_per_direction=peak)
+             for s in (0, 1)]
+    add_group(meta, nodes=[[0, 1]], pairs=pairs)
+    ranks_of_gpu = {u: [r for r, v in uuids.items() if v == u] for u in uuids.values()}
+    for row in out["results"]:
+        flows = _v2_flows(row, uuids, peak)
+        ok = row.get("status") == "ok" and isinstance(row.get("bandwidth_gbps"), dict)
+        peaks = [f["peak_gbps"] for f in flows]
+        total_peak = sum(peaks) if all(peaks) else None
+        row.pop("directions", None)
+        row.update(pattern="matrix", schedule="sequential", round=None, flows=flows,
+                   gpus=gpu_traffic(flows, ranks_of_gpu) if ok else [],
+                   overlap=row.get("overlap") if len(flows) > 1 else None,
+                   aggregate={"bandwidth_gbps": row["bandwidth_gbps"], "samples_gbps": list(row["samples_gbps"]),
+                              "peak_gbps": total_peak, "pct_of_peak": pct_of(row["bandwidth_gbps"]["median"], total_peak)}
+                   if ok else None)
+    out["schema_version"] = GROUP_SCHEMA_VERSION
+    return out
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-o", "--output-dir", type=Path, default=Path("."), help="folder to write into")
-    print(write_fixtures(parser.parse_args().output_dir))
+    output = parser.parse_args().output_dir
+    print(write_fixtures(output))
+    print(write_group_fixture(output))
