@@ -195,12 +195,14 @@ def _per_sample_sums(flows: list[dict]) -> list[float]:
 
 
 def gpu_traffic(flows: list[dict], ranks_of_gpu: dict[str, list[int]]) -> list[dict]:
-    """`gpus`: per GPU taking part, the median of its flows' per-sample sums leaving / arriving."""
+    """`gpus`: per GPU taking part, the median of its flows' per-sample sums leaving / arriving;
+    its ranks from ranks_of_gpu (every rank of the run on it), else those of the flows."""
     entries = []
     for uuid in dict.fromkeys([f["src_gpu"] for f in flows] + [f["dst_gpu"] for f in flows]):
+        seen = sorted({f[f"{side}_rank"] for f in flows for side in ("src", "dst") if f[f"{side}_gpu"] == uuid})
         sums = {side: _per_sample_sums([f for f in flows if f[f"{side}_gpu"] == uuid and f["samples_gbps"]])
                 for side in ("src", "dst")}
-        entries.append({"uuid": uuid, "ranks": ranks_of_gpu.get(uuid, []),
+        entries.append({"uuid": uuid, "ranks": ranks_of_gpu.get(uuid) or seen,
                         "egress_gbps": statistics.median(sums["src"]) if sums["src"] else None,
                         "ingress_gbps": statistics.median(sums["dst"]) if sums["dst"] else None})
     return entries

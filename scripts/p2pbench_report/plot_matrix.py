@@ -86,7 +86,7 @@ def _shade(ax, row: int, column: int, color, hatch: str | None = None) -> None:
 
 
 def _label_cells(ax, group: Group, grid: np.ndarray, cells: dict, low: float, high: float) -> None:
-    size = max(5.0, 9.0 - group.ranks / 3)
+    size = max(5.5, 10.0 - group.ranks / 4)  # cells shrink as N grows
     for src in range(group.ranks):
         for dst in range(group.ranks):
             value = grid[src, dst]

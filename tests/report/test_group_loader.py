@@ -132,3 +132,18 @@ def test_version_2_rows_of_a_v1_shape_match_v1_keys(synthetic_document):
         {"src_rank": 1, "dst_rank": 0}, {"src_rank": 0, "dst_rank": 1}])
     assert identity(bidir) == identity(v2)
     assert identity(rows_frame([bidir]).iloc[0]) == identity(rows_frame([v2]).iloc[0])
+
+
+def test_a_schema_folder_elsewhere_serves_both_versions(monkeypatch, tmp_path, group_document, one_baseline_document):
+    """P2PBENCH_SCHEMA may name a copy of schema/ (the package copied elsewhere): each version
+    finds its own file there."""
+    import shutil
+
+    from p2pbench_report.schema import REPOSITORY_SCHEMA, schema_path_for
+
+    copy_dir = tmp_path / "schemas"
+    shutil.copytree(REPOSITORY_SCHEMA.parent, copy_dir)
+    monkeypatch.setenv("P2PBENCH_SCHEMA", str(copy_dir))
+    assert schema_path_for(1) == copy_dir / "results-v1.schema.json"
+    assert schema_path_for(2) == copy_dir / "results.schema.json"
+    assert first_error(group_document) is None and first_error(one_baseline_document) is None
