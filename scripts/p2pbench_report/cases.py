@@ -14,6 +14,18 @@ no load protocol (a `latency_read` row with protocol null); p2pbench's own rows 
 Such a row matches, in each file without a row of its own there, every case that differs only in
 those variables: the SM copy every `ldst` and `tma` shape, the chase every protocol. The case's key
 (a CaseKey) then says so in its `note`, which describe_config shows.
+
+Version 2 files (N ranks, docs/groups.md) add three variables to a case's key (GROUP_VARIABLES):
+`pattern` and `schedule` (a version 1 row is the matrix, sequential: one pair at a time, as
+version 2 numbers its two-rank cases) and `flows`, the case's flows as text. How flows are named
+depends on the files compared:
+  * by rank (any version 1 file among them): `src_rank`/`dst_rank` as ever, and for a row of
+    several flows its flows as "0→2,2→0" (a version 1 bidir row: "0→1,1→0", the only pair it has);
+    a single-flow row needs none (its ranks say it);
+  * by GPU (every file version 2): the ranks are left out and every row's flows are named by GPU
+    UUID ("GPU-a→GPU-b"), so that the same physical pair is matched even where the rank numbering
+    differs between the runs. Ranks sharing a GPU give the same name; the occurrence number
+    tells such rows apart in order.
 """
 
 from __future__ import annotations
@@ -38,6 +50,10 @@ METHOD_ORDER = ("ce", "ldst", "tma", "staged", "nccl", "h2d", "d2h", "latency_si
 DIRECTION_ORDER = {"push": 0, "pull": 1}
 MODE_ORDER = {"uni": 0, "bidir": 1}
 KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"))
+GROUP_VARIABLES = ("pattern", "schedule", "flows")  # version 2 (see the module docstring)
+KEY_VARIABLES = INDEPENDENT_VARIABLES + GROUP_VARIABLES
+DEFAULT_PATTERN, DEFAULT_SCHEDULE = "matrix", "sequential"
+ARROW = "→"
 
 
 @dataclass(frozen=True)
@@ -78,20 +94,61 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def identity(row: pd.Series | dict) -> tuple:
-    """The case's independent variables as a tuple (without the occurrence counter)."""
+def _list(row: pd.Series | dict, column: str) -> list | None:
+    value = row.get(column)
+    return list(value) if isinstance(value, (list, tuple)) else None
+
+
+def flow_ends(row: pd.Series | dict, by_gpu: bool) -> list[tuple] | None:
+    """[(source, destination), ...] of a version 2 row's flows, by rank or GPU UUID; None for a
+    version 1 row. Reads the loader's flows_<field> lists, or a raw row's `flows`."""
+    side = "gpu" if by_gpu else "rank"
+    sources, destinations = _list(row, f"flows_src_{side}"), _list(row, f"flows_dst_{side}")
+    if sources is None and isinstance(row.get("flows"), list):
+        flows = [f for f in row["flows"] if isinstance(f, dict)]
+        sources, destinations = [f.get(f"src_{side}") for f in flows], [f.get(f"dst_{side}") for f in flows]
+    if sources is None or destinations is None:
+        return None
+    return [(plain_value(s), plain_value(d)) for s, d in zip(sources, destinations)]
+
+
+def flows_text(ends: list[tuple]) -> str:
+    """'0→2,2→0': the flows in a canonical order."""
+    return ",".join(f"{src}{ARROW}{dst}" for src, dst in sorted(ends, key=lambda e: (str(e[0]), str(e[1]))))
+
+
+def _group_values(row: pd.Series | dict, by_gpu: bool) -> tuple:
+    """(pattern, schedule, flows) of the key; see the module docstring."""
+    pattern = plain_value(row.get("pattern")) or DEFAULT_PATTERN
+    schedule = plain_value(row.get("schedule"))
+    if schedule is None and plain_value(row.get("pattern")) is None:
+        schedule = DEFAULT_SCHEDULE
+    ends = flow_ends(row, by_gpu)
+    if by_gpu:
+        return pattern, schedule, flows_text(ends) if ends else None
+    if ends is None:  # version 1: a bidir row joins ranks 0 and 1 both ways, a uni row is named by its ranks
+        return pattern, schedule, flows_text([(0, 1), (1, 0)]) if row.get("mode") == "bidir" else None
+    return pattern, schedule, flows_text(ends) if len(ends) > 1 else None
+
+
+def identity(row: pd.Series | dict, by_gpu: bool = False) -> tuple:
+    """The case's variables (KEY_VARIABLES) as a tuple, without the occurrence counter; by_gpu:
+    ranks left out, flows named by GPU (every compared file is version 2)."""
     values = [plain_value(row.get(name)) for name in INDEPENDENT_VARIABLES]
     pool = INDEPENDENT_VARIABLES.index("buffer_pool_bytes")
     values[pool] = values[pool] or 0
-    return tuple(values)
+    if by_gpu:
+        for name in ("src_rank", "dst_rank"):
+            values[INDEPENDENT_VARIABLES.index(name)] = None
+    return tuple(values) + _group_values(row, by_gpu)
 
 
-def add_case_keys(frame: pd.DataFrame) -> pd.DataFrame:
+def add_case_keys(frame: pd.DataFrame, by_gpu: bool = False) -> pd.DataFrame:
     """Adds `case_key` (identity + occurrence number) to a copy of one file's rows."""
     seen: dict[tuple, int] = {}
     keys = []
     for _, row in frame.iterrows():
-        base = identity(row)
+        base = identity(row, by_gpu)
         seen[base] = seen.get(base, 0) + 1
         keys.append(base + (seen[base],))
     out = frame.copy()
@@ -108,10 +165,35 @@ def sort_key(key: tuple) -> tuple:
     return (rank, str(method), DIRECTION_ORDER.get(direction, 9), MODE_ORDER.get(mode, 9)) + rest
 
 
+MAX_FLOWS_SHOWN = 3
+
+
+def _short_end(end: str) -> str:
+    """A GPU UUID shortened to its first 8 hex digits (group.short_uuid); a rank unchanged."""
+    return end[4:12] if end.upper().startswith("GPU-") else end
+
+
+def _describe_flows(text: str) -> str:
+    """'0→2,2→0' as is; GPU UUIDs shortened; more than MAX_FLOWS_SHOWN flows: '12 flows: a→b, ...'."""
+    ends = [pair.split(ARROW) for pair in text.split(",")]
+    shown = [ARROW.join(_short_end(end) for end in pair) for pair in ends]
+    if len(shown) > MAX_FLOWS_SHOWN:
+        return f"{len(shown)} flows: {', '.join(shown[:MAX_FLOWS_SHOWN])}, ..."
+    return ",".join(shown)
+
+
 def describe_ranks(key_or_row: tuple | pd.Series) -> str:
+    """'0→1', 'host→0', 'both' (a version 1 bidir row), '0→2,2→0' or '3 flows: ...' (version 2
+    rows of several flows), GPU UUIDs shortened in keys matched by GPU."""
     src, dst = _variable(key_or_row, "src_rank"), _variable(key_or_row, "dst_rank")
     if src is None and dst is None:
-        return "both"
+        if isinstance(key_or_row, tuple):
+            flows = _variable(key_or_row, "flows")
+        else:
+            ends = flow_ends(key_or_row, by_gpu=False)
+            flows = flows_text(ends) if ends else None
+        v1_bidir = flows_text([(0, 1), (1, 0)])
+        return _describe_flows(flows) if flows and flows != v1_bidir else "both"
     return f"{'host' if src is None else src}→{'host' if dst is None else dst}"
 
 
@@ -128,16 +210,28 @@ def describe_config(key_or_row: tuple | pd.Series) -> str:
         parts.append(f"pool {format_size(pool)}")
     parts += [PAYLOAD_FORMATS.get(name, "{}").format(value) for name in PAYLOAD_VARIABLES
               if (value := _variable(key_or_row, name))]
-    if isinstance(key_or_row, tuple) and len(key_or_row) > len(INDEPENDENT_VARIABLES) and key_or_row[-1] > 1:
+    parts += _group_words(key_or_row)
+    if isinstance(key_or_row, tuple) and len(key_or_row) > len(KEY_VARIABLES) and key_or_row[-1] > 1:
         parts.append(f"#{key_or_row[-1]}")  # the n-th repetition of a case within one file
     if getattr(key_or_row, "note", ""):
         parts.append(f"({key_or_row.note})")
     return " ".join(parts)
 
 
+def _group_words(key_or_row: tuple | pd.Series) -> list[str]:
+    """'rounds', 'one_to_all', 'matrix alone_check': the pattern and schedule where they are not
+    the matrix measured one pair at a time (which every version 1 row is)."""
+    pattern = _variable(key_or_row, "pattern") or DEFAULT_PATTERN
+    schedule = _variable(key_or_row, "schedule")
+    if pattern == DEFAULT_PATTERN:
+        return [schedule] if schedule not in (None, DEFAULT_SCHEDULE) else []
+    return [pattern] + ([schedule] if schedule else [])
+
+
 def _variable(key_or_row: tuple | pd.Series, name: str) -> Any:
     if isinstance(key_or_row, tuple):
-        return key_or_row[INDEPENDENT_VARIABLES.index(name)]
+        return key_or_row[KEY_VARIABLES.index(name)] if len(key_or_row) >= len(KEY_VARIABLES) \
+            or name in INDEPENDENT_VARIABLES else None
     return plain_value(key_or_row.get(name))
 
 
@@ -183,7 +277,7 @@ def unrecorded_of(row: pd.Series | dict) -> Unrecorded | None:
 
 def _loose_identity(key: tuple, entry: Unrecorded) -> tuple:
     """The key without the method (where the entry spans several) and the ignored variables."""
-    values = list(key[:len(INDEPENDENT_VARIABLES)])
+    values = list(key[:len(KEY_VARIABLES)])
     values[0] = entry.methods if values[0] in entry.methods else values[0]
     for name in entry.ignored:
         values[INDEPENDENT_VARIABLES.index(name)] = None
@@ -221,12 +315,13 @@ class MatchedCase:
         return None
 
 
-def match_cases(frames: Iterable[pd.DataFrame]) -> list[MatchedCase]:
+def match_cases(frames: Iterable[pd.DataFrame], by_gpu: bool = False) -> list[MatchedCase]:
     """Matches rows of several files (frames from the loader) on their case keys; sorted. Rows
-    that lack UNRECORDED variables fill every case that differs only there (see the module doc)."""
+    that lack UNRECORDED variables fill every case that differs only there (see the module doc).
+    by_gpu: flows named by GPU instead of ranks (every file version 2)."""
     indexed, loose = [], []
     for frame in frames:
-        keyed = add_case_keys(frame)
+        keyed = add_case_keys(frame, by_gpu)
         exact, lacking = {}, []
         for key, (_, row) in zip(keyed["case_key"], keyed.iterrows()):
             entry = unrecorded_of(row)

@@ -1,7 +1,7 @@
 """Command line: `p2pbench-report SUBCOMMAND ...`. `main(argv)` returns the exit status.
 
 Exit status: 0 success; 1 `regress` found a SLOWER or BROKEN case (or MISSING with
---require-all), or `check` a FAIL; 2 unusable input (a file missing, not JSON, not schema-valid,
+--require-all), or `check` a FAIL, or `suspects` a suspect pair; 2 unusable input (a file missing, not JSON, not schema-valid,
 a run `check` refuses) or bad usage; 3 `regress`: a slowdown measured on a contended or throttled
 candidate (UNRELIABLE: re-run).
 """
@@ -33,13 +33,14 @@ examples:
   p2pbench-report plot results/h200-nv18/run.json -o figures/
   p2pbench-report compare old.json new.json --html comparison.html
   p2pbench-report regress baseline.json candidate.json --threshold 5%
+  p2pbench-report suspects matrix.json                  # pairs well below comparable pairs (exit 1)
   p2pbench-report export run.json --csv run.csv
   p2pbench-report expect make good.json -o expect.json && p2pbench-report check run.json --expect expect.json
   p2pbench-report import-nvbandwidth nvbandwidth.json -o nvbandwidth.p2pbench.json
   p2pbench-report plot run.json nvbandwidth.p2pbench.json -o figures/   # p2pbench beside nvbandwidth
 
-exit status: 0 ok; 1 regress found a regression / check a FAIL; 2 unusable input or bad usage;
-3 regress: UNRELIABLE (slower on a contended or throttled candidate: re-run).
+exit status: 0 ok; 1 regress found a regression / check a FAIL / suspects found a suspect pair;
+2 unusable input or bad usage; 3 regress: UNRELIABLE (slower on a contended or throttled candidate: re-run).
 'p2pbench-report SUBCOMMAND --help' explains each subcommand.
 """
 
@@ -78,11 +79,29 @@ def _positive_float(text: str) -> float:
 
 # ---- subcommands -------------------------------------------------------------------------------
 
+def _group_summary(result_sets) -> str:
+    """The suspect pairs (and rounds-vs-alone agreement) of the version 2 files, for the top of
+    `plot`'s output: the first thing an operator reads. '' for version 1 files."""
+    from p2pbench_report.agreement import agreement_summary, agreements
+    from p2pbench_report.suspects import find_suspects, render_text
+
+    reports = [find_suspects(r) for r in result_sets if isinstance(r.document["meta"].get("group"), dict)]
+    if not reports:
+        return ""
+    lines = [render_text(reports)]
+    for report in reports:
+        found = agreements(report.result_set)
+        if found:
+            lines.append(f"{report.result_set.name}: {agreement_summary(found)}\n")
+    return "\n".join(lines)
+
+
 def run_plot(args: argparse.Namespace) -> int:
     from p2pbench_report.loader import load_many
     from p2pbench_report.plot import build_figures, close_figures, write_figures
 
     result_sets = load_many(args.results)
+    sys.stdout.write(_group_summary(result_sets))
     figures = build_figures(result_sets)
     try:
         write_figures(figures, args.output_dir, args.format)
@@ -122,6 +141,15 @@ def run_regress(args: argparse.Namespace) -> int:
                      require_all=args.require_all)
     sys.stdout.write(render_json(report) if args.format == "json" else render_markdown(report, args.verbose))
     return report.exit_code
+
+
+def run_suspects(args: argparse.Namespace) -> int:
+    from p2pbench_report.loader import load_many
+    from p2pbench_report.suspects import find_suspects, render
+
+    reports = [find_suspects(r, args.margin) for r in load_many(args.results)]
+    sys.stdout.write(render(reports, args.format))
+    return 1 if any(r.suspects for r in reports) else 0
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -191,6 +219,31 @@ def _import_options(parser: argparse.ArgumentParser, default_label: str) -> None
                              "meta.topology.peak_gbps_per_direction (plots draw it)")
 
 
+def _add_suspects(subparsers) -> None:
+    """The `suspects` subcommand (suspects.py)."""
+    suspects = _subcommand(
+        subparsers, "suspects", run_suspects, "suspect pairs: pairs measured well below comparable pairs",
+        "The first thing to read after a matrix run (schema version 2 files): the pairs of ranks whose\n"
+        "median GB/s is more than --margin below the median of the OTHER comparable pairs, ranked by\n"
+        "that shortfall. Comparable: the same method, direction, mode, size and kernel shape, measured the\n"
+        "same way (matrix one pair at a time, in rounds, re-measured alone, or sampled), and the same link\n"
+        "class (meta.pairs link_type + topo_label, e.g. 'nvlink NV18', 'pcie PHB'). Each pair's figure is\n"
+        "its flow's median (bidir: each direction's own). Pairs of two ranks on one GPU (same_device) are\n"
+        "never judged nor used as a reference. A version 1 file (one pair) has nothing to compare.\n"
+        "`plot` prints the same table at the top of its output.",
+        "examples:\n"
+        "  p2pbench-report suspects matrix.json\n"
+        "  p2pbench-report suspects matrix.json --margin 5% --format csv > suspects.csv\n"
+        "  p2pbench-report suspects matrix.json --format json | jq '.files[0].suspects[0]'\n\n"
+        "exit status: 0 no suspect pair; 1 some pair is suspect; 2 unusable input.")
+    suspects.add_argument("results", nargs="+", metavar="RESULTS.json", help="p2pbench results files")
+    suspects.add_argument("--margin", type=_fraction, default=0.10, metavar="PCT",
+                          help="how far below the comparable pairs' median a pair must be, as 10%% or 0.1 "
+                               "(default 10%%)")
+    suspects.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                          help="text: a Markdown table per file (default); csv; json")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROGRAM, description=OVERVIEW, epilog=OVERVIEW_EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -210,7 +263,13 @@ def build_parser() -> argparse.ArgumentParser:
         "  latency_bars_<dir>_<mode>    instead of latency_*, where every series has one size (latency_read)\n"
         "  time_<direction>_<mode>      time per transfer vs size on log-log axes (sizes below 1 MiB present)\n"
         "  atomics_<direction>          remote atomics, Gops/s by atomic type x access pattern\n"
-        "Several files are overlaid, each series labelled by its system (meta.label).",
+        "  matrix_<case>_<schedule>_<system>  schema v2: N x N heatmap per method/direction/mode/size/shape\n"
+        "                               (rows = source rank, columns = destination; colours from 0 to the\n"
+        "                               link peak, never the data's min-max; same-GPU cells hatched)\n"
+        "  agreement_<case>_<system>    schema v2: matrix in rounds vs pairs re-measured alone, % per pair\n"
+        "  patterns_<method>_<dir>_<mode>_<system>  schema v2: aggregate per pattern vs the sum of its peaks\n"
+        "Several files are overlaid, each series labelled by its system (meta.label). For schema v2 files\n"
+        "the suspect-pairs table (see `suspects`) and the rounds-vs-alone agreement are printed first.",
         "examples:\n"
         "  p2pbench-report plot run.json -o figures/\n"
         "  p2pbench-report plot h200.json a100.json nvbandwidth.p2pbench.json -o figures/ --format png")
@@ -275,6 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     regression.add_argument("--format", choices=("markdown", "json"), default="markdown",
                             help="markdown for people and CI logs (default), json for bots")
     regression.add_argument("-v", "--verbose", action="store_true", help="list SAME cases too (markdown)")
+
+    _add_suspects(subparsers)
 
     export = _subcommand(
         subparsers, "export", run_export, "CSV for spreadsheets, or a Prometheus textfile",

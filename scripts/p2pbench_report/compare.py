@@ -1,7 +1,8 @@
 """Side-by-side comparison of several results files: metadata diff and median per matched case.
 
 The first file is the reference: ratio columns are <file>/<first file>. By default only cases
-measured (`ok`) in at least two files are listed; --all-cases lists every case.
+measured (`ok`) in at least two files are listed; --all-cases lists every case. Files all of
+version 2 are matched pair by pair by GPU identity (pair_rows.py), others by rank.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ from p2pbench_report.conditions import conditions_warning, run_conditions
 from p2pbench_report.verdicts import run_verdicts
 from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, match_cases
 from p2pbench_report.loader import ResultSet
+from p2pbench_report.pair_rows import comparison_rows, matches_by_gpu
 from p2pbench_report.tables import Table
 from p2pbench_report.units import format_value
 
 
+MATCHED_BY_GPU = ("Cases matched by GPU identity (every file is schema version 2): the ranks column names the GPUs "
+                  "(short UUID), rounds are compared flow by flow.")
+MATCHED_BY_RANK = "Cases matched by rank."
 NOTHING_IN_COMMON = "No case was measured in two of the files (compare matches cases on all independent variables)."
 
 
@@ -27,6 +32,7 @@ class Comparison:
     result_sets: list[ResultSet]
     cases: list[MatchedCase]
     all_cases: bool = False
+    by_gpu: bool = False  # matched by GPU identity (every file version 2), else by rank
 
     def listed(self, metric: Metric) -> list[MatchedCase]:
         chosen = []
@@ -44,7 +50,8 @@ class Comparison:
 
 
 def compare(result_sets: list[ResultSet], all_cases: bool = False) -> Comparison:
-    return Comparison(result_sets, match_cases([r.rows for r in result_sets]), all_cases)
+    by_gpu = matches_by_gpu(result_sets)
+    return Comparison(result_sets, match_cases([comparison_rows(r) for r in result_sets], by_gpu), all_cases, by_gpu)
 
 
 def metadata_table(result_sets: list[ResultSet]) -> Table:
@@ -110,6 +117,7 @@ def _unlisted_note(comparison: Comparison) -> str | None:
 def render_markdown(comparison: Comparison) -> str:
     parts = ["# p2pbench comparison", "", "Files:"]
     parts += [f"- {r.name}: `{r.path}`{' (INCOMPLETE run)' if r.incomplete else ''}" for r in comparison.result_sets]
+    parts += ["", MATCHED_BY_GPU if comparison.by_gpu else MATCHED_BY_RANK]
     parts += ["", "## Metadata", "", metadata_table(comparison.result_sets).to_markdown()]
     warning = conditions_warning([r.document["meta"] for r in comparison.result_sets])
     if warning:

@@ -2,7 +2,7 @@
 
 The driver computes min / median / max of bandwidth_gbps from samples_gbps and of latency_us
 from samples_us (the median linearly interpolated, as statistics.median), also per direction of
-a bidir row. A file whose stored figures disagree with its samples has been edited or written
+a bidir row, and per flow and for the aggregate of a version 2 row. A file whose stored figures disagree with its samples has been edited or written
 by a broken tool: `regress` and `check` would otherwise judge numbers nobody measured. Rows
 without raw samples (failed rows, imports without them) are not checked.
 """
@@ -46,8 +46,11 @@ def check_statistics(document: dict, source: str) -> None:
         if not isinstance(row, dict):
             continue
         parts = [(row, f"$.results[{index}]")]
-        parts += [(d, f"$.results[{index}].directions[{i}]") for i, d in enumerate(row.get("directions") or [])
-                  if isinstance(d, dict)]
+        for field in ("directions", "flows"):
+            parts += [(d, f"$.results[{index}].{field}[{i}]") for i, d in enumerate(row.get(field) or [])
+                      if isinstance(d, dict)]
+        if isinstance(row.get("aggregate"), dict):
+            parts.append((row["aggregate"], f"$.results[{index}].aggregate"))
         for figures, prefix in parts:
             for field, problem in _mismatches(figures, prefix):
                 raise InputError(source, f"row {index} ({_describe_row(row)}): {field.rsplit('.', 2)[-2]}."

@@ -3,7 +3,8 @@
 Used by the importers (nvbandwidth, nccl-tests) and by the tests' synthetic fixtures, so that
 every document this package writes has the shape the driver writes (src/results/result_writer.cpp):
 sample standard deviation (n - 1), linearly interpolated median, bidir rows without ranks and
-with per-direction figures.
+with per-direction figures. Version 1 (two ranks) is what the importers write; the group
+builders (flow, group_row, pair_entry, add_group) make version 2 rows and meta (docs/groups.md).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any, Iterable, Sequence
 
 from p2pbench_report import __version__
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1        # what the importers write: a pair of ranks
+GROUP_SCHEMA_VERSION = 2  # rows of flows, meta.group and meta.pairs (docs/groups.md)
 UNITS = {"bandwidth": "GB/s, 1 GB = 1e9 bytes", "time": "microseconds", "size": "bytes"}  # as the driver
 BIDIR_METHODS_NEEDING_DIRECTIONS = ("ce", "ldst", "tma", "nccl", "staged")
 
@@ -156,8 +158,94 @@ def new_meta(label: str, *, config: dict | None = None, gpus: list[dict] | None 
     return meta
 
 
-def new_document(meta: dict, rows: list[dict], *, incomplete: bool = False, reason: str | None = None) -> dict:
-    document = {"schema_version": SCHEMA_VERSION, "incomplete": incomplete, "meta": meta, "results": rows}
+def new_document(meta: dict, rows: list[dict], *, incomplete: bool = False, reason: str | None = None,
+                 schema_version: int = SCHEMA_VERSION) -> dict:
+    document = {"schema_version": schema_version, "incomplete": incomplete, "meta": meta, "results": rows}
     if incomplete:
         document["incomplete_reason"] = reason or "unknown"
     return document
+
+
+# ---- version 2: flows, the aggregate, per-GPU traffic, the group and its pairs ------------------
+
+def pct_of(median: float | None, peak: float | None) -> float | None:
+    return 100.0 * median / peak if median is not None and peak else None
+
+
+def flow(src_rank: int, dst_rank: int, src_gpu: str, dst_gpu: str, size: int, samples_gbps: Sequence[float], *,
+         same_device: bool = False, same_node: bool = True, peak_gbps: float | None = None) -> dict:
+    """One entry of a version 2 row's `flows`; no samples: the figures are null (a failed or
+    skipped row, or a latency row whose figures are the row's)."""
+    stats = summarize(samples_gbps) if samples_gbps else None
+    return {
+        "src_rank": src_rank, "dst_rank": dst_rank, "src_gpu": src_gpu, "dst_gpu": dst_gpu,
+        "same_device": same_device, "same_node": same_node, "bytes": int(size),
+        "bandwidth_gbps": stats,
+        "time_us": summarize(transfer_time_us(size, g) for g in samples_gbps) if stats else None,
+        "samples_gbps": list(samples_gbps), "peak_gbps": peak_gbps,
+        "pct_of_peak": pct_of(stats["median"], peak_gbps) if stats else None,
+    }
+
+
+def _per_sample_sums(flows: list[dict]) -> list[float]:
+    counts = {len(f["samples_gbps"]) for f in flows}
+    if len(counts) != 1:
+        return []
+    return [sum(values) for values in zip(*(f["samples_gbps"] for f in flows))]
+
+
+def gpu_traffic(flows: list[dict], ranks_of_gpu: dict[str, list[int]]) -> list[dict]:
+    """`gpus`: per GPU taking part, the median of its flows' per-sample sums leaving / arriving;
+    its ranks from ranks_of_gpu (every rank of the run on it), else those of the flows."""
+    entries = []
+    for uuid in dict.fromkeys([f["src_gpu"] for f in flows] + [f["dst_gpu"] for f in flows]):
+        seen = sorted({f[f"{side}_rank"] for f in flows for side in ("src", "dst") if f[f"{side}_gpu"] == uuid})
+        sums = {side: _per_sample_sums([f for f in flows if f[f"{side}_gpu"] == uuid and f["samples_gbps"]])
+                for side in ("src", "dst")}
+        entries.append({"uuid": uuid, "ranks": ranks_of_gpu.get(uuid) or seen,
+                        "egress_gbps": statistics.median(sums["src"]) if sums["src"] else None,
+                        "ingress_gbps": statistics.median(sums["dst"]) if sums["dst"] else None})
+    return entries
+
+
+def group_row(method: str, direction: str, mode: str, size: int, flows: list[dict], *,
+              samples_gbps: Sequence[float] = (), pattern: str = "matrix", schedule: str | None = "sequential",
+              round_index: int | None = None, overlap: float | None = None, ranks_of_gpu: dict | None = None,
+              status: str = "ok", error: str | None = None, iterations: int = 1, verified: bool = True,
+              **shape: Any) -> dict[str, Any]:
+    """A version 2 bandwidth row of `flows` (flow()): samples_gbps are the aggregate's (all bytes
+    over the union of the windows). src_rank / dst_rank are set for a single flow; a failed or
+    skipped row keeps its flows (figures null) with no aggregate and no per-GPU traffic."""
+    single = flows[0] if len(flows) == 1 else {}
+    row = bandwidth_row(method, direction, "uni", size, list(samples_gbps), status=status, error=error,
+                        src_rank=single.get("src_rank"), dst_rank=single.get("dst_rank"),
+                        iterations=iterations, verified=verified, **shape)
+    row.update(mode=mode, pattern=pattern, schedule=schedule, round=round_index, flows=flows, aggregate=None,
+               gpus=[], overlap=overlap if len(flows) > 1 else None)
+    if status != "ok":
+        return row
+    row["gpus"] = gpu_traffic(flows, ranks_of_gpu or {})
+    moved = sum(f["bytes"] for f in flows)
+    row["time_us"] = summarize(transfer_time_us(moved, g) for g in samples_gbps)
+    peaks = [f["peak_gbps"] for f in flows]
+    peak = sum(peaks) if all(peaks) else None
+    row["pct_of_peak"] = pct_of(row["bandwidth_gbps"]["median"], peak)
+    row["aggregate"] = {"bandwidth_gbps": row["bandwidth_gbps"], "samples_gbps": list(samples_gbps),
+                        "peak_gbps": peak, "pct_of_peak": row["pct_of_peak"]}
+    return row
+
+
+def pair_entry(src_rank: int, dst_rank: int, *, same_device: bool = False, same_node: bool = True,
+               link_type: str = "nvlink", topo_label: str | None = None, nvlink_links: int | None = None,
+               peak_gbps_per_direction: float | None = None) -> dict:
+    """One entry of meta.pairs."""
+    return {"src_rank": src_rank, "dst_rank": dst_rank, "same_device": same_device, "same_node": same_node,
+            "link_type": link_type, "topo_label": topo_label, "nvlink_links": nvlink_links,
+            "peak_gbps_per_direction": peak_gbps_per_direction}
+
+
+def add_group(meta: dict, nodes: list[list[int]], pairs: list[dict], node_override: int | None = None) -> dict:
+    """meta.group and meta.pairs of a version 2 document (meta changed in place and returned)."""
+    meta["group"] = {"ranks": sum(len(n) for n in nodes), "nodes": nodes, "node_override": node_override}
+    meta["pairs"] = pairs
+    return meta

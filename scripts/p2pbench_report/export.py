@@ -13,6 +13,11 @@ files of several clusters stack into one table (IDENTITY_COLUMNS): label (meta.l
 source rank's host; both hosts joined with ';' where a bidir row's ranks differ), the source and
 destination GPU's name, UUID and PCI bus id (a bidir row: rank 0 -> rank 1, the pair; a host-link
 row: the GPU on both sides), and the GPU driver version.
+
+Version 2 rows (docs/groups.md) add pattern, schedule and round after those, and their per-flow
+and per-GPU lists (flows_src_rank, flows_src_gpu, flows_bandwidth_gbps_median, gpus_uuid, ...:
+group_rows.py) as ';'-joined cells (a null item is written `null`), read back as lists; a row of
+several flows names the pair of its first flow in the identity columns.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from p2pbench_report.cases import INDEPENDENT_VARIABLES
+from p2pbench_report.group_rows import is_list_column
 from p2pbench_report.loader import INTEGER_FIELDS, ResultSet, is_sample_column
 
 SAMPLE_SEPARATOR = ";"
@@ -32,10 +38,47 @@ LOADER_ONLY_COLUMNS = ("metric", "row_index")
 IDENTITY_COLUMNS = ("label", "host", "src_gpu_name", "src_gpu_uuid", "src_gpu_pci_bus_id", "dst_gpu_name",
                     "dst_gpu_uuid", "dst_gpu_pci_bus_id", "driver_version")
 INTEGER_TEXT = re.compile(r"-?[0-9]+")
+GROUP_COLUMNS = ("pattern", "schedule", "round")  # version 2: after the identity columns
 
 
 def _is_sample_column(frame: pd.DataFrame, column: str) -> bool:
-    return is_sample_column(column) or bool(frame[column].map(lambda v: isinstance(v, list)).any())
+    return not is_list_column(column) and (
+        is_sample_column(column) or bool(frame[column].map(lambda v: isinstance(v, list)).any()))
+
+
+def _list_cell(values) -> str:
+    """A per-flow list as text: numbers by repr, booleans as true/false, None as null."""
+    if not isinstance(values, list):
+        return ""
+
+    def item(value) -> str:
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return repr(float(value)) if isinstance(value, float) else str(value)
+
+    return SAMPLE_SEPARATOR.join(item(v) for v in values)
+
+
+def _list_items(text) -> list:
+    """_list_cell read back: integers, floats, booleans, text, null (None)."""
+    if not isinstance(text, str) or not text:
+        return []
+
+    def value(item: str):
+        if item == "null":
+            return None
+        if item in ("true", "false"):
+            return item == "true"
+        if INTEGER_TEXT.fullmatch(item):
+            return int(item)
+        try:
+            return float(item)
+        except ValueError:
+            return item
+
+    return [value(item) for item in text.split(SAMPLE_SEPARATOR)]
 
 
 def _by_rank(entries) -> dict:
@@ -46,7 +89,7 @@ def _rank_pair(row: dict) -> tuple:
     """(source rank, destination rank) of a row; a bidir row's pair from its first direction, else 0 -> 1."""
     if row.get("src_rank") is not None or row.get("dst_rank") is not None:
         return row.get("src_rank"), row.get("dst_rank")
-    directions = row.get("directions") or []
+    directions = row.get("directions") or row.get("flows") or []
     first = directions[0] if directions and isinstance(directions[0], dict) else {}
     return first.get("src_rank", 0), first.get("dst_rank", 1)
 
@@ -79,9 +122,12 @@ def csv_frame(result_set: ResultSet) -> pd.DataFrame:
                               index=frame.index, columns=list(IDENTITY_COLUMNS), dtype=object)
     frame = pd.concat([frame.drop(columns=[c for c in IDENTITY_COLUMNS if c in frame.columns]), identities], axis=1)
     first = [c for c in INDEPENDENT_VARIABLES if c in frame.columns] + list(IDENTITY_COLUMNS)
+    first += [c for c in GROUP_COLUMNS if c in frame.columns]
     frame = frame[first + [c for c in frame.columns if c not in first]].copy()
     for column in frame.columns:
-        if _is_sample_column(frame, column):
+        if is_list_column(column):
+            frame[column] = frame[column].map(_list_cell)
+        elif _is_sample_column(frame, column):
             frame[column] = frame[column].map(
                 lambda v: SAMPLE_SEPARATOR.join(repr(float(x)) for x in v) if isinstance(v, list) else "")
         elif frame[column].dtype == "float64":  # repr: the shortest text that reads back exactly
@@ -116,11 +162,14 @@ def read_csv(path: str | Path) -> pd.DataFrame:
     identity columns as text."""
     frame = pd.read_csv(path, keep_default_na=True, float_precision="round_trip")
     text = pd.read_csv(path, dtype=str, keep_default_na=True)  # the cells as written
+    verbatim = pd.read_csv(path, dtype=str, keep_default_na=False)  # 'null' stays text (a list's null item)
     for column in frame.columns:
         if column in IDENTITY_COLUMNS:  # names and versions stay text ("999.1" is not a number)
             frame[column] = text[column].astype(object).where(text[column].notna(), None)
         elif is_sample_column(column):
             frame[column] = text[column].map(_split_samples)
+        elif is_list_column(column):
+            frame[column] = verbatim[column].map(_list_items)
         elif column in INTEGER_FIELDS or _written_as_integers(text[column]):
             frame[column] = text[column].map(lambda v: int(v) if isinstance(v, str) else pd.NA).astype("Int64")
     return frame

@@ -10,6 +10,11 @@ samples_issue_interval_us; [] in a row without them), bidir per-direction figure
 `directions_<i>_<field>` (directions_0_bandwidth_gbps_median, ...), and any other field the
 driver adds under its own name. Added columns: `metric` ('bandwidth', 'latency' or None) and
 `row_index` (position in `results`, for messages).
+
+Version 2 rows (docs/groups.md) add `pattern`, `schedule`, `round`, `overlap`, and their flows,
+aggregate and per-GPU traffic as the columns group_rows.py lists (flow_count, flows_<field> lists,
+src_gpu, dst_gpu, same_device, ...); a bidir row's directions_<i>_... columns come from its flows.
+Version 1 files give the same frame as before (none of these columns).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import pandas as pd
 from p2pbench_report.cases import INTEGER_VARIABLES, PAYLOAD_VARIABLES, metric_name_of
 from p2pbench_report.consistency import check_statistics
 from p2pbench_report.errors import InputError
+from p2pbench_report.group_rows import group_columns, is_group_row, without_group_fields
 from p2pbench_report.schema import schema_path, validate
 from p2pbench_report.system import SystemInfo, describe_system
 
@@ -111,7 +117,9 @@ def rows_frame(results: list[dict]) -> pd.DataFrame:
     """The DataFrame of a document's `results` (see the module docstring)."""
     records = []
     for index, row in enumerate(results):
-        flat = flatten_row(row)
+        flat = flatten_row(without_group_fields(row)) if is_group_row(row) else flatten_row(row)
+        if is_group_row(row):
+            flat.update(group_columns(row, flatten_row))
         flat["metric"] = metric_name_of(row)
         flat["row_index"] = index
         records.append(flat)
@@ -130,7 +138,8 @@ def rows_frame(results: list[dict]) -> pd.DataFrame:
     for field, stats in STATS_FIELDS.items():
         for stat in stats:
             frame[f"{field}_{stat}"] = pd.to_numeric(frame[f"{field}_{stat}"], errors="coerce").astype("float64")
-    for column in ["gbps_per_sm", "pct_of_peak", "overlap"] + _optional_stats_columns(frame.columns):
+    group_floats = [c for c in ("aggregate_peak_gbps", "aggregate_pct_of_peak") if c in frame.columns]
+    for column in ["gbps_per_sm", "pct_of_peak", "overlap"] + group_floats + _optional_stats_columns(frame.columns):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
     top_level_samples = [c for c in sample_columns if not c.startswith("directions_")]  # those stay by their direction
     ordered = list(ALWAYS_PRESENT) + expected + _optional_stats_columns(frame.columns) + top_level_samples

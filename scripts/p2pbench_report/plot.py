@@ -25,7 +25,14 @@ Drawn only where the data supports them:
                                      system x method x protocol (x orientation); band min–p95.
   latency_bars_<direction>_<mode>    instead of latency_*, where no series spans two sizes
                                      (latency_read: one chain size): one bar per case.
+  matrix_<case>_<schedule>_<system>  version 2 files: the N x N matrix of each case (plot_matrix.py),
+                                     colours from 0 to the link peak; agreement_<case>_<system>: rounds
+                                     vs pairs re-measured alone.
+  patterns_<method>_<dir>_<mode>_<system>  version 2 files: aggregate of each pattern case vs the
+                                     sum of its flows' peaks (plot_patterns.py).
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
+The curves and bars above show rows of one pair measured alone (plot_series.pair_cases): a
+version 2 file's rounds, patterns and same-GPU pairs are in the matrix and pattern figures.
 Several files -> overlaid series labelled by system (meta.label).
 """
 
@@ -46,6 +53,8 @@ from p2pbench_report.plot_series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TIM
                                          bandwidth_rows, direction_mode_combos, measured_rows, of_direction_mode,
                                          power_of_two_axis, series_colors, series_order, size_series)
 from p2pbench_report.plot_interference import interference_figures  # noqa: E402  (issue 13)
+from p2pbench_report.plot_matrix import matrix_figures  # noqa: E402  (issue 11)
+from p2pbench_report.plot_patterns import pattern_figures  # noqa: E402  (issue 11)
 from p2pbench_report.plot_shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: E402,F401 (knee: public)
                                          uni_vs_bidir_figures)
 from p2pbench_report.plot_style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, new_figure,  # noqa: E402
@@ -165,7 +174,8 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
     every = [bandwidth_rows(r) for r in result_sets]
     prepared = [rows[~rows["method"].isin(NOT_SIZE_SWEPT)] if not rows.empty else rows for rows in every]
     latency = [measured_rows(r, LATENCY_MEASURE) for r in result_sets]
-    return (measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
+    return (matrix_figures(result_sets) + pattern_figures(result_sets)
+            + measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
             + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
             + uni_vs_bidir_figures(result_sets, prepared) + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE)

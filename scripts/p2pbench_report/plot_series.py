@@ -64,14 +64,31 @@ TIME_MEASURE = Measure(Metric("time", "time_us_median", "", "µs", False), "Time
                        (), "time", "", True, MODE_WORDS, log_y=True)
 
 
+def pair_cases(frame: pd.DataFrame) -> pd.Series:
+    """Which rows measure one pair on its own (a mask): every version 1 row; of version 2 rows
+    those of the matrix one pair at a time (sequential, alone_check) and `sampled`, not rounds
+    (pairs under load) nor the other patterns (plot_patterns.py, plot_matrix.py draw those), and
+    never a pair of ranks on one GPU (same_device: no P2P figure)."""
+    if "pattern" not in frame.columns:
+        return pd.Series(True, index=frame.index)
+    pattern, schedule = frame["pattern"], frame["schedule"] if "schedule" in frame.columns else None
+    alone = pattern.isna() | pattern.isin(("matrix", "sampled"))
+    if schedule is not None:
+        alone &= ~schedule.isin(("rounds",))
+    if "same_device" in frame.columns:
+        alone &= ~frame["same_device"].fillna(False).astype(bool)
+    return alone
+
+
 def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     """The file's ok rows of the measure's metric with plotting columns: median, low, high,
     series (the method, with the split_by values: 'latency_signal flag_in_data'), shape (the other
-    kernel and payload axes as (axis, value) pairs), pair."""
+    kernel and payload axes as (axis, value) pairs), pair. Only rows of one pair measured alone
+    (pair_cases)."""
     frame = result_set.rows
     metric = measure.metric
     frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
-                  & frame[metric.median_column].notna()
+                  & frame[metric.median_column].notna() & pair_cases(frame)
                   & (frame["method"] != "interference")].copy()  # plot_interference.py draws those
     if frame.empty:
         return frame

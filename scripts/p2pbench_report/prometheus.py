@@ -38,6 +38,9 @@ def _case_labels(meta: dict, row: dict, occurrence: int) -> list[str]:
     where = identity_of(meta, row)
     key = identity(row) + (occurrence,)
     ranks = ["" if row.get(name) is None else str(row.get(name)) for name in ("src_rank", "dst_rank")]
+    flows = [f for f in row.get("flows") or [] if isinstance(f, dict)]
+    if len(flows) > 1:  # a version 2 row of several flows: its ranks, comma-joined, keep its labels unique
+        ranks = [",".join(str(f.get(name)) for f in flows) for name in ("src_rank", "dst_rank")]
     return [str(row.get("method")), str(row.get("direction")), str(row.get("mode")), str(row.get("bytes")),
             describe_config(key), *ranks, str(where["src_gpu_uuid"] or ""), str(where["dst_gpu_uuid"] or ""),
             str(where["host"] or ""), str(meta.get("label") or "")]

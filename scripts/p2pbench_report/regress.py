@@ -17,6 +17,8 @@ Bandwidth rows: higher is better, `--threshold`. Latency rows (latency_us, sampl
 better, `--latency-threshold`. The figures compared are the medians of the raw samples
 (samples_gbps / samples_us), and the test runs on those samples; the stored median is used only
 for a row without samples (the loader has already checked that the two agree).
+Files both of version 2 are matched pair by pair by GPU identity (pair_rows.py: the same
+physical pair even where the ranks were numbered differently; rounds flow by flow), others by rank.
 Exit status: 1 when a case fails (SLOWER, BROKEN, MISSING with --require-all); otherwise 3 when a
 case is UNRELIABLE (the gate must neither pass nor blame the software: re-run on idle GPUs);
 otherwise 0.
@@ -30,11 +32,12 @@ import statistics
 from dataclasses import dataclass, field
 from enum import Enum
 
-from p2pbench_report.cases import (INDEPENDENT_VARIABLES, LATENCY, MatchedCase, Metric, describe_case,
+from p2pbench_report.cases import (KEY_VARIABLES, LATENCY, MatchedCase, Metric, describe_case,
                                    match_cases, median_of, samples_of, sort_key)
 from p2pbench_report.conditions import conditions_warning, differing_conditions
 from p2pbench_report.errors import InputError
 from p2pbench_report.loader import ResultSet
+from p2pbench_report.pair_rows import comparison_rows, matches_by_gpu
 from p2pbench_report.significance import ALPHA, TEST_NAME, Significance, one_sided_greater, one_sided_less
 from p2pbench_report.tables import Table
 from p2pbench_report.units import format_percent, format_value
@@ -83,7 +86,7 @@ class CaseVerdict:
     significance: Significance | None = None
 
     def as_dict(self) -> dict:
-        case = dict(zip(INDEPENDENT_VARIABLES, self.key))
+        case = dict(zip(KEY_VARIABLES, self.key))
         return {
             "verdict": self.verdict.value, **case,
             "metric": self.metric.name if self.metric else None, "unit": self.metric.unit if self.metric else None,
@@ -176,6 +179,7 @@ class RegressionReport:
     thresholds: Thresholds
     require_all: bool
     verdicts: list[CaseVerdict] = field(default_factory=list)
+    by_gpu: bool = False  # cases matched by GPU identity (both files version 2), else by rank
 
     def count(self, verdict: Verdict) -> int:
         return sum(1 for v in self.verdicts if v.verdict is verdict)
@@ -217,13 +221,14 @@ def _listing_key(verdict: CaseVerdict) -> tuple:
 def regress(baseline: ResultSet, candidate: ResultSet, thresholds: Thresholds = Thresholds(),
             require_all: bool = False) -> RegressionReport:
     """Classifies every case; raises InputError when the two files share no case at all."""
-    matched = match_cases([baseline.rows, candidate.rows])
+    by_gpu = matches_by_gpu([baseline, candidate])
+    matched = match_cases([comparison_rows(baseline), comparison_rows(candidate)], by_gpu)
     if matched and not any(all(r is not None for r in case.rows) for case in matched):
         raise InputError(candidate.path, f"no case matches one of the baseline {baseline.path}: are these "
                                          f"results of the same sweep?")
     if not matched:
         raise InputError(baseline.path, "no result rows to compare")
-    report = RegressionReport(baseline, candidate, thresholds, require_all)
+    report = RegressionReport(baseline, candidate, thresholds, require_all, by_gpu=by_gpu)
     candidate_run = report.candidate_verdicts
     report.verdicts = sorted((classify(case, thresholds, candidate_run) for case in matched), key=_listing_key)
     return report
@@ -256,7 +261,7 @@ def render_markdown(report: RegressionReport, verbose: bool = False) -> str:
         f"{format_percent(t.latency, signed=False)}; test: {TEST_NAME}, α = {t.alpha:g}",
         f"- fails on: {', '.join(sorted(v.value for v in report.failing))} (exit 1); "
         f"UNRELIABLE: exit {EXIT_UNRELIABLE} (re-run)",
-        f"- cases: {counts}",
+        f"- cases: {counts}; matched by {'GPU identity (ranks column: GPUs by short UUID)' if report.by_gpu else 'rank'}",
         "",
     ]
     warning = conditions_warning([report.baseline.document["meta"], report.candidate.document["meta"]])
@@ -301,6 +306,7 @@ def render_json(report: RegressionReport) -> str:
         "differing_conditions": differing_conditions([report.baseline.document["meta"],
                                                       report.candidate.document["meta"]]),
         "counts": {v.value: report.count(v) for v in LISTING_ORDER},
+        "matched_by": "gpu" if report.by_gpu else "rank",
         "cases": [v.as_dict() for v in report.verdicts],
     }
     return json.dumps(document, indent=2, allow_nan=False, default=str) + "\n"

@@ -1,8 +1,12 @@
-"""Validation of a results document against the repository's JSON Schema.
+"""Validation of a results document against the repository's JSON Schema of its version.
 
-The schema is found relative to this package (scripts/p2pbench_report -> ../../schema), so the
-tool always checks against the contract of the checkout it belongs to. P2PBENCH_SCHEMA may name
-another schema file (e.g. when the package is copied elsewhere).
+Each `schema_version` has its own schema file in schema/ of this checkout (found relative to this
+package: scripts/p2pbench_report -> ../../schema): results-v1.schema.json for version 1 (two
+ranks), results.schema.json for the current version 2 (N ranks, flows: docs/groups.md). A file is
+checked against the schema whose `properties.schema_version.const` equals its own version, so
+version 1 files are read exactly as before. P2PBENCH_SCHEMA may name another schema file or
+folder (e.g. when the package is copied elsewhere): a file serves its own version, and the other
+versions are looked for beside it.
 """
 
 from __future__ import annotations
@@ -17,22 +21,57 @@ from p2pbench_report.errors import InputError, require
 
 SCHEMA_ENV_VARIABLE = "P2PBENCH_SCHEMA"
 REPOSITORY_SCHEMA = Path(__file__).resolve().parents[2] / "schema" / "results.schema.json"
+SCHEMA_FILES = "results*.schema.json"
 
 
 def schema_path() -> Path:
+    """The schema of the current version (or the P2PBENCH_SCHEMA override, file or folder)."""
     override = os.environ.get(SCHEMA_ENV_VARIABLE)
-    return Path(override) if override else REPOSITORY_SCHEMA
+    if not override:
+        return REPOSITORY_SCHEMA
+    path = Path(override)
+    return path / REPOSITORY_SCHEMA.name if path.is_dir() else path
 
 
-@functools.lru_cache(maxsize=4)
-def _validators(path: Path):
-    """(validator of a whole document, validator of one `results` row) for the schema at path."""
-    jsonschema = require("jsonschema", "to validate results files against the schema")
+def _read_schema(path: Path) -> dict:
     try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise InputError(path, f"cannot read the results schema ({error.strerror}); "
                                f"set {SCHEMA_ENV_VARIABLE} to its path") from None
+
+
+def _version_of(schema: dict) -> Any:
+    return ((schema.get("properties") or {}).get("schema_version") or {}).get("const")
+
+
+@functools.lru_cache(maxsize=4)
+def _schema_files(current: Path) -> dict[Any, Path]:
+    """schema_version -> schema file: the current schema and the schema files beside it."""
+    files = {_version_of(_read_schema(current)): current}
+    for path in sorted(current.parent.glob(SCHEMA_FILES)):
+        if path != current:
+            files.setdefault(_version_of(_read_schema(path)), path)
+    return files
+
+
+def schema_path_for(version: Any) -> Path:
+    """The schema file of `version`; the current one for a version no schema declares (whose
+    `schema_version` const then names the mismatch)."""
+    current = schema_path()
+    readable = isinstance(version, int) and not isinstance(version, bool)
+    return _schema_files(current).get(version, current) if readable else current
+
+
+def known_versions() -> list[int]:
+    return sorted(v for v in _schema_files(schema_path()) if isinstance(v, int))
+
+
+@functools.lru_cache(maxsize=8)
+def _validators(path: Path):
+    """(validator of a whole document, validator of one `results` row) for the schema at path."""
+    jsonschema = require("jsonschema", "to validate results files against the schema")
+    schema = _read_schema(path)
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
     # The row schema carries the definitions along, so that its "#/definitions/..." resolve.
@@ -75,7 +114,11 @@ def first_error(document: Any) -> tuple[str, str] | None:
     """The (field, message) of the first schema violation, or None if valid. The document
     without its rows is checked first, then the rows in order (a person fixes a file top-down;
     an early bad row also spares validating the rest)."""
-    document_validator, row_validator = _validators(schema_path())
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version not in known_versions():
+        readable = ", ".join(str(v) for v in known_versions())
+        return "$.schema_version", f"{version} is not a schema_version this tool reads ({readable})"
+    document_validator, row_validator = _validators(schema_path_for(version))
     import jsonschema.exceptions  # importable: _validators checked
     rows = document.get("results") if isinstance(document, dict) else None
     if not isinstance(rows, list):

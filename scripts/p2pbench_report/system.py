@@ -4,6 +4,11 @@ Read from `meta`. The link comes from `meta.topology` as the driver writes it
 (src/topology/topology.cpp): `link_type` ("nvlink", "pcie", "same_device"), `topo_label`
 ("NV18", or the PCIe path such as "PHB"), `nvlink.version`, `pcie.max_gen`/`max_width`, and
 `peak_gbps_per_direction` (the link's theoretical peak, one direction, GB/s; null when unknown).
+
+A version 2 file (N ranks) keeps `meta.topology` for ranks 0 and 1, which may share a GPU; its
+`meta.pairs` gives every pair's link. Where the topology names no link between two GPUs (absent,
+or same_device), the link and peak come from the pairs of two GPUs: their link classes, joined
+where they differ, and the highest peak.
 """
 
 from __future__ import annotations
@@ -88,6 +93,14 @@ def _peak(topology: dict) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
+def _pairs_link(meta: dict) -> tuple[str | None, float | None]:
+    """(link, peak) from meta.pairs: the classes of the pairs of two GPUs, their highest peak."""
+    pairs = [p for p in meta.get("pairs") or [] if isinstance(p, dict) and not p.get("same_device")]
+    names = sorted({name for p in pairs if (name := _link_name(p))})
+    peaks = [peak for p in pairs if (peak := _peak(p))]
+    return (" / ".join(names) or None), (max(peaks) if peaks else None)
+
+
 def describe_system(meta: dict) -> SystemInfo:
     gpus = meta.get("gpus") or []
     topology = meta.get("topology") if isinstance(meta.get("topology"), dict) else {}
@@ -95,14 +108,17 @@ def describe_system(meta: dict) -> SystemInfo:
     drivers = sorted({g["driver_version"] for g in gpus if g.get("driver_version")})
     cuda_driver = cuda_version_text(meta.get("cuda_driver_version"))
     tool = meta.get("tool") or {}
+    link, peak = _link_name(topology), _peak(topology)
+    if meta.get("pairs") and (link is None or topology.get("link_type") == "same_device"):
+        link, peak = _pairs_link(meta)
     return SystemInfo(
         label=meta.get("label") or "unlabelled",
         gpu_names=tuple(g.get("name", "?") for g in gpus),
         driver=", ".join(drivers) or None,
         cuda_driver=cuda_driver,
         cuda_runtime=cuda_version_text(meta.get("cuda_runtime_version")),
-        link=_link_name(topology),
-        peak_gbps_per_direction=_peak(topology),
+        link=link,
+        peak_gbps_per_direction=peak,
         hosts=tuple(meta.get("hosts") or ()),
         tool_version=str(tool.get("version", "?")),
         git_sha=str(tool.get("git_sha", "?")),

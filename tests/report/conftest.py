@@ -31,6 +31,17 @@ def synthetic_path(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def group_path(tmp_path_factory) -> Path:
+    """The schema version 2 run of 4 ranks on 3 GPUs (make_fixtures.synthetic_group_results)."""
+    return make_fixtures.write_group_fixture(tmp_path_factory.mktemp("group"))
+
+
+@pytest.fixture(scope="session")
+def group_document(group_path) -> dict:
+    return json.loads(group_path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
 def synthetic_document(synthetic_path) -> dict:
     return json.loads(synthetic_path.read_text(encoding="utf-8"))
 

@@ -1,21 +1,32 @@
-"""The results JSON Schema: documents written by the real writer pass; malformed ones fail."""
+"""The results JSON Schemas: documents written by the real writer pass; malformed ones fail.
+
+schema/results.schema.json is the current version (2: N ranks, rows of flows, docs/groups.md);
+schema/results-v1.schema.json version 1 (two ranks). A document is checked against the schema of
+its own schema_version, as the report tool does.
+"""
 import copy
 import glob
 import json
 import os
 import pathlib
+import sys
 
 import jsonschema
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
-VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
+SCHEMAS = {1: json.loads((REPO / "schema" / "results-v1.schema.json").read_text()),
+           2: json.loads((REPO / "schema" / "results.schema.json").read_text())}
+SCHEMA = SCHEMAS[2]
+VALIDATORS = {version: jsonschema.Draft7Validator(schema) for version, schema in SCHEMAS.items()}
 EXAMPLES = pathlib.Path(os.environ.get("P2PBENCH_EXAMPLE_RESULTS", "/nonexistent"))
+sys.path.insert(0, str(REPO / "tests" / "report"))
 
 
 def errors(doc):
-    return list(VALIDATOR.iter_errors(doc))
+    """The errors of `doc` against the schema of its schema_version (the current one for an unknown version)."""
+    version = doc.get("schema_version") if isinstance(doc, dict) else None
+    return list(VALIDATORS.get(version, VALIDATORS[max(VALIDATORS)]).iter_errors(doc))
 
 
 def example(name="example-complete.json"):
@@ -25,8 +36,10 @@ def example(name="example-complete.json"):
     return json.loads(path.read_text())
 
 
-def test_schema_itself_is_valid():
-    jsonschema.Draft7Validator.check_schema(SCHEMA)
+@pytest.mark.parametrize("version", sorted(SCHEMAS))
+def test_schema_itself_is_valid(version):
+    jsonschema.Draft7Validator.check_schema(SCHEMAS[version])
+    assert SCHEMAS[version]["properties"]["schema_version"] == {"const": version}
 
 
 @pytest.mark.parametrize("name", ["example-complete.json", "example-incomplete.json"])
@@ -37,7 +50,7 @@ def test_written_documents_validate(name):
 def test_committed_results_validate():
     for path in glob.glob(str(REPO / "results" / "*" / "*.json")):
         doc = json.loads(pathlib.Path(path).read_text())
-        if doc.get("schema_version") != 1 or "meta" not in doc:
+        if doc.get("schema_version") not in SCHEMAS or "meta" not in doc:
             continue  # other tools' files (e.g. Google Benchmark JSON)
         assert errors(doc) == [], path
 
@@ -57,7 +70,7 @@ def mutate(path, value, delete=False):
 @pytest.mark.parametrize(
     "path,value,delete",
     [
-        (("schema_version",), 2, False),
+        (("schema_version",), 3, False),  # no such version
         (("results", 0, "bandwidth_gbps", "median"), "390.1", False),  # a number written as a string
         (("results", 0, "bytes"), -1, False),
         (("results", 0, "bytes"), "1073741824", False),
@@ -142,3 +155,53 @@ def test_interference_rows_validate_and_say_when_overlap_is_low():
 def test_malformed_interference_rows_are_rejected(engine, key, value, delete):
     path = ("results", interference_index(engine), key)
     assert errors(mutate(path, value, delete)), f"accepted an interference row with {key} = {value!r} (delete={delete})"
+
+
+# ---- version 2 (docs/groups.md): the 4-rank synthetic run of tests/report/make_fixtures.py ----
+
+def group_document():
+    import make_fixtures
+
+    return make_fixtures.synthetic_group_results()
+
+
+def test_the_group_fixture_validates_against_version_2_only():
+    doc = group_document()
+    assert errors(doc) == []
+    assert list(VALIDATORS[1].iter_errors(doc)), "a version 2 document passed the version 1 schema"
+
+
+def test_a_version_1_document_labelled_2_is_rejected():
+    doc = committed()
+    doc["schema_version"] = 2
+    assert errors(doc), "a version 1 document passed as version 2 (no meta.group, no flows)"
+
+
+def _row(doc, **wanted):
+    return next(i for i, r in enumerate(doc["results"]) if all(r.get(k) == v for k, v in wanted.items()))
+
+
+GROUP_BREAKAGES = {
+    "no meta.pairs": lambda d: d["meta"].pop("pairs"),
+    "a single-rank group": lambda d: d["meta"]["group"].update(ranks=1),
+    "a pair without its peak": lambda d: d["meta"]["pairs"][0].pop("peak_gbps_per_direction"),
+    "an unknown pattern": lambda d: d["results"][0].update(pattern="star"),
+    "a row without flows": lambda d: d["results"][0].pop("flows"),
+    "a row with no flow": lambda d: d["results"][0].update(flows=[]),
+    "a flow without its GPU": lambda d: d["results"][0]["flows"][0].pop("src_gpu"),
+    "an ok flow without figures": lambda d: d["results"][1]["flows"][0].update(bandwidth_gbps=None),
+    "an ok row without its aggregate": lambda d: d["results"][1].update(aggregate=None),
+    "a rounds row without its round": lambda d: d["results"][_row(d, schedule="rounds")].update(round=None),
+    "a round number outside rounds": lambda d: d["results"][1].update(round=2),
+    "a schedule outside the matrix": lambda d: d["results"][_row(d, pattern="ring")].update(schedule="rounds"),
+    "a bidir row of one flow": lambda d: d["results"][_row(d, mode="bidir")]["flows"].pop(),
+    "a single flow with an overlap": lambda d: d["results"][1].update(overlap=0.9),
+    "a GPU entry without egress": lambda d: d["results"][1]["gpus"][0].pop("egress_gbps"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROUP_BREAKAGES))
+def test_malformed_group_documents_are_rejected(name):
+    doc = group_document()
+    GROUP_BREAKAGES[name](doc)
+    assert errors(doc), f"accepted a version 2 document with {name}"
