@@ -70,7 +70,9 @@ void LinkHealth::describe_pairs(const std::vector<GpuIdentity>& by_rank, const G
 }
 
 std::vector<std::vector<std::optional<double>>> peaks_of_pairs(const json& pairs, int ranks) {
-  std::vector<std::vector<std::optional<double>>> out(size_t(ranks), std::vector<std::optional<double>>(size_t(ranks)));
+  std::vector<std::vector<std::optional<double>>> out;
+  out.resize(static_cast<size_t>(ranks));
+  for (auto& row : out) row.resize(size_t(ranks));
   if (!pairs.is_array()) return out;
   for (const json& p : pairs) {
     const int a = p["src_rank"], b = p["dst_rank"];
