@@ -111,6 +111,40 @@ void parse_read_chase(const json& s, const KeyNamer& name, LatencySettings& l) {
   }
 }
 
+// "latency.load": {"method": "ce" | "ldst" | "tma", "direction", "pattern", "bytes"}.
+LatencyLoad parse_latency_load(const json& s, const KeyNamer& name) {
+  if (!s.is_object()) throw InputError(name("latency.load"), s.dump(), "must be an object");
+  reject_unknown_keys(s, {"method", "direction", "pattern", "bytes"}, "latency.load.", name);
+  LatencyLoad l;
+  auto text = [&](const char* key) {
+    if (!s[key].is_string()) throw InputError(name(std::string("latency.load.") + key), s[key].dump(), "must be a string");
+    return s[key].get<std::string>();
+  };
+  if (s.contains("method")) {
+    const auto m = parse_method(text("method"));
+    if (!m || !(*m == Method::kCe || *m == Method::kLdst || *m == Method::kTma))
+      throw InputError(name("latency.load.method"), s["method"].dump(), "must be one of ce, ldst, tma");
+    l.method = *m;
+  }
+  if (s.contains("direction")) {
+    const auto d = parse_direction(text("direction"));
+    if (!d) throw InputError(name("latency.load.direction"), s["direction"].dump(), "must be push or pull");
+    l.direction = *d;
+  }
+  if (s.contains("pattern")) {
+    const auto p = parse_pattern(text("pattern"));
+    if (!p || !(*p == Pattern::kAllToAll || *p == Pattern::kRing || *p == Pattern::kBisection))
+      throw InputError(name("latency.load.pattern"), s["pattern"].dump(), "must be one of all_to_all, ring, bisection");
+    l.pattern = *p;
+  }
+  if (s.contains("bytes")) {
+    const auto sizes = parse_axis(s["bytes"], name("latency.load.bytes"), true);
+    if (sizes.size() != 1) throw InputError(name("latency.load.bytes"), s["bytes"].dump(), "must be one size");
+    l.bytes = sizes[0];
+  }
+  return l;
+}
+
 // The "latency" and "atomic" sections.
 void parse_latency_and_atomic(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("latency")) {
@@ -118,13 +152,14 @@ void parse_latency_and_atomic(const json& doc, const KeyNamer& name, Config& c) 
     if (!s.is_object()) throw InputError(name("latency"), s.dump(), "must be an object");
     reject_unknown_keys(s,
                         {"payload_bytes", "protocols", "round_trips", "read_loads", "ce_copies", "read_protocols",
-                         "read_launch", "read_timing", "read_owner", "read_stride_bytes", "read_footprint_bytes"},
+                         "read_launch", "read_timing", "read_owner", "read_stride_bytes", "read_footprint_bytes", "load"},
                         "latency.", name);
     if (s.contains("payload_bytes")) c.latency.payload_bytes = parse_axis(s["payload_bytes"], name("latency.payload_bytes"), true);
     if (s.contains("protocols"))
       c.latency.protocols = parse_name_list(s["protocols"], name("latency.protocols"), signal_protocol_names());
     if (s.contains("round_trips")) c.latency.round_trips = parse_count(s["round_trips"], name("latency.round_trips"), 1000000);
     if (s.contains("ce_copies")) c.latency.ce_copies = parse_count(s["ce_copies"], name("latency.ce_copies"), 100000);
+    if (s.contains("load")) c.latency.load = parse_latency_load(s["load"], name);
     parse_read_chase(s, name, c.latency);
     for (size_t i = 0; i < c.latency.payload_bytes.size(); ++i)
       if (c.latency.payload_bytes[i] % 4 != 0 || c.latency.payload_bytes[i] > (64u << 10))
@@ -200,7 +235,9 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"ce_copies\"} of the latency methods; latency_read "
                   "axes {\"read_protocols\" (plain, relaxed_sys, absolute, generic), \"read_launch\" (single, every_sm), "
                   "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
-                  "\"read_stride_bytes\", \"read_footprint_bytes\"}"},
+                  "\"read_stride_bytes\", \"read_footprint_bytes\"}; \"load\" {\"method\" (ce, ldst, tma), \"direction\", "
+                  "\"pattern\" (all_to_all, ring, bisection), \"bytes\"}: measure each latency case again while that "
+                  "traffic runs between the ranks outside its pair"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
       {"interference", "{\"workloads\", \"gemm\": {m, n, k}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
                        "of the interference method (a transfer beside a GEMM or an HBM stream)"},  // issue 13
@@ -336,6 +373,11 @@ json Config::to_json() const {
                 {"ops_per_thread", atomic.ops_per_thread},
                 {"hot_addresses", atomic.hot_addresses}}},
               {"interference", interference.to_json()}};  // issue 13
+  if (latency.load)
+    out["latency"]["load"] = {{"method", to_string(latency.load->method)},
+                              {"direction", to_string(latency.load->direction)},
+                              {"pattern", to_string(latency.load->pattern)},
+                              {"bytes", latency.load->bytes}};
   out.update(plan.to_json());  // issue 11: the pattern keys are top-level keys
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ struct TmaAxes {
   std::vector<uint64_t> stages{4};
 };
 
+// Latency under load (issue 11): every latency case is measured a second time while these
+// flows run on the ranks outside its pair (the "latency.load" section).
+struct LatencyLoad {
+  Method method = Method::kCe;
+  Direction direction = Direction::kPush;
+  Pattern pattern = Pattern::kAllToAll;  // all_to_all, ring (shift 1) or bisection of the other ranks
+  uint64_t bytes = uint64_t{256} << 20;
+};
+
 struct LatencySettings {
   std::vector<uint64_t> payload_bytes{4, 8, 64, 1024, 4096, 65536};  // latency_signal, latency_ce
   std::vector<std::string> protocols{"flag_in_data", "payload_then_flag"};
@@ -39,6 +49,7 @@ struct LatencySettings {
   std::vector<uint64_t> read_stride_bytes{128};
   std::vector<uint64_t> read_footprint_bytes{uint64_t{2} << 20};  // the chain's bytes (the row's bytes)
   uint64_t ce_copies = 200;      // copies per latency_ce sample
+  std::optional<LatencyLoad> load;
 };
 
 struct AtomicSettings {

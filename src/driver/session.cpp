@@ -146,6 +146,9 @@ EngineFactory Session::engine_factory() {
 // a wide margin), the latency case runs beside them, then the load is waited for, checked for
 // having covered the latency case, and verified.
 CaseOutcome Session::measure_under_load(const CaseSpec& c, size_t index) {
+  if (c.load->flows.empty())
+    return skipped("latency under load needs at least two ranks besides the pair (" + std::to_string(comm_.size()) +
+                   " ranks in the run)");
   CaseLoop load(*group_, runner_options(), c.load_case(), index, engine_factory());
   CaseOutcome l;
   if (!load.agree_on_skips(l) || !load.prepare(l) || !load.start_background(load_seconds(c), l)) {

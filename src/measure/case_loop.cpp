@@ -6,6 +6,7 @@
 
 #include "common/cuda_check.hpp"
 #include "measure/lock_step.hpp"
+#include "plan/device_memory.hpp"
 #include "plan/sweep.hpp"
 
 namespace p2pbench {
@@ -60,12 +61,8 @@ void CaseLoop::plan_member(Member& m) {
 
 // A flow's slot in its destination's buffer: its index among the case's flows into that rank.
 int CaseLoop::slot_of(const Flow& f) const {
-  int slot = 0;
-  for (const Flow& g : case_.flows) {
-    if (g == f) return slot;
-    if (g.dst_rank == f.dst_rank) ++slot;
-  }
-  return 0;
+  const auto at = std::find(case_.flows.begin(), case_.flows.end(), f);
+  return int(destination_slot(case_, size_t(at - case_.flows.begin())));
 }
 
 Endpoints CaseLoop::endpoints(const Member& m, const Flow& f) {

@@ -66,7 +66,7 @@ class CaseLoop {
   };
 
   void plan_member(Member& m);
-  int slot_of(const Flow& f) const;
+  int slot_of(const Flow& f) const;  // plan/device_memory: destination_slot
   Endpoints endpoints(const Member& m, const Flow& f);
   void enqueue(Member& m, const Lane& lane, uint64_t index, cudaStream_t stream);
   void calibrate(Member& m, StepReport& report);

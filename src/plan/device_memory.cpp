@@ -13,12 +13,23 @@ namespace {
 
 constexpr uint64_t kMinBufferBytes = 4u << 20;  // latency inboxes and the pointer chain
 
+// The cases and, after each latency case under load, its load's own case (its bytes and flows
+// need buffers too).
+std::vector<CaseSpec> with_loads(const std::vector<CaseSpec>& cases) {
+  std::vector<CaseSpec> out;
+  for (const CaseSpec& c : cases) {
+    out.push_back(c);
+    if (c.load) out.push_back(c.load_case());
+  }
+  return out;
+}
+
 // The largest footprint of any case: its size rounded up to whole slots, or the pool's whole
 // slots where a pool is set (as BufferLayout::for_case), at least kMinBufferBytes.
 uint64_t largest_footprint(const Config& config, const std::vector<CaseSpec>& cases, const KeyOrigins& origins) {
   uint64_t largest = kMinBufferBytes;
   const uint64_t pool = config.buffer_pool_bytes;
-  for (const CaseSpec& c : cases) {
+  for (const CaseSpec& c : with_loads(cases)) {
     const auto stride = buffer_slot_stride(c.bytes);
     if (!stride)
       throw InputError(key_with_origin(origins, "sizes"), std::to_string(c.bytes),
@@ -46,7 +57,7 @@ std::optional<uint64_t> buffer_slot_stride(uint64_t bytes) {
 
 uint64_t destination_slots(const std::vector<CaseSpec>& cases) {
   uint64_t most = 1;
-  for (const CaseSpec& c : cases) {
+  for (const CaseSpec& c : with_loads(cases)) {
     std::map<int, uint64_t> into;
     for (const Flow& f : c.flows) most = std::max(most, ++into[f.dst_rank]);
   }

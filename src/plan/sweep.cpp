@@ -126,6 +126,57 @@ void expand_read_chases(const LatencySettings& l, CaseSpec c, const std::vector<
               }
 }
 
+// The load beside a latency case of pair `p`: the configured pattern over the other ranks (in
+// rank order). Fewer than two other ranks: no flows (the case is skipped with that reason).
+std::vector<Flow> load_flows(const LatencyLoad& load, const Flow& p, int ranks) {
+  std::vector<int> others;
+  for (int r = 0; r < ranks; ++r)
+    if (r != p.src_rank && r != p.dst_rank) others.push_back(r);
+  std::vector<Flow> flows;
+  const size_t n = others.size();
+  if (n < 2) return flows;
+  if (load.pattern == Pattern::kRing) {
+    for (size_t i = 0; i < n; ++i) flows.push_back({others[i], others[(i + 1) % n]});
+  } else if (load.pattern == Pattern::kBisection) {
+    for (size_t i = 0; i < n / 2; ++i) flows.push_back({others[i], others[i + n / 2]});
+  } else {
+    for (int a : others)
+      for (int b : others)
+        if (a != b) flows.push_back({a, b});
+  }
+  return flows;
+}
+
+// Latency under load: after every latency case, its twin with the load beside it.
+void add_load_twins(const Config& config, int ranks, size_t first, std::vector<CaseSpec>& cases) {
+  if (!config.latency.load) return;
+  const LatencyLoad& l = *config.latency.load;
+  std::vector<CaseSpec> out(cases.begin(), cases.begin() + long(first));
+  for (size_t i = first; i < cases.size(); ++i) {
+    out.push_back(cases[i]);
+    CaseSpec twin = cases[i];
+    LoadSpec load;
+    load.method = l.method;
+    load.direction = l.direction;
+    load.pattern = l.pattern;
+    load.bytes = l.bytes;
+    load.flows = load_flows(l, twin.flows.at(0), ranks);
+    if (l.method == Method::kLdst) {
+      load.blocks = int(config.ldst.blocks.front());
+      load.threads = int(config.ldst.threads.front());
+      load.unroll = int(config.ldst.unroll.front());
+    }
+    if (l.method == Method::kTma) {
+      load.blocks = int(config.tma.blocks.front());
+      load.smem_bytes = config.tma.smem_bytes.front();
+      load.stages = int(config.tma.stages.front());
+    }
+    twin.load = load;
+    out.push_back(twin);
+  }
+  cases = std::move(out);
+}
+
 // Latency and atomic cases: one way at a time, every ordered pair; their own axes.
 void expand_probe_method(Method m, const Config& config, const std::vector<Flow>& pairs, std::vector<CaseSpec>& cases) {
   CaseSpec c;
@@ -294,8 +345,11 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
   for (Method m : config.methods) {
     if (is_interference(m))  // issue 13: ranks 0 and 1
       expand_interference(config, cases);
-    else if (is_latency(m) || m == Method::kAtomic)
+    else if (is_latency(m) || m == Method::kAtomic) {
+      const size_t first = cases.size();
       expand_probe_method(m, config, pairs, cases);
+      if (is_latency(m)) add_load_twins(config, layout.size(), first, cases);
+    }
     else
       expand_bandwidth_method(m, config, layout, sets, cases);
   }
@@ -314,7 +368,8 @@ uint64_t count_cases(const Config& config, const GroupLayout& layout) {
       continue;
     }
     if (is_latency(m) || m == Method::kAtomic) {
-      total = saturating_add(total, saturating_mul(cases_per_pair(m, config), ranks * (ranks - 1)));
+      const uint64_t twins = is_latency(m) && config.latency.load ? 2 : 1;  // latency under load
+      total = saturating_add(total, saturating_mul(saturating_mul(cases_per_pair(m, config), ranks * (ranks - 1)), twins));
       continue;
     }
     const uint64_t shapes = shape_count(m, config);

@@ -189,6 +189,13 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
       {"status", status_name(o.status)},
   };
   if (!o.error.empty()) row["error"] = o.error;
+  // Every row names its flows (without figures until the case ran); the figures follow below.
+  json flows = json::array();
+  for (const Flow& f : c.flows) flows.push_back(flow_entry(c, FlowSamples{f, {}, {}, {}}, facts));
+  row["flows"] = flows;
+  row["aggregate"] = json();
+  row["gpus"] = json::array();
+  row["overlap"] = json();
   if (is_interference(c.method)) return interference_row(c, o, std::move(row));  // issue 13
   if (is_latency(c.method)) {
     if (c.load) add_load_fields(c, o, facts, row);
@@ -212,10 +219,6 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
     }
     return row;
   }
-  row["flows"] = json::array();
-  row["aggregate"] = json();
-  row["gpus"] = json::array();
-  row["overlap"] = json();
   if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const Summary bw = summarize(o.gbps);
   row["bandwidth_gbps"] = to_json(bw);

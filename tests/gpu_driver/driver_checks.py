@@ -57,7 +57,7 @@ class Checks:
         self.check(all(isinstance(r["bandwidth_gbps"]["median"], (int, float)) for r in rows if r["status"] == "ok"),
                    f"{name}: figures are numbers")
         bidir = [r for r in rows if r["mode"] == "bidir" and r["status"] == "ok"]
-        self.check(bidir and all(0 <= r["overlap"] <= 1 and len(r["directions"]) == 2 for r in bidir),
+        self.check(bidir and all(0 <= r["overlap"] <= 1 and len(r["flows"]) == 2 for r in bidir),
                    f"{name}: bidir rows carry overlap and both directions")
         sm_rows = [r for r in rows if r["method"] in ("ldst", "tma") and r["status"] == "ok"]
         self.check(all(r["sms_used"] == r["blocks"] for r in sm_rows),
