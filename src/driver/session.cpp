@@ -83,7 +83,7 @@ int Session::run() {
 void Session::sweep() {
   const RunnerOptions runner_options = RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
   baselines_ = make_baseline_resources(capacity_, device_);
-  group_ = std::make_unique<RankGroup>(comm_, runner_options, device_, *gate_, *buffers_);
+  group_ = std::make_unique<RankGroup>(comm_, runner_options, facts_.layout, device_, *gate_, *buffers_);
   latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
   interference_runner_ =
       std::make_unique<InterferenceRunner>(comm_, runner_options, config_.interference, device_, *gate_, *buffers_);

@@ -61,6 +61,7 @@ class TwoGpuSession final : public CaseGroup {
   const std::vector<int>& local_members() const override { return members_; }
   void use(int slot) const override;
   int device(int slot) const override { return gpus_[slot].device; }
+  std::string gpu_of(int slot) const override { return gpus_[slot].info.uuid; }
   std::optional<std::string> no_path_reason(const Flow&) const override { return std::nullopt; }  // open() checked
   // A transfer driven from a GPU reaches its own buffers and the other GPU's directly (peer
   // access), where the MPI driver has IPC mappings. One destination slot: at most one flow

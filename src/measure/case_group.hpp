@@ -29,6 +29,8 @@ class CaseGroup {
   // Makes the member's GPU current (kernels, graphs and events follow it).
   virtual void use(int member) const = 0;
   virtual int device(int member) const = 0;
+  // The member's GPU identity (UUID), for every member: lanes on one GPU share its timer.
+  virtual std::string gpu_of(int member) const = 0;
 
   // Why `flow` has no memory path (IPC mapping, peer access), or nullopt.
   virtual std::optional<std::string> no_path_reason(const Flow& flow) const = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "common/cuda_check.hpp"
 #include "measure/lock_step.hpp"
@@ -204,7 +205,7 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
       if (m.id == id)
         for (const Lane& lane : m.lanes) {
           const auto s = group_.timer(m.id, lane.timer).wait(deadline_s, "sample " + std::to_string(index) + " of " + case_.name());
-          r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided()});
+          r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided(), false, s.release_ns, s.end_ns});
         }
   }, deadline_s / options_.timeout_scale);
   if (any_failed(queue, out) || any_failed(finished, out)) return false;
@@ -291,22 +292,37 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
 // window does. Several flows: all bytes over the union of their windows (every window opens at
 // the gate's release, one host store every GPU sees within about a microsecond; each window is
 // measured by its own GPU's timer, so the timers' offsets do not enter).
+// Members that share a GPU are processes that take turns on it: a lane may see the gate open
+// only when its process gets the GPU, so its own events and window would leave out the time it
+// waited. There every lane's window runs from the first release any lane of that GPU saw (one
+// timer per GPU: absolute stamps compare), and the flow's figure comes from that window.
 void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) const {
   const double bytes = double(case_.bytes) * double(iterations_);
+  std::map<std::string, double> first_release;
+  std::map<std::string, std::set<size_t>> members_on;
+  for (size_t m = 0; m < reports.size(); ++m)
+    for (const LaneTiming& lane : reports[m].lanes) {
+      const std::string gpu = group_.gpu_of(int(m));
+      const auto it = first_release.find(gpu);
+      first_release[gpu] = it == first_release.end() ? lane.release_ns : std::min(it->second, lane.release_ns);
+      members_on[gpu].insert(m);
+    }
   if (out.flows.empty())
     for (const Flow& f : case_.flows) out.flows.push_back({f, {}, {}, {}});
   double union_ns = 0, shortest_ns = 0;
   for (FlowSamples& fs : out.flows) {
     double elapsed_ms = 0, window_ns = 0;
-    bool two_sided = false;
-    for (const StepReport& r : reports)
-      for (const LaneTiming& lane : r.lanes)
-        if (std::find(lane.flows.begin(), lane.flows.end(), fs.flow) != lane.flows.end()) {
-          elapsed_ms = std::max(elapsed_ms, lane.elapsed_ms);
-          window_ns = std::max(window_ns, lane.window_ns);
-          two_sided = two_sided || lane.two_sided;
-        }
-    const double seconds = two_sided ? window_ns * 1e-9 : elapsed_ms * 1e-3;
+    bool from_window = false;
+    for (size_t m = 0; m < reports.size(); ++m)
+      for (const LaneTiming& lane : reports[m].lanes) {
+        if (std::find(lane.flows.begin(), lane.flows.end(), fs.flow) == lane.flows.end()) continue;
+        const std::string gpu = group_.gpu_of(int(m));
+        const bool shared = members_on[gpu].size() > 1;
+        elapsed_ms = std::max(elapsed_ms, lane.elapsed_ms);
+        window_ns = std::max(window_ns, shared ? lane.end_ns - first_release[gpu] : lane.window_ns);
+        from_window = from_window || lane.two_sided || shared;
+      }
+    const double seconds = from_window ? window_ns * 1e-9 : elapsed_ms * 1e-3;
     fs.gbps.push_back(bytes / seconds / 1e9);
     fs.time_us.push_back(seconds * 1e6 / double(iterations_));
     fs.window_ns.push_back(window_ns);

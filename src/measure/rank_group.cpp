@@ -2,12 +2,13 @@
 
 namespace p2pbench {
 
-RankGroup::RankGroup(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate,
-                     PeerBuffers& buffers)
+RankGroup::RankGroup(const Communicator& comm, const RunnerOptions& options, const GroupLayout& layout, int device,
+                     SharedGate& gate, PeerBuffers& buffers)
     : comm_(comm),
       steps_(comm, options.watchdog),
       options_(options),
       me_{comm.rank()},
+      layout_(layout),
       device_(device),
       gate_(gate),
       buffers_(buffers) {}

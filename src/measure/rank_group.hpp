@@ -19,12 +19,14 @@ namespace p2pbench {
 
 class RankGroup final : public CaseGroup {
  public:
-  RankGroup(const Communicator& comm, const RunnerOptions& options, int device, SharedGate& gate, PeerBuffers& buffers);
+  RankGroup(const Communicator& comm, const RunnerOptions& options, const GroupLayout& layout, int device, SharedGate& gate,
+            PeerBuffers& buffers);
 
   int size() const override { return comm_.size(); }
   const std::vector<int>& local_members() const override { return me_; }
   void use(int) const override {}  // the device was selected at set-up
   int device(int) const override { return device_; }
+  std::string gpu_of(int member) const override { return layout_.gpu_of_rank.at(size_t(member)); }
   std::optional<std::string> no_path_reason(const Flow& flow) const override;
   Endpoints endpoints(int member, const Flow& flow, int dst_slot, size_t host_bytes) override;
   size_t slot_bytes() const override { return buffers_.slot_bytes(); }
@@ -41,6 +43,7 @@ class RankGroup final : public CaseGroup {
   LockStep steps_;
   RunnerOptions options_;
   std::vector<int> me_;
+  GroupLayout layout_;
   int device_;
   SharedGate& gate_;
   PeerBuffers& buffers_;

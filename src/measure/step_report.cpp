@@ -23,7 +23,7 @@ std::optional<T> get_optional(const json& j, const char* key) {
 json lane_to_json(const LaneTiming& l) {
   json flows = json::array();
   for (const Flow& f : l.flows) flows.push_back({f.src_rank, f.dst_rank});
-  return {{"flows", flows}, {"elapsed_ms", l.elapsed_ms}, {"window_ns", l.window_ns}, {"two_sided", l.two_sided}, {"still_running", l.still_running}};
+  return {{"flows", flows}, {"elapsed_ms", l.elapsed_ms}, {"window_ns", l.window_ns}, {"two_sided", l.two_sided}, {"still_running", l.still_running}, {"release_ns", l.release_ns}, {"end_ns", l.end_ns}};
 }
 
 LaneTiming lane_from_json(const json& j) {
@@ -33,6 +33,8 @@ LaneTiming lane_from_json(const json& j) {
   l.window_ns = j.at("window_ns");
   l.two_sided = j.at("two_sided");
   l.still_running = j.at("still_running");
+  l.release_ns = j.at("release_ns");
+  l.end_ns = j.at("end_ns");
   return l;
 }
 

@@ -20,6 +20,8 @@ struct LaneTiming {
   double window_ns = 0;
   bool two_sided = false;  // both ends of each flow report; the flow ends when the later one does
   bool still_running = false;  // a background load: still running when its end was asked for
+  double release_ns = 0;       // the GPU's timer when the lane saw the gate open, and at its end
+  double end_ns = 0;
 };
 
 struct StepReport {

@@ -141,7 +141,7 @@ TransferTimer::Sample TransferTimer::wait(double deadline_s, const std::string& 
     throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a sample's time");
-  return {ms, double(stamps->end_ns - stamps->release_ns)};
+  return {ms, double(stamps->end_ns - stamps->release_ns), double(stamps->release_ns), double(stamps->end_ns)};
 }
 
 }  // namespace p2pbench

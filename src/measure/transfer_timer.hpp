@@ -23,6 +23,8 @@ class TransferTimer {
   struct Sample {
     double elapsed_ms;  // CUDA events around the sample's transfers
     double window_ns;   // this GPU's timer, from the gate's release to the end of the work
+    double release_ns;  // that timer when this stream saw the release (absolute: comparable only
+    double end_ns;      // between streams of one GPU, whatever process they belong to)
   };
 
   // `ungated`: samples start at once instead of behind the gate (sanitizer mode: no kernel may

@@ -33,6 +33,15 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
         return "rank " + std::to_string(f.src_rank) + " and rank " + std::to_string(f.dst_rank) +
                " are on different nodes: no CUDA IPC path (nccl runs it)";
   if (c.method == Method::kStaged) return staged_overlap(c);
+  // Two processes on one GPU take turns on it (no MPS): kernels that wait for each other (the
+  // ping-pong; a chase beside a spinning owner) would wait until their timeout.
+  const bool needs_both_running = c.method == Method::kLatencySignal ||
+                                  (c.method == Method::kLatencyRead && c.read_chase && c.read_chase->owner == "busy");
+  if (needs_both_running && c.flows.size() == 1 && c.flows[0].src_rank != c.flows[0].dst_rank &&
+      layout.same_device(c.flows[0].src_rank, c.flows[0].dst_rank))
+    return "ranks " + std::to_string(c.flows[0].src_rank) + " and " + std::to_string(c.flows[0].dst_rank) +
+           " share one GPU, where the two sides of this latency method cannot run at once (processes take turns "
+           "on a GPU without MPS)";
   return std::nullopt;
 }
 

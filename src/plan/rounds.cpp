@@ -98,11 +98,21 @@ std::vector<std::vector<RankPair>> pair_rounds(const GroupLayout& layout) {
   if (layout.size() < 2) return {};
   // Pairs within a node first, every node's k-th round at once; then the pairs across nodes, so
   // that methods without a path across nodes (CUDA IPC) skip whole rounds, not most of them.
+  // Nodes that share GPUs (the node override on one host) take turns instead: no GPU twice.
   std::vector<std::vector<RankPair>> rounds;
+  std::set<std::string> seen;
+  bool nodes_share_gpus = false;
+  for (const std::vector<int>& ranks : layout.nodes()) {
+    std::set<std::string> mine;
+    for (int r : ranks) mine.insert(layout.gpu_of_rank[size_t(r)]);
+    for (const std::string& g : mine) nodes_share_gpus = nodes_share_gpus || seen.count(g) > 0;
+    seen.insert(mine.begin(), mine.end());
+  }
   for (const std::vector<int>& ranks : layout.nodes()) {
     const auto mine = node_rounds(layout, ranks);
-    if (rounds.size() < mine.size()) rounds.resize(mine.size());
-    for (size_t k = 0; k < mine.size(); ++k) rounds[k].insert(rounds[k].end(), mine[k].begin(), mine[k].end());
+    const size_t first = nodes_share_gpus ? rounds.size() : 0;
+    if (rounds.size() < first + mine.size()) rounds.resize(first + mine.size());
+    for (size_t k = 0; k < mine.size(); ++k) rounds[first + k].insert(rounds[first + k].end(), mine[k].begin(), mine[k].end());
   }
   for (auto& round : rounds) std::sort(round.begin(), round.end());
   std::vector<RankPair> across;

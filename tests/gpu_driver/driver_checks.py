@@ -53,7 +53,7 @@ class Checks:
         self.check(len(rows) == 4 * 2 * 5 * 3, f"{name}: every case has a row ({len(rows)})")
         bad = [r for r in rows if r["status"] != "ok" or not r["verified"]]
         self.check(not bad, f"{name}: every case ok and verified", json.dumps(bad[:3], indent=1))
-        self.check(doc["incomplete"] is False and doc["schema_version"] == 1, f"{name}: complete, schema_version 1")
+        self.check(doc["incomplete"] is False and doc["schema_version"] == 2, f"{name}: complete, schema_version 2")
         self.check(all(isinstance(r["bandwidth_gbps"]["median"], (int, float)) for r in rows if r["status"] == "ok"),
                    f"{name}: figures are numbers")
         bidir = [r for r in rows if r["mode"] == "bidir" and r["status"] == "ok"]
