@@ -112,9 +112,9 @@ class FaultChecks:
             time.sleep(0.05)
         return self.rows_now(out)
 
-    def from_outside(self, name, action):
+    def from_outside(self, name, action, extra=()):
         """Lets the run reach a random case, then acts on it as an operator would."""
-        proc, out, log, cmd, t0 = self.start(name)
+        proc, out, log, cmd, t0 = self.start(name, extra=extra)
         doc, n = self.wait_for_rows(out, proc, self.rng.randint(2, 12))
         if doc is None or "meta" not in doc or proc.poll() is not None:
             self.check(False, f"{name}: the run got going", (self.tmp / f"{name}.log").read_text())
@@ -172,7 +172,9 @@ class FaultChecks:
                 except json.JSONDecodeError as e:
                     seen_bad.append(str(e))
             return f"kill -{signal.Signals(sig).name[3:]} {'every rank' if to_ranks else 'mpirun'}"
-        got = self.from_outside(name, act)
+        # mpirun passes the signal on only after a while: the sweep must outlast that (a sweep of
+        # small cases can end within a second), so its samples are made longer.
+        got = self.from_outside(name, act, extra=() if to_ranks else ("--min-sample-time", "10"))
         if got:
             rc, took, n, out, text = got
             forwarded = to_ranks
