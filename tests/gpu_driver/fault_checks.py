@@ -173,8 +173,8 @@ class FaultChecks:
                     seen_bad.append(str(e))
             return f"kill -{signal.Signals(sig).name[3:]} {'every rank' if to_ranks else 'mpirun'}"
         # mpirun passes the signal on only after a while: the sweep must outlast that (a sweep of
-        # small cases can end within a second), so its samples are made longer.
-        got = self.from_outside(name, act, extra=() if to_ranks else ("--min-sample-time", "10"))
+        # small cases can end within a second), so it takes more samples.
+        got = self.from_outside(name, act, extra=() if to_ranks else ("--samples", "40"))
         if got:
             rc, took, n, out, text = got
             forwarded = to_ranks
