@@ -1,5 +1,7 @@
 #include "results/results_file.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -34,7 +36,19 @@ void ResultsFile::add_row(const json& row) {
   std::lock_guard<std::timed_mutex> lock(mutex_);
   rows_.push_back(row);
   row_texts_.push_back(dump(row));
+  if (writer_ && taken_over()) writer_ = false;  // another rank wrote its account: leave it
   if (writer_) write(checkpoint_text(checkpoint_reason(rows_.size(), cases_total_)), false);
+}
+
+// Every write renames a new file into place, so the path names the file this process wrote
+// last unless another rank has written since: one that found this rank stopped and declared it
+// lost. A rank resumed afterwards (mpirun sends SIGCONT before it ends the job) must not replace
+// that account with its own checkpoints.
+bool ResultsFile::taken_over() const {
+  if (!last_written_) return false;
+  struct stat now {};
+  if (stat(path_.c_str(), &now) != 0) return false;
+  return now.st_ino != last_written_->second || now.st_dev != last_written_->first;
 }
 
 std::string ResultsFile::checkpoint_text(const std::string& reason) const {
@@ -79,6 +93,8 @@ bool ResultsFile::says_rank_was_lost(int rank) const {
 
 void ResultsFile::write(const std::string& text, bool durable) const {
   write_file_atomically(path_, text, durable);
+  struct stat written {};
+  if (stat(path_.c_str(), &written) == 0) last_written_ = std::make_pair(written.st_dev, written.st_ino);
 }
 
 }  // namespace p2pbench

@@ -6,7 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/types.h>
+
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -45,11 +49,13 @@ class ResultsFile {
  private:
   std::string checkpoint_text(const std::string& reason) const;
   void write(const std::string& text, bool durable) const;
+  bool taken_over() const;
 
   std::string path_;
   size_t cases_total_;
   bool writer_;
   nlohmann::json meta_;
+  mutable std::optional<std::pair<dev_t, ino_t>> last_written_;  // the file this process wrote last
   std::string meta_text_;                 // meta_ dumped once (checkpoints reuse it)
   std::vector<nlohmann::json> rows_;
   std::vector<std::string> row_texts_;    // each row dumped once
