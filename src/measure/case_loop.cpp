@@ -18,6 +18,15 @@ uint64_t seed_of_sample(uint64_t case_index, int sample) { return (case_index <<
 
 std::string member_name(int m) { return "rank " + std::to_string(m); }
 
+// Every lane of every member's report that carried `flow`, with the member that ran it.
+std::vector<std::pair<int, const LaneTiming*>> lanes_of(const std::vector<StepReport>& reports, const Flow& flow) {
+  std::vector<std::pair<int, const LaneTiming*>> out;
+  for (size_t m = 0; m < reports.size(); ++m)
+    for (const LaneTiming& lane : reports[m].lanes)
+      if (std::find(lane.flows.begin(), lane.flows.end(), flow) != lane.flows.end()) out.emplace_back(int(m), &lane);
+  return out;
+}
+
 }  // namespace
 
 CaseLoop::CaseLoop(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c, uint64_t case_index,
@@ -86,6 +95,20 @@ uint64_t CaseLoop::source_seed(uint64_t sample_seed, int source) const {
   return sample_seed ^ (uint64_t(source + 1) * 0x9e3779b97f4a7c15ull);
 }
 
+// One step of the group: `local` runs for this process's member `id`.
+std::vector<StepReport> CaseLoop::step(const char* what, const std::function<void(Member&, StepReport&)>& local,
+                                       double local_work_s) {
+  return group_.step(what, [&](int id, StepReport& r) {
+    for (Member& m : members_)
+      if (m.id == id) local(m, r);
+  }, local_work_s);
+}
+
+// A sample's length as calibrated: the slowest member's single transfer times the count.
+double CaseLoop::sample_ms() const {
+  return std::max(single_ms_, 1e-6) * double(std::max<uint64_t>(iterations_, 1));
+}
+
 bool CaseLoop::agree_on_skips(CaseOutcome& out) {
   for (const Member& m : members_)
     if (!m.engine) {
@@ -93,12 +116,11 @@ bool CaseLoop::agree_on_skips(CaseOutcome& out) {
       out.error = std::string("method ") + to_string(case_.method) + " is not available in this build";
       return false;
     }
-  const auto reports = group_.step("agreeing on skips", [&](int id, StepReport& r) {
-    const Member& m = *std::find_if(members_.begin(), members_.end(), [&](const Member& x) { return x.id == id; });
+  const auto reports = step("agreeing on skips", [&](Member& m, StepReport& r) {
     r.skip = static_skip_reason(case_);
     for (const Flow& f : m.involved)
       if (!r.skip && needs_peer_mapping(case_.method) && f.src_rank != f.dst_rank) r.skip = group_.no_path_reason(f);
-    if (!r.skip && !m.lanes.empty()) r.skip = m.engine->unsupported_reason(group_.device(id));
+    if (!r.skip && !m.lanes.empty()) r.skip = m.engine->unsupported_reason(group_.device(m.id));
   }, LockStep::kDefaultLocalWorkS);
   for (const StepReport& r : reports)
     if (r.skip) {
@@ -139,10 +161,8 @@ void CaseLoop::calibrate(Member& m, StepReport& r) {
 }
 
 bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>& choose_iterations) {
-  auto calibration = group_.step("calibrating the case", [&](int id, StepReport& r) {
-    for (Member& m : members_)
-      if (m.id == id) calibrate(m, r);
-  }, 3 * TransferTimer::kUngatedWaitS);
+  auto calibration = step("calibrating the case", [&](Member& m, StepReport& r) { calibrate(m, r); },
+                          3 * TransferTimer::kUngatedWaitS);
   if (any_failed(calibration, out)) return false;
   for (const StepReport& r : calibration) {  // the slowest member's: every member counts the same
     single_ms_ = std::max(single_ms_, r.single_ms);
@@ -157,14 +177,11 @@ bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>
 
   // Capture each lane's sample and warm up (a launch count every member shares).
   const uint64_t launches = TransferTimer::warmup_launches_for(single_ms_, iterations_, options_.warmup_time_ms);
-  auto warmup = group_.step("warming up", [&](int id, StepReport&) {
-    for (Member& m : members_) {
-      if (m.id != id) continue;
-      for (const Lane& lane : m.lanes) {
-        TransferTimer& timer = group_.timer(m.id, lane.timer);
-        timer.build([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); }, iterations_);
-        timer.warm_up_launches(launches);
-      }
+  auto warmup = step("warming up", [&](Member& m, StepReport&) {
+    for (const Lane& lane : m.lanes) {
+      TransferTimer& timer = group_.timer(m.id, lane.timer);
+      timer.build([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); }, iterations_);
+      timer.warm_up_launches(launches);
     }
   }, TransferTimer::kUngatedWaitS + 2e-3 * options_.warmup_time_ms);
   return !any_failed(warmup, out);
@@ -172,10 +189,8 @@ bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>
 
 bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
   seed_ = seed_of_sample(case_index_, index + 1);
-  auto prepared = group_.step("preparing a sample", [&](int id, StepReport&) {
-    if (!options_.verify || !fill) return;
-    for (Member& m : members_)
-      if (m.id == id) fill_and_poison(m, seed_, true);
+  auto prepared = step("preparing a sample", [&](Member& m, StepReport&) {
+    if (options_.verify && fill) fill_and_poison(m, seed_, true);
   }, LockStep::kDefaultLocalWorkS);
   if (any_failed(prepared, out)) return false;
 
@@ -185,13 +200,11 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
   std::map<int, bool> queued;
   std::vector<StepReport> queue;
   try {
-    queue = group_.step("queueing a sample behind the gate", [&](int id, StepReport&) {
-      for (Member& m : members_)
-        if (m.id == id)
-          for (const Lane& lane : m.lanes) {
-            group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), ticket, gate_timeout_s);
-            queued[m.id] = true;
-          }
+    queue = step("queueing a sample behind the gate", [&](Member& m, StepReport&) {
+      for (const Lane& lane : m.lanes) {
+        group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), ticket, gate_timeout_s);
+        queued[m.id] = true;
+      }
     }, LockStep::kDefaultLocalWorkS);
   } catch (...) {
     group_.release(ticket);
@@ -199,14 +212,12 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
   }
   group_.release(ticket);
 
-  auto finished = group_.step("finishing a sample", [&](int id, StepReport& r) {
-    if (!queued[id]) return;
-    for (Member& m : members_)
-      if (m.id == id)
-        for (const Lane& lane : m.lanes) {
-          const auto s = group_.timer(m.id, lane.timer).wait(deadline_s, "sample " + std::to_string(index) + " of " + case_.name());
-          r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided(), false, s.release_ns, s.end_ns});
-        }
+  auto finished = step("finishing a sample", [&](Member& m, StepReport& r) {
+    if (!queued[m.id]) return;
+    for (const Lane& lane : m.lanes) {
+      const auto s = group_.timer(m.id, lane.timer).wait(deadline_s, "sample " + std::to_string(index) + " of " + case_.name());
+      r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided(), false, s.release_ns, s.end_ns});
+    }
   }, deadline_s / options_.timeout_scale);
   if (any_failed(queue, out) || any_failed(finished, out)) return false;
   record(finished, out);
@@ -216,18 +227,15 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
 bool CaseLoop::verify(int index, CaseOutcome& out) {
   if (!options_.verify) return true;
   const uint64_t slots_used = std::min<uint64_t>(layout_.slots, iterations_);
-  auto verified = group_.step("verifying a sample", [&](int id, StepReport& r) {
-    for (Member& m : members_) {
-      if (m.id != id) continue;
-      const cudaStream_t stream = group_.timer(m.id, 0).stream();
-      for (const Flow& f : m.incoming) {
-        char* dst = static_cast<char*>(m.engine->destination_region(endpoints(m, f)));
-        for (uint64_t k = 0; k < slots_used && !r.verify_error; ++k)
-          if (auto bad = m.engine->verify(dst + k * layout_.stride, case_.bytes, source_seed(seed_, f.src_rank),
-                                          k * layout_.stride, stream))
-            r.verify_error = "verification failed on " + member_name(m.id) + " (data from " + member_name(f.src_rank) +
-                             ", sample " + std::to_string(index) + ", slot " + std::to_string(k) + "): " + *bad;
-      }
+  auto verified = step("verifying a sample", [&](Member& m, StepReport& r) {
+    const cudaStream_t stream = group_.timer(m.id, 0).stream();
+    for (const Flow& f : m.incoming) {
+      char* dst = static_cast<char*>(m.engine->destination_region(endpoints(m, f)));
+      for (uint64_t k = 0; k < slots_used && !r.verify_error; ++k)
+        if (auto bad = m.engine->verify(dst + k * layout_.stride, case_.bytes, source_seed(seed_, f.src_rank),
+                                        k * layout_.stride, stream))
+          r.verify_error = "verification failed on " + member_name(m.id) + " (data from " + member_name(f.src_rank) +
+                           ", sample " + std::to_string(index) + ", slot " + std::to_string(k) + "): " + *bad;
     }
   }, LockStep::kDefaultLocalWorkS);
   if (any_failed(verified, out)) return false;
@@ -241,32 +249,25 @@ bool CaseLoop::verify(int index, CaseOutcome& out) {
 }
 
 bool CaseLoop::start_background(double seconds, CaseOutcome& out) {
-  const double sample_ms = std::max(single_ms_, 1e-6) * double(std::max<uint64_t>(iterations_, 1));
-  background_launches_ = std::max<uint64_t>(1, uint64_t(std::ceil(seconds * 1e3 / sample_ms)));
+  background_launches_ = std::max<uint64_t>(1, uint64_t(std::ceil(seconds * 1e3 / sample_ms())));
   seed_ = seed_of_sample(case_index_, 0);  // calibrate() filled the sources with it
-  auto started = group_.step("starting the load", [&](int id, StepReport&) {
-    for (Member& m : members_) {
-      if (m.id != id) continue;
-      if (options_.verify) fill_and_poison(m, seed_, true);
-      for (const Lane& lane : m.lanes) group_.timer(m.id, lane.timer).start_run(background_launches_);
-    }
+  auto started = step("starting the load", [&](Member& m, StepReport&) {
+    if (options_.verify) fill_and_poison(m, seed_, true);
+    for (const Lane& lane : m.lanes) group_.timer(m.id, lane.timer).start_run(background_launches_);
   }, LockStep::kDefaultLocalWorkS);
   return !any_failed(started, out);
 }
 
 bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
-  const double sample_ms = std::max(single_ms_, 1e-6) * double(std::max<uint64_t>(iterations_, 1));
-  const double bound_s = 10.0 + 1e-3 * sample_ms * double(background_launches_) * 4;
-  auto finished = group_.step("finishing the load", [&](int id, StepReport& r) {
-    for (Member& m : members_)
-      if (m.id == id)
-        for (const Lane& lane : m.lanes) {
-          TransferTimer& timer = group_.timer(m.id, lane.timer);
-          // Still running now: the load lasted past everything measured beside it.
-          const bool still_running = timer.running();
-          const double ms = timer.finish_run(bound_s * options_.timeout_scale, "the load beside " + case_.name());
-          r.lanes.push_back({lane.flows, ms, 0.0, m.engine->two_sided(), still_running});
-        }
+  const double bound_s = 10.0 + 1e-3 * sample_ms() * double(background_launches_) * 4;
+  auto finished = step("finishing the load", [&](Member& m, StepReport& r) {
+    for (const Lane& lane : m.lanes) {
+      TransferTimer& timer = group_.timer(m.id, lane.timer);
+      // Still running now: the load lasted past everything measured beside it.
+      const bool still_running = timer.running();
+      const double ms = timer.finish_run(bound_s * options_.timeout_scale, "the load beside " + case_.name());
+      r.lanes.push_back({lane.flows, ms, 0.0, m.engine->two_sided(), still_running});
+    }
   }, bound_s);
   if (any_failed(finished, out)) return false;
   covered = true;
@@ -274,15 +275,14 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
   if (out.flows.empty())
     for (const Flow& f : case_.flows) out.flows.push_back({f, {}, {}, {}});
   double longest_ms = 0;
-  for (FlowSamples& fs : out.flows)
-    for (const StepReport& r : finished)
-      for (const LaneTiming& lane : r.lanes)
-        if (std::find(lane.flows.begin(), lane.flows.end(), fs.flow) != lane.flows.end()) {
-          covered = covered && lane.still_running;
-          fs.gbps.push_back(bytes / (lane.elapsed_ms * 1e-3) / 1e9);
-          longest_ms = std::max(longest_ms, lane.elapsed_ms);
-          break;
-        }
+  for (FlowSamples& fs : out.flows) {
+    const auto lanes = lanes_of(finished, fs.flow);
+    if (lanes.empty()) continue;
+    const LaneTiming& lane = *lanes.front().second;
+    covered = covered && lane.still_running;
+    fs.gbps.push_back(bytes / (lane.elapsed_ms * 1e-3) / 1e9);
+    longest_ms = std::max(longest_ms, lane.elapsed_ms);
+  }
   if (longest_ms > 0) out.gbps.push_back(double(out.flows.size()) * bytes / (longest_ms * 1e-3) / 1e9);
   out.iterations = iterations_ * background_launches_;
   return true;
@@ -313,15 +313,13 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
   for (FlowSamples& fs : out.flows) {
     double elapsed_ms = 0, window_ns = 0;
     bool from_window = false;
-    for (size_t m = 0; m < reports.size(); ++m)
-      for (const LaneTiming& lane : reports[m].lanes) {
-        if (std::find(lane.flows.begin(), lane.flows.end(), fs.flow) == lane.flows.end()) continue;
-        const std::string gpu = group_.gpu_of(int(m));
-        const bool shared = members_on[gpu].size() > 1;
-        elapsed_ms = std::max(elapsed_ms, lane.elapsed_ms);
-        window_ns = std::max(window_ns, shared ? lane.end_ns - first_release[gpu] : lane.window_ns);
-        from_window = from_window || lane.two_sided || shared;
-      }
+    for (const auto& [m, lane] : lanes_of(reports, fs.flow)) {
+      const std::string gpu = group_.gpu_of(m);
+      const bool shared = members_on[gpu].size() > 1;
+      elapsed_ms = std::max(elapsed_ms, lane->elapsed_ms);
+      window_ns = std::max(window_ns, shared ? lane->end_ns - first_release[gpu] : lane->window_ns);
+      from_window = from_window || lane->two_sided || shared;
+    }
     const double seconds = from_window ? window_ns * 1e-9 : elapsed_ms * 1e-3;
     fs.gbps.push_back(bytes / seconds / 1e9);
     fs.time_us.push_back(seconds * 1e6 / double(iterations_));
@@ -339,6 +337,22 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
   out.overlap.push_back(union_ns > 0 ? shortest_ns / union_ns : 0.0);
 }
 
+namespace {
+
+// A sample recorded and then refused by verification is not a figure.
+void drop_last_sample(CaseOutcome& out) {
+  out.gbps.pop_back();
+  out.time_us.pop_back();
+  if (out.overlap.size() > out.gbps.size()) out.overlap.pop_back();
+  for (FlowSamples& f : out.flows) {
+    f.gbps.pop_back();
+    f.time_us.pop_back();
+    f.window_ns.pop_back();
+  }
+}
+
+}  // namespace
+
 CaseOutcome run_case(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c, uint64_t case_index,
                      const EngineFactory& make_engine) {
   CaseOutcome out;
@@ -348,16 +362,7 @@ CaseOutcome run_case(CaseGroup& group, const RunnerOptions& options, const CaseS
   for (int s = 0; s < options.samples; ++s) {
     const size_t recorded = out.gbps.size();
     if (!loop.sample(s, out) || !loop.verify(s, out)) {
-      if (out.gbps.size() > recorded) {  // a sample that failed verification is not a figure
-        out.gbps.pop_back();
-        out.time_us.pop_back();
-        if (!out.overlap.empty() && out.overlap.size() > out.gbps.size()) out.overlap.pop_back();
-        for (FlowSamples& f : out.flows) {
-          f.gbps.pop_back();
-          f.time_us.pop_back();
-          f.window_ns.pop_back();
-        }
-      }
+      if (out.gbps.size() > recorded) drop_last_sample(out);
       all_verified = false;
       break;
     }

@@ -65,6 +65,9 @@ class CaseLoop {
     std::vector<Flow> incoming;  // flows it receives (verifies)
   };
 
+  std::vector<StepReport> step(const char* what, const std::function<void(Member&, StepReport&)>& local,
+                               double local_work_s);
+  double sample_ms() const;
   void plan_member(Member& m);
   int slot_of(const Flow& f) const;  // plan/device_memory: destination_slot
   Endpoints endpoints(const Member& m, const Flow& f);
