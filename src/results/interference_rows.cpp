@@ -11,8 +11,6 @@ namespace {
 
 using json = nlohmann::json;
 
-json stats_or_null(const std::vector<double>& samples) { return samples.empty() ? json() : to_json(summarize(samples)); }
-
 // How much slower `together` is than `alone`, in % of alone (medians; negative: faster).
 json slowdown_pct(const std::vector<double>& alone, const std::vector<double>& together) {
   if (alone.empty() || together.empty()) return json();
@@ -34,16 +32,16 @@ json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
   row["workload_unit"] = s.workload_unit;
   row["workload_description"] = s.workload_description;
   row["workload_gpus"] = s.workload_gpus;
-  row["workload_alone"] = stats_or_null(s.workload_alone);
+  row["workload_alone"] = summary_json_or_null(s.workload_alone);
   row["samples_workload_alone"] = s.workload_alone;
-  row["workload_partition_alone"] = stats_or_null(s.workload_partition_alone);
+  row["workload_partition_alone"] = summary_json_or_null(s.workload_partition_alone);
   row["samples_workload_partition_alone"] = s.workload_partition_alone;
-  row["workload_together"] = stats_or_null(s.workload_together);
+  row["workload_together"] = summary_json_or_null(s.workload_together);
   row["samples_workload_together"] = s.workload_together;
   row["samples_workload_launches_together"] = s.workload_launches_together;
-  row["transfer_alone_gbps"] = stats_or_null(s.transfer_alone_gbps);
+  row["transfer_alone_gbps"] = summary_json_or_null(s.transfer_alone_gbps);
   row["samples_transfer_alone_gbps"] = s.transfer_alone_gbps;
-  row["transfer_together_gbps"] = stats_or_null(s.transfer_together_gbps);
+  row["transfer_together_gbps"] = summary_json_or_null(s.transfer_together_gbps);
   row["samples_transfer_together_gbps"] = s.transfer_together_gbps;
   row["workload_slowdown_pct"] = slowdown_pct(s.workload_alone, s.workload_together);
   row["transfer_slowdown_pct"] = slowdown_pct(s.transfer_alone_gbps, s.transfer_together_gbps);

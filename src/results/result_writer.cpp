@@ -48,8 +48,6 @@ GroupFacts GroupFacts::pair(std::optional<double> peak) {
 
 namespace {
 
-json stats_or_null(const std::vector<double>& samples) { return samples.empty() ? json() : to_json(summarize(samples)); }
-
 json pct_or_null(const json& stats, std::optional<double> peak) {
   if (stats.is_null() || !peak || *peak <= 0) return json();
   return 100.0 * stats["median"].get<double>() / *peak;
@@ -60,7 +58,7 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
   const Flow& fl = f.flow;
   const bool host_link = fl.src_rank == fl.dst_rank;
   const std::optional<double> peak = host_link ? std::nullopt : facts.peak(fl.src_rank, fl.dst_rank);
-  const json bw = stats_or_null(f.gbps);
+  const json bw = summary_json_or_null(f.gbps);
   return {{"src_rank", fl.src_rank},
           {"dst_rank", fl.dst_rank},
           {"src_gpu", facts.layout.gpu_of_rank.at(size_t(fl.src_rank))},
@@ -69,7 +67,7 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
           {"same_node", facts.layout.same_node(fl.src_rank, fl.dst_rank)},
           {"bytes", c.bytes},
           {"bandwidth_gbps", bw},
-          {"time_us", stats_or_null(f.time_us)},
+          {"time_us", summary_json_or_null(f.time_us)},
           {"samples_gbps", f.gbps},
           {"peak_gbps", peak ? json(*peak) : json()},
           {"pct_of_peak", pct_or_null(bw, peak)}};
@@ -119,7 +117,7 @@ void add_group_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts&
   for (const FlowSamples& f : o.flows) flows.push_back(flow_entry(c, f, facts));
   row["flows"] = flows;
   const std::optional<double> peak = aggregate_peak(c, facts);
-  const json bw = stats_or_null(o.gbps);
+  const json bw = summary_json_or_null(o.gbps);
   row["aggregate"] = {{"bandwidth_gbps", bw},
                       {"samples_gbps", o.gbps},
                       {"peak_gbps", peak ? json(*peak) : json()},

@@ -35,6 +35,10 @@ nlohmann::json to_json(const Summary& s) {
   return {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"max", s.max}, {"stdev", s.stdev}};
 }
 
+nlohmann::json summary_json_or_null(const std::vector<double>& samples) {
+  return samples.empty() ? nlohmann::json() : to_json(summarize(samples));
+}
+
 WindowPair combine(const Window& a, const Window& b) {
   if (a.end_ns < a.start_ns || b.end_ns < b.start_ns) throw std::invalid_argument("window ends before it starts");
   WindowPair p;

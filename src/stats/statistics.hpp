@@ -14,6 +14,8 @@ struct Summary {
 // Summary of a non-empty sample set (throws std::invalid_argument when empty).
 Summary summarize(const std::vector<double>& samples);
 nlohmann::json to_json(const Summary& s);
+// The summary of `samples` as JSON, or null where there are none (a case without figures).
+nlohmann::json summary_json_or_null(const std::vector<double>& samples);
 
 // Value at fraction q (0..1) of the sorted samples, linear interpolation between ranks.
 double quantile(std::vector<double> samples, double q);
