@@ -81,12 +81,12 @@ int Session::run() {
 }
 
 void Session::sweep() {
-  const RunnerOptions runner_options = RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
+  runner_options_ = RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
   baselines_ = make_baseline_resources(capacity_, device_);
-  group_ = std::make_unique<RankGroup>(comm_, runner_options, facts_.layout, device_, *gate_, *buffers_);
-  latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
+  group_ = std::make_unique<RankGroup>(comm_, runner_options_, facts_.layout, device_, *gate_, *buffers_);
+  latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
   interference_runner_ =
-      std::make_unique<InterferenceRunner>(comm_, runner_options, config_.interference, device_, *gate_, *buffers_);
+      std::make_unique<InterferenceRunner>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_);
   ProgressLine progress(cases_.size(), options_.progress);
   const PairLinks links = pair_links_from_meta(meta_, comm_.size());
   std::vector<json> group_rows;
@@ -127,11 +127,7 @@ CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
   if (auto why = group_skip_reason(c, facts_.layout)) return skipped(*why);
   if (is_interference(c.method)) return interference_runner_->run(c, index);
   if (is_latency(c.method)) return c.load ? measure_under_load(c, index) : latency_runner_->run(c, index);
-  return run_case(*group_, runner_options(), c, index, engine_factory());
-}
-
-RunnerOptions Session::runner_options() {
-  return RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
+  return run_case(*group_, runner_options_, c, index, engine_factory());
 }
 
 EngineFactory Session::engine_factory() {
@@ -149,7 +145,7 @@ CaseOutcome Session::measure_under_load(const CaseSpec& c, size_t index) {
   if (c.load->flows.empty())
     return skipped("latency under load needs at least two ranks besides the pair (" + std::to_string(comm_.size()) +
                    " ranks in the run)");
-  CaseLoop load(*group_, runner_options(), c.load_case(), index, engine_factory());
+  CaseLoop load(*group_, runner_options_, c.load_case(), index, engine_factory());
   CaseOutcome l;
   if (!load.agree_on_skips(l) || !load.prepare(l) || !load.start_background(load_seconds(c), l)) {
     CaseOutcome out = l;

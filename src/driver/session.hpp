@@ -61,7 +61,6 @@ class Session {
   CaseOutcome measure(const CaseSpec& c, size_t index);
   CaseOutcome measure_under_load(const CaseSpec& c, size_t index);
   double load_seconds(const CaseSpec& c) const;
-  RunnerOptions runner_options();
   EngineFactory engine_factory();
   std::optional<CaseOutcome> inject_gpu_fault(size_t index);
   void switch_baseline(const CaseSpec& c);
@@ -112,6 +111,7 @@ class Session {
 
   std::unique_ptr<BaselineResources> baselines_;
   std::optional<Method> open_baseline_;
+  RunnerOptions runner_options_;  // set when the sweep starts (the config is final by then)
   std::unique_ptr<RankGroup> group_;
   std::unique_ptr<LatencyRunner> latency_runner_;
   std::unique_ptr<InterferenceRunner> interference_runner_;

@@ -128,8 +128,8 @@ int Session::check_group() {
 // The plan needs the group (GPUs, nodes): every rank makes the same one from the same layout.
 int Session::plan_cases() {
   if (int rc = setup_step(comm_, "planning the cases", [&] {
+    check_case_count(config_, facts_.layout);  // refused before it is expanded, on the group it runs on
     cases_ = expand_cases(config_, facts_.layout);
-    check_case_count(config_);
     results_->set_cases_total(cases_.size());
   })) return rc;
   if (int rc = setup_step(comm_, "checking what can run without peer access", [&] {

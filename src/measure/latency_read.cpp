@@ -36,22 +36,22 @@ int current_sm_count() {
   return sms;
 }
 
-// Ends the owner's spin (owner "busy") however the case ends: rank 0 stores the ticket into the
-// shared gate word the spin kernel polls. A no-op for ticket 0 (owner "idle").
+// Ends the owner's spin (owner "busy") however the case ends: the gate's releaser (its node's
+// lowest rank; SharedGate::release does nothing elsewhere) stores the ticket into the shared
+// gate word the spin kernel polls. A no-op for ticket 0 (owner "idle").
 class SpinRelease {
  public:
-  SpinRelease(SharedGate& gate, uint32_t ticket, bool releaser) : gate_(gate), ticket_(ticket), releaser_(releaser) {}
+  SpinRelease(SharedGate& gate, uint32_t ticket) : gate_(gate), ticket_(ticket) {}
   SpinRelease(const SpinRelease&) = delete;
   SpinRelease& operator=(const SpinRelease&) = delete;
   ~SpinRelease() { now(); }
   void now() {
-    if (ticket_ != 0 && releaser_) gate_.release(ticket_);
+    if (ticket_ != 0) gate_.release(ticket_);
   }
 
  private:
   SharedGate& gate_;
   uint32_t ticket_;
-  bool releaser_;
 };
 
 // Each SM's median ns per load over the samples (every_sm: one launch per SM per sample), as
@@ -146,7 +146,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   const bool busy_owner = r.owner == "busy";
   const int grid = r.launch == "every_sm" ? current_sm_count() : 1;
   const uint32_t ticket = busy_owner ? gate_.next_ticket() : 0;  // every rank, in the same order
-  SpinRelease spin_release(gate_, ticket, true);  // the gate opens only where this rank leads its node
+  SpinRelease spin_release(gate_, ticket);
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   auto built = steps_.run("building the pointer chain", [&](json&) {
     if (auto why = kernels::chase_unsupported_reason(c.bytes, r.stride_bytes)) throw InputError(*why);
