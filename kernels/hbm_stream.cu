@@ -2,12 +2,14 @@
 // shape HbmStreamShape names (kernels/workload_kernels.hpp), so that the shape can be chosen by
 // measurement. One kernel template per (layout, hints, unroll, blocks per SM); every 16-byte
 // access goes through kernels/ptx.cuh.
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <string>
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "common/text_format.hpp"
 #include "kernels/ptx.cuh"
 #include "kernels/workload_kernels.hpp"
 
@@ -141,6 +143,13 @@ __global__ void __launch_bounds__(kStreamThreads, MinBlocks)
     stream_grid_stride<Unroll>(src, dst, vectors, access);
 }
 
+// The L2 settle (HbmStreamShape::l2_settle): plain stores of zeros over the destination's head,
+// which the stream then overwrites first.
+__global__ void __launch_bounds__(kStreamThreads) l2_settle_kernel(uint4* dst, size_t vectors) {
+  const size_t step = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += step) dst[i] = uint4{0, 0, 0, 0};
+}
+
 using StreamKernel = void (*)(const uint4*, uint4*, size_t, unsigned long long*, uint32_t);
 
 // The kernel of a shape, one template parameter at a time (the shape is validated first).
@@ -173,11 +182,25 @@ void validate(const HbmStreamShape& s) {
     throw InputError("HBM stream shape unroll", std::to_string(s.unroll), "must be 2, 4 or 8 (" + shape + ")");
   if (s.blocks_per_sm != 1 && s.blocks_per_sm != 2)
     throw InputError("HBM stream shape blocks_per_sm", std::to_string(s.blocks_per_sm), "must be 1 or 2 (" + shape + ")");
+  if (!(s.l2_settle >= 0 && s.l2_settle <= 16))
+    throw InputError("HBM stream shape l2_settle", std::to_string(s.l2_settle), "must be 0 to 16 L2 sizes (" + shape + ")");
   if (s.chunk_bytes == 0 || s.chunk_bytes % 16 != 0 || s.chunk_bytes > kMaxChunkBytes)
     throw InputError("HBM stream shape chunk_bytes", std::to_string(s.chunk_bytes),
                      "must be a non-zero multiple of 16 of at most 1 GiB (" + shape + ")");
   hbm_hints_name(s.hints);    // throws for a value outside the enum
   hbm_layout_name(s.layout);
+}
+
+// Writes `l2_sizes` L2 sizes (at most `vectors`) of the destination's head: see
+// HbmStreamShape::l2_settle.
+void settle_l2(uint4* dst, size_t vectors, int blocks, cudaStream_t stream, double l2_sizes) {
+  if (l2_sizes <= 0) return;
+  int device = 0, l2_bytes = 0;
+  cuda_check(cudaGetDevice(&device), "querying the device of the HBM stream");
+  cuda_check(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device), "querying the L2 size");
+  const auto head = std::min(vectors, size_t(l2_sizes * double(l2_bytes)) / 16);
+  l2_settle_kernel<<<blocks, kStreamThreads, 0, stream>>>(dst, head);
+  cuda_check_launch("the HBM stream's L2 settle kernel");
 }
 
 StreamKernel kernel_for(const HbmStreamShape& s) {
@@ -223,7 +246,8 @@ std::string describe(const HbmStreamShape& s) {
   const auto i = static_cast<size_t>(s.hints), l = static_cast<size_t>(s.layout);
   return std::string("layout ") + (l < std::size(kLayoutNames) ? kLayoutNames[l] : "?") + " hints " +
          (i < std::size(kHintsNames) ? kHintsNames[i] : "?") + " unroll " + std::to_string(s.unroll) + " chunk " +
-         std::to_string(s.chunk_bytes >> 10) + " KiB blocks/SM " + std::to_string(s.blocks_per_sm);
+         std::to_string(s.chunk_bytes >> 10) + " KiB blocks/SM " + std::to_string(s.blocks_per_sm) +
+         (s.l2_settle == HbmStreamShape{}.l2_settle ? "" : text_format(" L2 settle %g", s.l2_settle));
 }
 
 HbmStreamKernelInfo hbm_stream_kernel_info(const HbmStreamShape& shape) {
@@ -252,6 +276,7 @@ void hbm_stream(const void* src, void* dst, size_t bytes, int blocks, unsigned l
   const StreamKernel kernel = kernel_for(shape);
   if (bytes % 16 != 0 || reinterpret_cast<uintptr_t>(src) % 16 != 0 || reinterpret_cast<uintptr_t>(dst) % 16 != 0)
     throw InputError("HBM stream bytes", std::to_string(bytes), "the byte count and both addresses must be multiples of 16");
+  settle_l2(static_cast<uint4*>(dst), bytes / 16, blocks, stream, shape.l2_settle);
   if (shape.layout != HbmLayout::grid_stride)
     cuda_check(cudaMemsetAsync(next_chunk, 0, sizeof *next_chunk, stream), "resetting the HBM stream's chunk counter");
   kernel<<<blocks, kStreamThreads, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / 16,
