@@ -4,7 +4,10 @@
 
 #include <cstdio>
 
+#include "common/device_connections.hpp"
+
 int main(int argc, char** argv) {
+  p2pbench::request_device_connections();
   int devices = 0;
   const cudaError_t err = cudaGetDeviceCount(&devices);
   if (err != cudaSuccess || devices == 0) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/device_connections.hpp"
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
 #include "config/axis.hpp"
@@ -92,6 +93,7 @@ std::vector<CaseSpec> load_sweep(const CliOptions& options, const GroupLayout& l
 }  // namespace
 
 int main(int argc, char** argv) {
+  request_device_connections();
   CliOptions options;
   CLI::App app("p2pbench", "p2pbench");
   add_cli_options(app, options);

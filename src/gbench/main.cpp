@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/device_connections.hpp"
 #include "common/errors.hpp"
 #include "gbench/case_registration.hpp"
 #include "gbench/gbench_options.hpp"
@@ -27,6 +28,7 @@ void print_error(const std::string& message) { std::fprintf(stderr, "%s: error: 
 }  // namespace
 
 int main(int argc, char** argv) {
+  p2pbench::request_device_connections();
   // Takes --benchmark_* (and --help, which prints our flags too) and leaves everything else.
   benchmark::Initialize(&argc, argv, print_gbench_help);
 
