@@ -101,8 +101,23 @@ def _pairs_link(meta: dict) -> tuple[str | None, float | None]:
     return (" / ".join(names) or None), (max(peaks) if peaks else None)
 
 
+def _distinct_gpus(gpus: list) -> list:
+    """meta.gpus has one entry per rank: a GPU that several ranks share is counted once (by
+    UUID; entries without one are all kept)."""
+    seen: set[str] = set()
+    distinct = []
+    for gpu in gpus:
+        uuid = gpu.get("uuid") if isinstance(gpu, dict) else None
+        if isinstance(uuid, str) and uuid:
+            if uuid in seen:
+                continue
+            seen.add(uuid)
+        distinct.append(gpu)
+    return distinct
+
+
 def describe_system(meta: dict) -> SystemInfo:
-    gpus = meta.get("gpus") or []
+    gpus = _distinct_gpus(meta.get("gpus") or [])
     topology = meta.get("topology") if isinstance(meta.get("topology"), dict) else {}
     config = meta.get("config") if isinstance(meta.get("config"), dict) else {}
     drivers = sorted({g["driver_version"] for g in gpus if g.get("driver_version")})

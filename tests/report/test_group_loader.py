@@ -101,6 +101,11 @@ def test_the_system_line_names_the_pairs_links(group_path):
     assert system.link == "NV18 / PCIe (PHB)" and system.peak_gbps_per_direction == make_fixtures.NVLINK_PEAK
 
 
+def test_the_system_line_counts_gpus_not_ranks(group_path):
+    """Four ranks on three GPUs (ranks 0 and 1 share one): the GPU count is three."""
+    assert load_results(group_path).system.gpu == "3 × NVIDIA H200"
+
+
 def test_group_rows_survive_the_csv(cli, tmp_path, group_path, group_document):
     output = tmp_path / "group.csv"
     assert cli("export", group_path, "--csv", output)[0] == 0
