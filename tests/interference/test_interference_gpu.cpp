@@ -279,7 +279,7 @@ TEST(HbmWorkload, RateAgainstAPlainDeviceToDeviceCopy) {
   HbmBench bench(bytes);
   // Alternating rounds, medians: the copy's rate alone has been seen to move by 10% between runs.
   // The same kernel also runs on the copy's own buffers, the comparison on the same memory (where
-  // the memory lies made no difference on an H200: 2104-2108 GB/s over 20 placements).
+  // the memory lies made no difference on an H200: 2104-2108 GB/s over 16 placements on each GPU).
   std::vector<double> hbm_gbps, same_memory_gbps, copy_gbps;
   for (int round = 0; round < 3; ++round) {
     hbm_gbps.push_back(bench.rate([&](cudaStream_t st) { hbm.enqueue(st); }));
