@@ -1,7 +1,8 @@
 // The HBM stream workload (issue 13): a local HBM -> HBM copy by SM loads and stores, in every
 // shape HbmStreamShape names (kernels/workload_kernels.hpp), so that the shape can be chosen by
 // measurement. One kernel template per (layout, hints, unroll, blocks per SM); every 16-byte
-// access goes through kernels/ptx.cuh.
+// access of the stream goes through kernels/ptx.cuh (the L2 settle before it uses plain stores,
+// which need no hint).
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
