@@ -35,7 +35,7 @@ json start_meta(const RunFacts& f) {
   json group = json();
   if (f.layout) {
     group = {{"ranks", f.layout->size()}, {"nodes", f.layout->nodes()}, {"gpus", f.layout->gpus()},
-             {"node_override", f.node_override > 0 ? json({{"ranks_per_node", f.node_override}}) : json()}};
+             {"node_override", f.node_override > 0 ? json(f.node_override) : json()}};
   }
   return {
       {"group", group},

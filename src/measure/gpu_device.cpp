@@ -38,14 +38,19 @@ int select_device(const std::string& spec, int local_rank) {
   if (err != cudaSuccess || count == 0)
     throw InputError(std::string("no CUDA GPU is visible to this process (") +
                      (err != cudaSuccess ? cudaGetErrorString(err) : "0 devices") +
-                     "): p2pbench needs one GPU per rank");
+                     "): p2pbench needs one GPU per rank. `nvidia-smi` shows what the driver sees (and "
+                     "CUDA_VISIBLE_DEVICES may hide GPUs). Without a GPU, `p2pbench --config FILE --dry-run` lists the "
+                     "cases and their time, and scripts/p2pbench-report reads results made on a GPU node");
   if (spec.empty()) return local_rank % count;
   bool numeric = true;
   for (char c : spec) numeric = numeric && std::isdigit(static_cast<unsigned char>(c));
   if (numeric) {
-    const int index = std::stoi(spec);
+    // Compared as text length first: an index of many digits is out of range, not an overflow.
+    const int index = spec.size() <= 6 ? std::stoi(spec) : count;
     if (index >= count)
-      throw InputError("--devices", spec, "only " + std::to_string(count) + " GPU(s) are visible to this rank");
+      throw InputError("--devices", spec,
+                       "only " + std::to_string(count) + " GPU(s) are visible to this rank (indices 0.." +
+                           std::to_string(count - 1) + "); `nvidia-smi -L` lists them");
     return index;
   }
   for (int d = 0; d < count; ++d) {

@@ -193,7 +193,10 @@ void report(std::ostream& out, const NvmlLibrary& lib) {
 int print_topology(std::ostream& out, const std::string& nvml_path) {
   auto opened = NvmlLibrary::open(nvml_path);
   if (const auto* reason = std::get_if<std::string>(&opened)) {
-    out << *reason << "\n";
+    out << *reason << "\n"
+        << "--topology reads the GPUs through the NVIDIA driver's NVML library (libnvidia-ml.so.1): on a GPU node, "
+           "`nvidia-smi` shows whether the driver is loaded. Without a GPU, `p2pbench --config FILE --dry-run` lists "
+           "a run's cases and their time.\n";
     return 1;
   }
   try {

@@ -353,6 +353,9 @@ TEST(Report, UnavailableNvmlExitsWithOne) {
   std::ostringstream out;
   EXPECT_EQ(print_topology(out, "/nonexistent/libnvidia-ml.so.1"), 1);
   EXPECT_EQ(out.str().rfind("NVML unavailable: ", 0), 0u) << out.str();
+  // The person gets a next step, not only the loader's words.
+  EXPECT_NE(out.str().find("nvidia-smi"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("--dry-run"), std::string::npos) << out.str();
 }
 
 }  // namespace
