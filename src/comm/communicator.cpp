@@ -10,13 +10,17 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include "comm/peer_liveness.hpp"
+#include "common/end_deadline.hpp"
 
 namespace p2pbench {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr double kAbortS = 20.0;  // how long MPI_Abort may take to end this process
 
 void mpi_check(int rc, const std::string& what) {
   if (rc == MPI_SUCCESS) return;
@@ -57,11 +61,31 @@ std::string rank_list(const std::vector<int>& ranks) {
   return s;
 }
 
+// The initial PID namespace has this inode on every Linux kernel (PROC_PID_INIT_INO).
+constexpr const char* kInitialPidNamespace = "pid:[4026531836]";
+
+// Open MPI's shared-memory transport (vader) assumes that the ranks of a host share a PID
+// namespace: between ranks in namespaces of their own (a container per rank on the host
+// network) it crashed in MPI_Comm_dup (SIGSEGV in mca_btl_vader_sendi, Open MPI 4.1). Inside a
+// PID namespace, and unless the user chose the transports, the ranks' few small messages go
+// over TCP instead. Returns a note for the console, or "".
+std::string avoid_shared_memory_across_pid_namespaces() {
+  if (std::getenv("OMPI_MCA_btl") != nullptr) return "";
+  char ns[64] = {0};
+  const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+  if (n <= 0 || std::string(ns, size_t(n)) == kInitialPidNamespace) return "";
+  setenv("OMPI_MCA_btl", "self,tcp", 0);
+  return "this process runs in a PID namespace of its own (a container): MPI's messages go over TCP "
+         "(OMPI_MCA_btl=self,tcp), as Open MPI's shared-memory transport crashes between ranks in different PID "
+         "namespaces on one host; set OMPI_MCA_btl to choose otherwise";
+}
+
 }  // namespace
 
 bool PeerLost::missing(int rank) const { return std::find(missing_.begin(), missing_.end(), rank) != missing_.end(); }
 
 Communicator::Communicator(int* argc, char*** argv, CommTimeouts timeouts) : timeouts_(timeouts) {
+  transport_note_ = avoid_shared_memory_across_pid_namespaces();
   int provided = 0;
   mpi_check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "initialising MPI");
   // Return codes instead of aborting, so every failure is reported with what was being done.
@@ -172,7 +196,8 @@ std::vector<std::string> Communicator::exchange(const std::string& mine, const c
     int sent = 1;
     if (!sends.empty()) mpi_check(MPI_Testall(int(sends.size()), sends.data(), &sent, MPI_STATUSES_IGNORE), "sending " + step);
     if (all_in && sent) break;
-    if (clock.tick()) liveness_->forget_history();
+    // liveness_ is made from the first exchange's answers, so that exchange runs without it.
+    if (clock.tick() && liveness_) liveness_->forget_history();
     if (Clock::now() - last_check > std::chrono::milliseconds(100)) {
       last_check = Clock::now();
       std::vector<bool> arrived;
@@ -233,6 +258,8 @@ double Communicator::max(double mine, const char* what, std::optional<double> ti
 void Communicator::abort(int exit_status) const {
   std::fflush(stdout);
   std::fflush(stderr);
+  // MPI_Abort asks the launcher to end every rank and may wait on it: a deadline like any wait.
+  arm_end_deadline(kAbortS * timeouts_.scale, exit_status, rank_, "MPI_Abort");
   MPI_Abort(MPI_COMM_WORLD, exit_status);
   std::_Exit(exit_status);
 }

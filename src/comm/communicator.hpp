@@ -63,6 +63,8 @@ class Communicator final : public PeerGroup {
   // rank. Throws std::invalid_argument on a list of the wrong length or a negative entry.
   void set_nodes(std::vector<int> node_of_rank);
   const std::string& host() const { return host_; }
+  // Why p2pbench chose MPI's transports for the user (a PID namespace of its own), or "".
+  const std::string& transport_note() const { return transport_note_; }
   const CommTimeouts& timeouts() const { return timeouts_; }
 
   // Every rank's bytes, indexed by rank. `timeout_s` (unscaled; default timeouts().step_s) is
@@ -97,6 +99,7 @@ class Communicator final : public PeerGroup {
   int tag_limit_ = 32767;
   std::unique_ptr<PeerLiveness> liveness_;
   bool finalized_ = false;
+  std::string transport_note_;  // why MPI's transports were chosen for the user, or ""
 };
 
 }  // namespace p2pbench

@@ -40,10 +40,33 @@ std::optional<ProcessState> read_process_state(long pid) {
   return s;
 }
 
+namespace {
+
+// The first line of a /proc file, or "" where it cannot be read.
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return "";
+  return line;
+}
+
+// Which process table a pid belongs to: the kernel (its boot id) and this process's PID
+// namespace ("pid:[4026531836]"). Two containers on one host share a hostname but not this.
+std::string process_table_identity() {
+  const std::string boot = first_line("/proc/sys/kernel/random/boot_id");
+  char ns[128] = {0};
+  const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+  if (boot.empty() || n <= 0) return "";
+  return boot + "/" + std::string(ns, size_t(n));
+}
+
+}  // namespace
+
 std::string PeerLiveness::describe_self(const std::string& host) {
   const long pid = long(getpid());
   const auto me = read_process_state(pid);
-  return host + "\t" + std::to_string(pid) + "\t" + std::to_string(me ? me->start_time : 0);
+  return host + "\t" + std::to_string(pid) + "\t" + std::to_string(me ? me->start_time : 0) + "\t" +
+         process_table_identity();
 }
 
 PeerLiveness::PeerLiveness(const std::vector<std::string>& descriptions, int my_rank, double stale_s)
@@ -53,10 +76,14 @@ PeerLiveness::PeerLiveness(const std::vector<std::string>& descriptions, int my_
     std::istringstream in(d);
     std::getline(in, p.host, '\t');
     in >> p.pid >> p.start_time;
+    in.ignore(1);  // the tab before the process table's identity
+    std::getline(in, p.process_table);
     peers_.push_back(p);
   }
-  const std::string& my_host = peers_.at(size_t(my_rank)).host;
-  for (Peer& p : peers_) p.local = p.host == my_host && p.pid > 0 && p.start_time > 0;
+  // Only a peer in this process table can be looked up by its pid; any other (another host,
+  // container or PID namespace, or /proc unreadable) is judged by the deadline alone.
+  const std::string& mine = peers_.at(size_t(my_rank)).process_table;
+  for (Peer& p : peers_) p.local = !mine.empty() && p.process_table == mine && p.pid > 0 && p.start_time > 0;
 }
 
 std::optional<std::string> PeerLiveness::not_running(int rank) {

@@ -1,7 +1,7 @@
 // Whether a peer process on this host is still running, read from its process state: a rank
 // stopped by SIGSTOP (or a paused container), or one that has exited, is recognised in
-// seconds instead of at a step's deadline. Peers on other hosts, or whose process cannot be
-// identified from here (another PID namespace), are "unknown": only the deadline applies.
+// seconds instead of at a step's deadline. Peers in another process table (another host,
+// another container or PID namespace on this host) are "unknown": only the deadline applies.
 #pragma once
 
 #include <chrono>
@@ -31,7 +31,8 @@ class RunningClock {
 
 class PeerLiveness {
  public:
-  // "host\tpid\tstart-time" of this process, for exchange at start-up.
+  // "host\tpid\tstart-time\tprocess-table" of this process, for exchange at start-up; the
+  // process table is the boot id and PID namespace, empty where /proc does not tell.
   static std::string describe_self(const std::string& host);
   // `descriptions`: every rank's describe_self(), by rank. `stale_s`: how long a peer must be
   // seen stopped, continuously, before it is reported.
@@ -50,6 +51,7 @@ class PeerLiveness {
     std::string host;
     long pid = 0;
     unsigned long long start_time = 0;
+    std::string process_table;  // boot id and PID namespace; "" when unknown
     bool local = false;
     std::optional<std::chrono::steady_clock::time_point> stopped_since;
   };

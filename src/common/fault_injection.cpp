@@ -34,7 +34,7 @@ FaultPlan FaultPlan::parse(const std::string& text) {
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     try {
       if (key == "rank") plan.rank = std::stoi(value), have_rank = true;
-      else if (key == "case") plan.at_case = std::stoull(value), have_case = true;
+      else if (key == "case") plan.at_case = value == "end" ? kAtEnd : std::stoull(value), have_case = true;
       else if (key == "fault") plan.kind = parse_kind(value), have_fault = true;
       else throw InputError(kVariable, text, "unknown key '" + key + "' (rank, case, fault)");
     } catch (const std::logic_error&) {
@@ -43,6 +43,22 @@ FaultPlan FaultPlan::parse(const std::string& text) {
   }
   if (!have_rank || !have_case || !have_fault) throw InputError(kVariable, text, "needs rank=R,case=K,fault=F");
   return plan;
+}
+
+void FaultPlan::check_in_range(int ranks, uint64_t cases) const {
+  if (rank < 0 || rank >= ranks)
+    throw InputError(kVariable, std::getenv(kVariable) ? std::getenv(kVariable) : "",
+                     "rank " + std::to_string(rank) + " does not exist: the run has " + std::to_string(ranks) +
+                         " ranks (0.." + std::to_string(ranks - 1) + ")");
+  if (at_case == kAtEnd) {
+    if (!on_host()) throw InputError(kVariable, std::getenv(kVariable) ? std::getenv(kVariable) : "",
+                                     "case=end takes a host fault (stop, exit or throw)");
+    return;
+  }
+  if (at_case >= cases)
+    throw InputError(kVariable, std::getenv(kVariable) ? std::getenv(kVariable) : "",
+                     "case " + std::to_string(at_case) + " does not exist: the plan has " + std::to_string(cases) +
+                         " cases (0.." + std::to_string(cases - 1) + ")");
 }
 
 std::optional<FaultPlan> FaultPlan::from_environment() {

@@ -1,6 +1,6 @@
 // A switch for tests: P2PBENCH_FAULT="rank=R,case=K,fault=F" makes rank R misbehave at the start
-// of case K (0-based), so the tests can prove that the job still ends, says why and keeps what
-// it measured. Faults: stop (SIGSTOP itself), exit (_exit(3) without a word), throw (an exception
+// of case K (0-based), or with case=end once the results file is complete, so the tests can
+// prove that the job still ends, says why and keeps what it measured. Faults: stop (SIGSTOP itself), exit (_exit(3) without a word), throw (an exception
 // outside any lock-step), cuda (a sticky CUDA error: an illegal address in a kernel), hang (a
 // kernel that never ends, as a hung GPU). Unset: no fault. Never set it in production runs.
 #pragma once
@@ -14,6 +14,7 @@ namespace p2pbench {
 enum class FaultKind { kStop, kExit, kThrow, kCudaError, kHang };
 
 struct FaultPlan {
+  static constexpr uint64_t kAtEnd = UINT64_MAX;  // case=end: after the complete file is written
   int rank = -1;
   uint64_t at_case = 0;
   FaultKind kind = FaultKind::kStop;
@@ -21,8 +22,12 @@ struct FaultPlan {
   // Parses P2PBENCH_FAULT (nullopt when unset); throws InputError naming the variable on a bad value.
   static std::optional<FaultPlan> from_environment();
   static FaultPlan parse(const std::string& text);
+  // Refuses a fault that could never fire (InputError naming the variable): a rank or case the
+  // run does not have.
+  void check_in_range(int ranks, uint64_t cases) const;
 
   bool due(int rank_now, uint64_t case_index) const { return rank_now == rank && case_index == at_case; }
+  bool due_at_end(int rank_now) const { return rank_now == rank && at_case == kAtEnd && on_host(); }
   // Faults that happen on the host, outside any lock-step (stop, exit, throw); the GPU faults
   // are raised inside a step by the runner, where a real one would surface.
   bool on_host() const { return kind == FaultKind::kStop || kind == FaultKind::kExit || kind == FaultKind::kThrow; }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "common/errors.hpp"
@@ -129,16 +130,24 @@ void check_output_path(const std::string& path, const std::string& flag) {
   if (path.empty()) refuse("empty file name");
   if (path.back() == '/') refuse("names a directory; give a file name such as results.json");
   struct stat st {};
+  std::optional<uid_t> existing_owner;
   if (lstat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) refuse("is a directory; give a file name inside it");
     if (S_ISLNK(st.st_mode))
       refuse("is a symbolic link; the results replace the link itself (they are never written through it), so "
              "give the link's target or another name");
     if (!S_ISREG(st.st_mode)) refuse("exists and is not a regular file");
+    existing_owner = st.st_uid;
   }
   const std::string dir = directory_of(path);
   if (stat(dir.c_str(), &st) != 0) refuse("the directory " + dir + " cannot be used: " + os_reason(errno));
   if (!S_ISDIR(st.st_mode)) refuse(dir + " is not a directory");
+  // In a sticky directory (/tmp) only the file's owner, the directory's owner or root may
+  // replace it: the first checkpoint's rename would fail after a case had run.
+  const uid_t me = geteuid();
+  if (existing_owner && (st.st_mode & S_ISVTX) && *existing_owner != me && st.st_uid != me && me != 0)
+    refuse("belongs to another user (uid " + std::to_string(*existing_owner) + ") in the sticky directory " + dir +
+           ", so this run could not replace it; give another name");
   // The probe is a fresh mkstemp name, removed at once: nothing predictable to plant.
   std::string probe = dir + "/.p2pbench-probe-XXXXXX";
   const int fd = mkostemp(probe.data(), O_CLOEXEC);

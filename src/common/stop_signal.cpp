@@ -14,14 +14,12 @@ namespace {
 std::atomic<int> g_stop_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "the stop flag must be async-signal-safe");
 
+// Later signals change nothing: a scheduler at its time limit signals the tasks and the
+// launcher, and the launcher forwards its own copy, so a second SIGTERM arrives while the
+// first stop is being written. The run's own deadlines end it if the stop cannot finish.
 void on_stop_signal(int signal_number) {
   int expected = 0;
   g_stop_signal.compare_exchange_strong(expected, signal_number);
-  // The next signal of this kind takes its default action (ends the process).
-  struct sigaction dfl{};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(signal_number, &dfl, nullptr);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SIGINT, SIGTERM and SIGUSR1 ask the run to stop: the handler only records the signal; the
 // ranks agree on it at their next lock-step, stop there, write what finished and exit with
-// 128 + the signal. A second signal of the same kind ends the process at once (the default
-// action is restored after the first), so an impatient Ctrl-C still works.
+// 128 + the signal. Further signals are recorded by nothing and kill nothing: the stop under
+// way finishes (every wait at the end has a deadline), so the file is always written.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/text_format.hpp"
 #include "config/axis.hpp"
 #include "config/default_config.hpp"  // generated from configs/default.json
 
@@ -50,10 +51,14 @@ std::vector<E> parse_enum_list(const json& doc, const std::string& key, const Ke
   return out;
 }
 
-double parse_positive_number(const json& v, const std::string& key, bool allow_zero) {
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
-      (!allow_zero && v.get<double>() == 0))
-    throw InputError(key, v.dump(), allow_zero ? "must be a number >= 0" : "must be a number > 0");
+// A number in [low, high] (low excluded where `low_open`): every time the run waits on is
+// bounded, so a typo cannot make a case wait for days or give up at once.
+double parse_number_in(const json& v, const std::string& key, double low, double high, bool low_open) {
+  const bool in_range = v.is_number() && std::isfinite(v.get<double>()) &&
+                        (low_open ? v.get<double>() > low : v.get<double>() >= low) && v.get<double>() <= high;
+  if (!in_range)
+    throw InputError(key, v.dump(),
+                     "must be a number " + std::string(low_open ? "> " : ">= ") + text_format("%g", low) + " and <= " + text_format("%g", high));
   return v.get<double>();
 }
 
@@ -225,11 +230,11 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"modes", "[\"uni\", \"bidir\"]: one direction at a time, or both ranks at once"},
       {"sizes", "message sizes in bytes: a list, or {\"min\", \"max\", \"factor\"}; \"64KiB\" style allowed"},
       {"samples", "timed samples per case (integer >= 1, default 10)"},
-      {"min_sample_time_ms", "each sample repeats the transfer for at least this long (default 1.0)"},
-      {"warmup_time_ms", "untimed warm-up per case (default 10)"},
+      {"min_sample_time_ms", "each sample repeats the transfer for at least this long (> 0 to 60000 ms, default 1.0)"},
+      {"warmup_time_ms", "untimed warm-up per case (0 to 600000 ms, default 10)"},
       {"verify", "check every byte after every sample (default true)"},
       {"buffer_pool_bytes", "rotate through this much memory per buffer so small messages miss L2 (0 = off)"},
-      {"gate_timeout_s", "a GPU waiting at the start gate gives up after this long (default 10)"},
+      {"gate_timeout_s", "a GPU waiting at the start gate gives up after this long (1 to 3600 s, default 10)"},
       {"ldst", "{\"blocks\", \"threads\", \"unroll\"} axes of the LD/ST kernel"},
       {"tma", "{\"blocks\", \"smem_bytes\", \"stages\"} axes of the TMA kernel"},
       {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"ce_copies\"} of the latency methods; latency_read "
@@ -295,11 +300,13 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
     c.samples = static_cast<int>(v.get<int64_t>());
   }
   if (doc.contains("min_sample_time_ms"))
-    c.min_sample_time_ms = parse_positive_number(doc["min_sample_time_ms"], name("min_sample_time_ms"), false);
+    c.min_sample_time_ms =
+        parse_number_in(doc["min_sample_time_ms"], name("min_sample_time_ms"), 0, kMaxSampleTimeMs, true);
   if (doc.contains("warmup_time_ms"))
-    c.warmup_time_ms = parse_positive_number(doc["warmup_time_ms"], name("warmup_time_ms"), true);
+    c.warmup_time_ms = parse_number_in(doc["warmup_time_ms"], name("warmup_time_ms"), 0, kMaxWarmupTimeMs, false);
   if (doc.contains("gate_timeout_s"))
-    c.gate_timeout_s = parse_positive_number(doc["gate_timeout_s"], name("gate_timeout_s"), false);
+    c.gate_timeout_s =
+        parse_number_in(doc["gate_timeout_s"], name("gate_timeout_s"), kMinGateTimeoutS, kMaxGateTimeoutS, false);
   if (doc.contains("verify")) {
     if (!doc["verify"].is_boolean()) throw InputError(name("verify"), doc["verify"].dump(), "must be true or false");
     c.verify = doc["verify"].get<bool>();

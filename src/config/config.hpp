@@ -61,6 +61,13 @@ struct AtomicSettings {
   uint64_t hot_addresses = 32;
 };
 
+// Bounds of the times a config may ask for: long enough for any real use, short enough that a
+// typo cannot make a case wait for days (or give up before the ranks can meet).
+constexpr double kMaxSampleTimeMs = 60000.0;   // one minute per sample
+constexpr double kMaxWarmupTimeMs = 600000.0;  // ten minutes of warm-up per case
+constexpr double kMinGateTimeoutS = 1.0;
+constexpr double kMaxGateTimeoutS = 3600.0;
+
 struct Config {
   std::string label = "p2pbench";
   std::vector<Method> methods{Method::kCe};

@@ -59,16 +59,24 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.description(
       "p2pbench: GPU-to-GPU bandwidth between MPI ranks (2 or more, one GPU each) over NVLink or PCIe,\n"
       "through the copy engine (ce), SM load/store kernels (ldst) and Hopper TMA bulk copies (tma).\n"
-      "Every transfer is verified byte for byte. Results go to a JSON file (schema_version 1).");
+      "Every transfer is verified byte for byte. Results go to one JSON file (schema_version 2), rewritten after\n"
+      "every case (\"incomplete\": true until the last case) so a run stopped early keeps what it measured.");
   app.footer(footer());
   app.set_version_flag("--version", std::string(app.get_name()) + " " + tool_version() + " (git " + tool_git_sha() + ")");
   app.add_option("--config", o.config_path,
                  "JSON config file (see configs/); without it, configs/default.json as built in, flags override its keys")
       ->check(CLI::ExistingFile);
-  app.add_option("--output,-o", o.output_path, "results JSON file, written atomically at the end")->capture_default_str();
+  app.add_option("--output,-o", o.output_path, "results JSON file: rewritten (atomically) after every case, complete at the end")->capture_default_str();
+  app.add_flag("--force", o.force,
+               "replace an existing --output file that holds complete results or is not a p2pbench file (by default only "
+               "an unfinished run's checkpoint is replaced)");
   app.add_option("--label", o.label, "name of this system/run in the results (overrides 'label')");
-  app.add_flag("--dry-run", o.dry_run, "validate the config and list the cases; no MPI, no GPU");
-  app.add_flag("--topology", o.topology, "print the GPU pair matrix, link peaks and link health, then exit (no MPI)");
+  app.add_flag("--dry-run", o.dry_run,
+               "validate the config, flags and --output and list the cases with an estimate of their time; no MPI, no GPU");
+  app.add_flag("--topology", o.topology,
+               "print the GPU pair matrix, link peaks and link health through NVML, then exit (no MPI; needs the NVIDIA "
+               "driver)")
+      ->excludes(app.get_option("--dry-run"));
   app.add_flag("--progress", o.progress, "print a progress line on stderr even when it is not a terminal");
   app.add_option("--devices", o.devices,
                  "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank); rank r takes "

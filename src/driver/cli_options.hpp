@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/fault_injection.hpp"
 #include "config/config.hpp"
 
 namespace p2pbench {
@@ -20,6 +22,7 @@ struct CliOptions {
   bool no_cpu_binding = false;
   bool no_p2p = false;
   bool dry_run = false;
+  bool force = false;  // --force: replace an existing results file that is not a checkpoint
   bool topology = false;
   bool progress = false;
   bool no_verify = false;
@@ -36,6 +39,8 @@ struct CliOptions {
   // the file before the run into `expectations` (null without --expect).
   std::string expect_path;
   nlohmann::json expectations;
+  // P2PBENCH_FAULT, parsed and checked against the plan before MPI starts (tests only).
+  std::optional<FaultPlan> fault;
   // Config overrides, empty when not given.
   std::string min_bytes, max_bytes, step_factor, sizes;
   std::string samples, min_sample_time, warmup_time, buffer_pool;

@@ -46,16 +46,57 @@ bool is_number(const json& v) { return v.is_number(); }  // bool is not a number
   throw InputError("--expect", path, field + ": " + why);
 }
 
+// A match value is compared with a row's field: text, a number, true/false or null (absent).
+bool is_match_value(const json& v) { return v.is_string() || v.is_number() || v.is_boolean() || v.is_null(); }
+
 std::string entry_problem(const json& e) {
   if (!e.is_object() || !e.contains("match") || !e["match"].is_object()) return "an entry without a 'match' object";
+  for (const auto& [key, value] : e["match"].items())
+    if (!is_match_value(value)) return "match." + key + ": " + value.dump() + " is not text, a number, a boolean or null";
+  for (const auto& [key, value] : e.items())
+    if (key != "match" && key != "pair_class" && key != "metric" && key != "reference" && key != "floor" &&
+        key != "ceiling")
+      return "unknown key '" + key + "' (match, pair_class, metric, reference, floor, ceiling)";
   const Metric* m = e.contains("metric") ? metric_named(e["metric"]) : nullptr;
   if (m == nullptr)
     return "metric " + (e.contains("metric") ? e["metric"].dump() : std::string("(missing)")) +
            " is not one of bandwidth_gbps, latency_us";
   if (!e.contains(m->limit) || !is_number(e[m->limit]))
     return std::string("a ") + m->name + " entry needs a number '" + m->limit + "'";
+  if (e.contains("reference") && !is_number(e["reference"])) return "'reference' must be a number";
   if (!e.contains("pair_class") || !e["pair_class"].is_string()) return "'pair_class' must be a string";
   return "";
+}
+
+// The type each optional top-level key must have; checked before the run, as every later read
+// of them trusts the type (a wrong one would surface only at the end, after every case ran).
+void check_top_level(const json& doc, const std::string& path) {
+  for (const auto& [key, value] : doc.items()) {
+    const bool ok = key == "format" || key == "version" || key == "expectations" ||
+                    (key == "system" && value.is_string()) || (key == "tolerance_pct" && is_number(value) && value >= 0) ||
+                    (key == "made_from" && value.is_array() &&
+                     std::all_of(value.begin(), value.end(), [](const json& f) { return f.is_string(); })) ||
+                    (key == "made_with" && value.is_object());
+    if (ok) continue;
+    if (key == "system" || key == "tolerance_pct" || key == "made_from" || key == "made_with")
+      bad(path, key, value.dump() + " is not " +
+                         (key == "system"          ? "text"
+                          : key == "tolerance_pct" ? "a number >= 0"
+                          : key == "made_from"     ? "a list of file names"
+                                                   : "an object"));
+    bad(path, key, "unknown key (format, version, system, made_from, tolerance_pct, made_with, expectations)");
+  }
+  if (!doc.contains("made_with")) return;
+  for (const auto& [key, value] : doc["made_with"].items()) {
+    const bool ok = (key == "verify" && value.is_boolean()) ||
+                    (key == "samples" && value.is_number_integer() && value >= 1) ||
+                    (key == "min_sample_time_ms" && is_number(value) && value >= 0);
+    if (ok) continue;
+    if (key == "verify" || key == "samples" || key == "min_sample_time_ms")
+      bad(path, "made_with." + key, value.dump() + " is not " +
+                                        (key == "verify" ? "true or false" : key == "samples" ? "an integer >= 1" : "a number >= 0"));
+    bad(path, "made_with." + key, "unknown key (verify, samples, min_sample_time_ms)");
+  }
 }
 
 double median(std::vector<double> v) {
@@ -144,6 +185,7 @@ void validate_expectations(const json& doc, const std::string& path) {
     bad(path, "version", (doc.contains("version") ? doc["version"].dump() : std::string("(missing)")) +
                              " is not supported (this p2pbench reads version 1)");
   if (!doc.contains("expectations") || !doc["expectations"].is_array()) bad(path, "expectations", "must be a list");
+  check_top_level(doc, path);
   for (size_t i = 0; i < doc["expectations"].size(); ++i) {
     const std::string problem = entry_problem(doc["expectations"][i]);
     if (!problem.empty()) bad(path, "expectations[" + std::to_string(i) + "]", problem);

@@ -16,6 +16,7 @@
 #include "driver/expectations.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/sweep.hpp"
+#include "results/output_guard.hpp"
 
 namespace {
 
@@ -29,13 +30,15 @@ bool first_rank_by_environment() {
   return true;
 }
 
-// Timeouts become deadlines in nanoseconds: a finite positive factor that keeps them in range.
+// Timeouts become deadlines in nanoseconds: a finite factor that keeps them in range, and not
+// so small that ranks could not meet within them (every case would fail as fatal).
 void check_timeout_scale(double scale) {
-  if (!std::isfinite(scale) || scale <= 0 || scale > 1e6) {
+  if (!std::isfinite(scale) || scale < 0.1 || scale > 1e6) {
     char text[32];
     std::snprintf(text, sizeof text, "%g", scale);
     throw InputError("--timeout-scale", text,
-                     "must be a finite number > 0 and at most 1000000 (a 10 s timeout becomes 116 days)");
+                     "must be a finite number from 0.1 to 1000000 (0.1 makes a 10 s deadline 1 s; 1000000 makes "
+                     "it 116 days)");
   }
 }
 
@@ -93,10 +96,15 @@ std::vector<CaseSpec> load_sweep(const CliOptions& options, const GroupLayout& l
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string connections_warning = device_connections_warning();
   request_device_connections();
   CliOptions options;
   CLI::App app("p2pbench", "p2pbench");
   add_cli_options(app, options);
+  // CLI11's own errors (an unknown flag, a value out of range) read like ours and name the flag.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("p2pbench: error: ") + e.what() + "\n(p2pbench --help lists the flags and config keys)\n";
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -109,16 +117,27 @@ int main(int argc, char** argv) {
   Config config;
   std::vector<CaseSpec> cases;
   std::string layout_origin;
-  const GroupLayout layout = planned_layout(options, layout_origin);
+  GroupLayout layout;
   try {
+    layout = planned_layout(options, layout_origin);
     cases = load_sweep(options, layout, config);
+    options.fault = FaultPlan::from_environment();
+    if (options.fault) options.fault->check_in_range(layout.size(), cases.size());
     if (!options.expect_path.empty()) {  // a bad expectations file stops the run before it starts
       options.expectations = load_expectations(options.expect_path);
       check_run_comparable(options.expectations, config.to_json(), options.expect_path);
     }
-    if (!options.dry_run) check_output_path(options.output_path, "--output");
+    // A dry run refuses what the run would refuse, so it can vet a job script.
+    check_output_path(options.output_path, "--output");
+    check_output_replaceable(options.output_path, options.force);
+    if (const auto holder = OutputLock::holder(options.output_path))
+      throw InputError("--output", "\"" + options.output_path + "\"",
+                       "is in use by another p2pbench run (" + *holder + "): give this run another --output");
   } catch (const InputError& e) {
     if (printer) std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {  // a bug in the checks: still one message, never std::terminate
+    if (printer) std::fprintf(stderr, "p2pbench: error: checking the input: %s\n", e.what());
     return kExitBadInput;
   }
   if (options.dry_run) {
@@ -126,12 +145,16 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   options.timeout_scale_given = app.count("--timeout-scale") > 0;
+  if (printer && !connections_warning.empty()) std::fprintf(stderr, "p2pbench: warning: %s\n", connections_warning.c_str());
   // The session handles every failure of the run itself (it keeps what finished); this is the
   // last net, for one before the session exists (MPI start-up, say).
   try {
     return run_benchmark_session(argc, argv, options, config);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
+    return kExitFailure;
+  } catch (...) {
+    std::fprintf(stderr, "p2pbench: error: an exception of an unknown type ended the run\n");
     return kExitFailure;
   }
 }

@@ -29,7 +29,8 @@ using json = nlohmann::json;
 
 // Bounds of the calls that cannot be given a deadline of their own (seconds, before scaling).
 constexpr double kBaselineSetupS = 120.0;  // NCCL's communicator set-up and teardown
-constexpr double kTeardownS = 60.0;        // freeing buffers, MPI_Finalize
+constexpr double kTeardownS = 60.0;        // freeing buffers (the peers unmap them first)
+constexpr double kFinalizeS = 20.0;        // NCCL's teardown and MPI_Finalize: under a second when well
 constexpr double kGpuFaultWaitS = 5.0;     // how long the injected hang is waited for
 
 CaseOutcome skipped(const std::string& why) {
@@ -49,7 +50,7 @@ Session::Session(Communicator& comm, const CliOptions& options, const Config& co
       command_line_(std::move(command_line)),
       me_(comm.rank()),
       sanitizer_mode_(sanitizer_mode_wanted(options.sanitize)),
-      fault_(FaultPlan::from_environment()),
+      fault_(options.fault),
       results_(std::make_unique<ResultsFile>(options.output_path, cases_.size(), comm.rank() == 0)),
       watchdog_([this](const std::string& message) { on_watchdog(message); }) {
   if (sanitizer_mode_) {
@@ -77,12 +78,14 @@ int Session::run() {
     end_after_peer_lost(e);
   } catch (const std::exception& e) {
     end_after_error(e.what());
+  } catch (...) {
+    end_after_error("an exception of an unknown type");
   }
 }
 
 void Session::sweep() {
   runner_options_ = RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
-  baselines_ = make_baseline_resources(capacity_, device_);
+  baselines_ = make_baseline_resources(capacity_, device_, comm_.timeouts().scale);
   group_ = std::make_unique<RankGroup>(comm_, runner_options_, facts_.layout, device_, *gate_, *buffers_);
   latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
   interference_runner_ =
@@ -274,6 +277,7 @@ int Session::finish(int signal_number) {
     if (!incomplete_reason_.empty()) std::fprintf(stderr, "p2pbench: %s\n", incomplete_reason_.c_str());
     if (any_failed_) std::fprintf(stderr, "p2pbench: some cases failed; see the 'error' fields\n");
   }
+  if (fault_ && fault_->due_at_end(me_)) fault_->raise_host_fault("the end of the run (the results file is complete)");
   status = agree_on_status(status);
   if (fatal_) end_process(status);  // no teardown that could touch a broken or busy GPU
   teardown();
@@ -282,9 +286,16 @@ int Session::finish(int signal_number) {
 
 int Session::agree_on_status(int status) { return int(comm_.max(double(status), "agreeing on the exit status")); }
 
+// Every step of the end has a deadline: a peer stopped after the file was written must not
+// keep this rank alive (its expiry adds a note to the finished file and exits with 1).
 void Session::teardown() {
-  Watchdog::Scope guard(&watchdog_, kTeardownS * comm_.timeouts().scale, "freeing the buffers");
-  if (buffers_) buffers_->close(comm_);
+  {
+    Watchdog::Scope guard(&watchdog_, kTeardownS * comm_.timeouts().scale, "freeing the buffers");
+    if (buffers_) buffers_->close(comm_);
+  }
+  Watchdog::Scope guard(&watchdog_, kFinalizeS * comm_.timeouts().scale, "ending NCCL and MPI (MPI_Finalize)");
+  baselines_.reset();
+  comm_.finalize();
 }
 
 // A rank never arrived: the ranks that did write what finished (the lowest of them writes,
@@ -298,7 +309,9 @@ void Session::end_after_peer_lost(const PeerLost& e) {
   const bool being_ended = stop_signal_received() != 0 || results_->says_rank_was_lost(me_);
   if (!arrived.empty() && arrived.front() == me_ && !being_ended) {
     results_->make_writer();
-    write_partial("rank " + std::to_string(e.missing_ranks().front()) + " was lost", e.what());
+    const auto& missing = e.missing_ranks();
+    write_partial(missing.empty() ? std::string("a rank was lost") : "rank " + std::to_string(missing.front()) + " was lost",
+                  e.what());
   }
   comm_.abort(kExitFailure);
 }
@@ -324,7 +337,13 @@ std::string Session::after_cases(const std::string& what) const {
 }
 
 void Session::write_partial(const std::string& what, const std::string& detail) {
-  if (results_->write_now(after_cases(what) + ": " + detail))
+  const bool finished = results_->finished();
+  if (!results_->write_now((finished ? what + " after the results were complete" : after_cases(what)) + ": " + detail))
+    return;
+  if (finished)
+    std::fprintf(stderr, "p2pbench: results complete: %s (a note in it says what failed afterwards)\n",
+                 results_->path().c_str());
+  else
     std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
 }
 

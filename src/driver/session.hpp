@@ -18,6 +18,7 @@
 
 #include "comm/communicator.hpp"
 #include "common/fault_injection.hpp"
+#include "results/output_guard.hpp"
 #include "common/watchdog.hpp"
 #include "config/config.hpp"
 #include "driver/cli_options.hpp"
@@ -48,6 +49,7 @@ class Session {
  private:
   // Set-up: each returns an exit status, or 0 to go on.
   int setup();
+  int lock_output();
   int select_gpu();
   int check_group();
   int plan_cases();
@@ -88,6 +90,7 @@ class Session {
   const bool sanitizer_mode_;
   std::optional<FaultPlan> fault_;
   std::unique_ptr<ResultsFile> results_;
+  std::optional<OutputLock> output_lock_;  // the writing rank's hold on --output for the run
   Watchdog watchdog_;
 
   int device_ = -1;

@@ -76,11 +76,22 @@ int Session::setup() {
     std::fprintf(stderr, "p2pbench: error: needs at least 2 ranks, one per GPU (mpirun -np 2 ...); got %d\n", comm_.size());
     return kExitBadInput;
   }
-  for (auto step : {&Session::select_gpu, &Session::check_group, &Session::plan_cases, &Session::check_memory,
+  for (auto step : {&Session::lock_output, &Session::select_gpu, &Session::check_group, &Session::plan_cases, &Session::check_memory,
                     &Session::open_gate, &Session::map_buffers})
     if (int rc = (this->*step)()) return rc;
   describe_run();
   return kExitOk;
+}
+
+// The writing rank holds the output path for the whole run; a second job on the same path is
+// refused here, before either touches the file. Checked again under the lock: a job that held
+// it until a moment ago may have just finished its file.
+int Session::lock_output() {
+  return setup_step(comm_, "locking the output path", [&] {
+    if (me_ != 0) return;
+    output_lock_.emplace(OutputLock::acquire(options_.output_path, comm_.host()));
+    check_output_replaceable(options_.output_path, options_.force);
+  });
 }
 
 int Session::select_gpu() {
@@ -105,8 +116,11 @@ int Session::check_group() {
   if (int rc = setup_step(comm_, "checking the GPU pair", [&] {
         if (same_device_ && !options_.allow_same_device)
           throw InputError("--devices", gpus_[0]["uuid"].get<std::string>(),
-                           "several ranks are on the same GPU; give each rank its own GPU (--devices, CUDA_VISIBLE_DEVICES) "
-                           "or pass --allow-same-device for functional testing");
+                           "several ranks are on the same GPU, and P2P figures need two GPUs: give each rank its own "
+                           "GPU (--devices, CUDA_VISIBLE_DEVICES). With one GPU, each rank's host link is still a real "
+                           "figure: mpirun -np 2 p2pbench --config configs/host-link.json --allow-same-device; "
+                           "--allow-same-device runs any config for functional testing (its P2P rows are copies "
+                           "within one GPU, marked same-device, never P2P figures)");
         if (me_ == 0) p2p_ = p2p_attributes(device_, gpus_[1]["pci_bus_id"], facts_.layout.same_device(0, 1));
       }))
     return rc;

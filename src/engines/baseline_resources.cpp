@@ -60,6 +60,8 @@ void warn(const std::string& message) { std::fprintf(stderr, "p2pbench: warning:
 
 class Baselines final : public BaselineResources {
  public:
+  explicit Baselines(double timeout_scale) : timeout_scale_(timeout_scale) {}
+
   std::optional<std::string> begin(Method method, const PeerGroup& peers) override {
     if (method == Method::kStaged) return begin_staged(peers);
     if (method == Method::kNccl) return begin_nccl(peers);
@@ -95,7 +97,7 @@ class Baselines final : public BaselineResources {
       if (staged_reason_) return std::make_unique<UnavailableEngine>(*staged_reason_);
       // Every rank builds the engine of every case in the same order: the epochs agree.
       if (++epoch_ == 0) epoch_ = 1;
-      return std::make_unique<StagedEngine>(area_, epoch_);
+      return std::make_unique<StagedEngine>(area_, epoch_, StagedEngine::kDefaultTimeoutS * timeout_scale_);
     }
     if (c.method == Method::kNccl) {
       if (nccl_reason_) return std::make_unique<UnavailableEngine>(*nccl_reason_);
@@ -190,6 +192,7 @@ class Baselines final : public BaselineResources {
   SharedHostMemory staging_;
   StagingArea area_;
   uint32_t epoch_ = 0;
+  double timeout_scale_ = 1.0;  // --timeout-scale: the GPU-side waits of the staged ring stretch with it
   std::optional<std::string> staged_reason_ = std::string(kNotBegun);
   // nccl
   std::unique_ptr<NcclCommunicator> nccl_;
@@ -199,6 +202,8 @@ class Baselines final : public BaselineResources {
 
 }  // namespace
 
-std::unique_ptr<BaselineResources> make_baseline_resources(size_t, int) { return std::make_unique<Baselines>(); }
+std::unique_ptr<BaselineResources> make_baseline_resources(size_t, int, double timeout_scale) {
+  return std::make_unique<Baselines>(timeout_scale);
+}
 
 }  // namespace p2pbench

@@ -34,7 +34,8 @@ class BaselineResources {
   virtual NcclEnvironment nccl_environment() const = 0;
 };
 
-// `capacity`: the largest buffer footprint of the sweep; `device`: this rank's GPU.
-std::unique_ptr<BaselineResources> make_baseline_resources(size_t capacity, int device);
+// `capacity`: the largest buffer footprint of the sweep; `device`: this rank's GPU;
+// `timeout_scale`: --timeout-scale, which the GPU-side waits of the staged ring honour too.
+std::unique_ptr<BaselineResources> make_baseline_resources(size_t capacity, int device, double timeout_scale = 1.0);
 
 }  // namespace p2pbench

@@ -168,10 +168,12 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   std::vector<double> kernel_us, events_us;
   std::map<unsigned, std::vector<double>> by_sm;  // ns per load of each SM's launches
   json warmup;
+  // One sample's chase may be long (read_loads up to 1e7 on every SM): its bound grows with it.
+  const double sample_bound_s = grid * double(r.loads) * kSlowestLoadS + LockStep::kDefaultLocalWorkS;
   for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up (TLB misses); recorded apart
     auto chased = steps_.run("chasing pointers", [&](json& d) {
       if (me == c.dst_rank()) d = chase_sample(c, r, grid);
-    });
+    }, sample_bound_s);
     if (LockStep::failed(chased, out)) return;
     const json& reader = chased[size_t(c.dst_rank())]["data"];
     if (reader.contains("bad")) {

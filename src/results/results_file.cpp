@@ -68,18 +68,39 @@ void ResultsFile::finish(const json& meta, const json& summary, const json& comp
   if (findings.is_object()) doc.update(findings);
   doc["progress"] = {{"cases_done", rows_.size()}, {"cases_total", cases_total_}};
   write(dump(doc, 2) + "\n", true);
+  final_document_ = std::move(doc);
 }
 
 bool ResultsFile::write_now(const std::string& reason) noexcept {
   try {
     std::unique_lock<std::timed_mutex> lock(mutex_, std::chrono::seconds(2));
     if (!lock.owns_lock() || meta_text_.empty()) return false;
+    // The finished file stays finished: what went wrong after it was written is a note in it.
+    // A rank that did not write it finds it on disk (the writer may be the rank that was lost).
+    if (!final_document_) final_document_ = finished_on_disk();
+    if (final_document_) {
+      (*final_document_)["notes"].push_back(reason);
+      write(dump(*final_document_, 2) + "\n", true);
+      return true;
+    }
     write(checkpoint_text(reason), true);
     return true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "p2pbench: error: could not write the results: %s\n", e.what());
     return false;
   }
+}
+
+// The complete document of this run, when the writer finished it before it was lost: complete,
+// and holding exactly this run's rows (an earlier run's file is replaced by the first checkpoint).
+std::optional<json> ResultsFile::finished_on_disk() const {
+  std::ifstream in(path_);
+  if (!in) return std::nullopt;
+  json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("incomplete") || doc["incomplete"] != false ||
+      !doc.contains("results") || !doc["results"].is_array() || doc["results"].size() != rows_.size() || rows_.empty())
+    return std::nullopt;
+  return doc;
 }
 
 bool ResultsFile::says_rank_was_lost(int rank) const {

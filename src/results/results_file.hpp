@@ -39,15 +39,19 @@ class ResultsFile {
   // `findings`: top-level keys beside the summary (matrices, rounds_agreement, suspect_pairs).
   void finish(const nlohmann::json& meta, const nlohmann::json& summary, const nlohmann::json& comparison,
               const std::string& incomplete_reason, const nlohmann::json& findings = nlohmann::json());
-  // From any thread, when the run cannot go on: the rows so far with `reason`. Waits at most
-  // two seconds for the main thread's write in progress; false when it could not write.
+  // From any thread, when the run cannot go on: the rows so far with `reason`. Once finish()
+  // has written the file, it is never turned back into a checkpoint: `reason` is added to its
+  // "notes" instead. Waits at most two seconds for the main thread's write in progress; false
+  // when it could not write.
   bool write_now(const std::string& reason) noexcept;
+  bool finished() const { return final_document_.has_value(); }
   // Whether the file on disk already says that `rank` was lost (written by the rank that found
   // it gone): a rank resumed after being stopped must not overwrite that account with its own.
   bool says_rank_was_lost(int rank) const;
 
  private:
   std::string checkpoint_text(const std::string& reason) const;
+  std::optional<nlohmann::json> finished_on_disk() const;
   void write(const std::string& text, bool durable) const;
   bool taken_over() const;
 
@@ -57,6 +61,7 @@ class ResultsFile {
   nlohmann::json meta_;
   mutable std::optional<std::pair<dev_t, ino_t>> last_written_;  // the file this process wrote last
   std::string meta_text_;                 // meta_ dumped once (checkpoints reuse it)
+  std::optional<nlohmann::json> final_document_;  // set by finish(): later writes only add notes
   std::vector<nlohmann::json> rows_;
   std::vector<std::string> row_texts_;    // each row dumped once
   mutable std::timed_mutex mutex_;

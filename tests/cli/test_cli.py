@@ -12,8 +12,9 @@ BIN = os.environ.get("P2PBENCH_BIN", str(REPO / "build" / "src" / "p2pbench"))
 DEFAULT = str(REPO / "configs" / "default.json")
 
 
-def run(*args, timeout=60):
-    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+def run(*args, timeout=60, env=None):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO,
+                          env=dict(os.environ, **(env or {})))
 
 
 def test_help_teaches():
@@ -21,6 +22,52 @@ def test_help_teaches():
     assert r.returncode == 0
     for needle in ["--config", "--dry-run", "Examples:", "mpirun -np 2", "Config file keys", "1e9", "push", "Exit status"]:
         assert needle in r.stdout, needle
+
+
+def test_help_says_what_the_file_is_today():
+    schema = json.loads((REPO / "schema" / "results.schema.json").read_text())
+    version = schema["properties"]["schema_version"]["const"]
+    text = " ".join(run("--help").stdout.split())
+    assert f"schema_version {version}" in text, text[:400]
+    assert "after every case" in text
+    assert "written atomically at the end" not in text
+
+
+# Errors CLI11 finds itself read like the program's own: the prefix, the flag, exit 2.
+CLI11_ERRORS = [
+    (["--smaples", "3"], "--smaples"),
+    (["--dry-run", "--ranks", "100000"], "--ranks"),
+    (["--dry-run", "--ranks-per-node", "x"], "--ranks-per-node"),
+    (["--config", "/nonexistent/p2pbench.json"], "--config"),
+    (["--topology", "--dry-run"], "--topology"),
+    (["--expect"], "--expect"),
+]
+
+
+@pytest.mark.parametrize("flags,flag", CLI11_ERRORS, ids=[" ".join(f) for f, _ in CLI11_ERRORS])
+def test_parser_errors_start_with_the_prefix_and_name_the_flag(tmp_path, flags, flag):
+    r = run(*flags, "--output", str(tmp_path / "r.json"))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("p2pbench: error: "), r.stderr
+    assert flag in r.stderr.splitlines()[0], r.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def nvml_loads():
+    import ctypes
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(nvml_loads(), reason="NVML is installed here: --topology reads the real GPUs")
+def test_topology_without_a_driver_says_what_to_do():
+    r = run("--topology")
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert r.stdout.startswith("NVML unavailable: "), r.stdout
+    assert "nvidia-smi" in r.stdout and "--dry-run" in r.stdout, r.stdout
 
 
 @pytest.mark.parametrize("config", sorted(p.name for p in (REPO / "configs").glob("*.json")))
@@ -61,6 +108,10 @@ BAD_CONFIGS = [
     ("unknown method", '{"sizes": [4096], "methods": ["dma"]}', ["methods[0]", "dma"]),
     ("unknown direction", '{"sizes": [4096], "directions": ["up"]}', ["directions[0]", "up"]),
     ("unknown mode", '{"sizes": [4096], "modes": ["both"]}', ["modes[0]", "both"]),
+    ("gate timeout too short", '{"sizes": [4096], "gate_timeout_s": 1e-9}', ["gate_timeout_s", ">= 1 and <= 3600"]),
+    ("gate timeout too long", '{"sizes": [4096], "gate_timeout_s": 1e6}', ["gate_timeout_s", "<= 3600"]),
+    ("sample time too long", '{"sizes": [4096], "min_sample_time_ms": 1e12}', ["min_sample_time_ms", "<= 60000"]),
+    ("warm-up negative", '{"sizes": [4096], "warmup_time_ms": -1}', ["warmup_time_ms", ">= 0"]),
 ]
 
 
@@ -179,10 +230,12 @@ def test_dry_run_says_what_it_did_not_check():
     (lambda d: (d / "t").write_text("keep") and (d / "l.json").symlink_to(d / "t") or d / "l.json", "symbolic link"),
     (lambda d: (d / "f").write_text("keep") and d / "f" / "r.json", "is not a directory"),
 ], ids=["missing-dir", "trailing-slash", "directory", "sub-trailing-slash", "symlink", "file-as-dir"])
-def test_unusable_output_refused_up_front(tmp_path, make, why):
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]], ids=["run", "dry-run"])
+def test_unusable_output_refused_up_front(tmp_path, make, why, dry_run):
+    """A dry run refuses the same paths as the run, so it can vet a job script."""
     out = str(make(tmp_path))
     before = sorted(p.name for p in tmp_path.iterdir())
-    r = run("--config", DEFAULT, "--output", out)
+    r = run("--config", DEFAULT, "--output", out, *dry_run)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert r.stderr.startswith("p2pbench: error: --output = \"" + out + "\""), r.stderr
     assert why in r.stderr, r.stderr
@@ -210,8 +263,11 @@ LIMITS = [
     (["--sizes", "18446744073709551615"], ["sizes", "(from --sizes)", "64 bits"]),
     (["-b", "1k", "-e", "99999999999999999999"], ["(from -b/-e)", "64 bits"]),
     (["--buffer-pool", "17179869185G"], ["buffer_pool_bytes (from --buffer-pool)", "64 bits"]),
-    (["--timeout-scale", "0"], ["--timeout-scale", "finite number > 0"]),
-    (["--timeout-scale", "-3"], ["--timeout-scale", "finite number > 0"]),
+    (["--timeout-scale", "0"], ["--timeout-scale", "finite number from 0.1"]),
+    (["--timeout-scale", "-3"], ["--timeout-scale", "finite number from 0.1"]),
+    (["--timeout-scale", "1e-9"], ["--timeout-scale = 1e-09", "from 0.1 to 1000000"]),
+    (["--min-sample-time", "1e12"], ["min_sample_time_ms (from --min-sample-time) = 1000000000000.0", "<= 60000"]),
+    (["--warmup-time", "1e9"], ["warmup_time_ms (from --warmup-time)", "<= 600000"]),
     (["--timeout-scale", "inf"], ["--timeout-scale"]),
     (["--timeout-scale", "nan"], ["--timeout-scale"]),
     (["--threads", "1025", "--methods", "ldst"], ["ldst.threads[0] (from --threads) = 1025", "multiple of 32"]),
@@ -289,6 +345,51 @@ def test_good_expectations_pass_the_dry_run(tmp_path):
     r = run("--config", DEFAULT, "--expect", str(path), "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "--expect" in run("--help").stdout
+
+
+def expectation_variants():
+    """Malformed files (each one change to a good one) with the key the refusal must name."""
+    entry = EXPECT_OK["expectations"][0]
+    return [
+        ("system 42", {"system": 42}, "system"),
+        ("verify as text", {"made_with": {"verify": "yes"}}, "made_with.verify"),
+        ("samples 2.5", {"made_with": {"samples": 2.5}}, "made_with.samples"),
+        ("negative sample time", {"made_with": {"min_sample_time_ms": -1}}, "made_with.min_sample_time_ms"),
+        ("unknown made_with key", {"made_with": {"warmup": 3}}, "made_with.warmup"),
+        ("tolerance as text", {"tolerance_pct": "5"}, "tolerance_pct"),
+        ("made_from not a list", {"made_from": "default.json"}, "made_from"),
+        ("unknown top-level key", {"systm": "x"}, "systm"),
+        ("reference as text", {"expectations": [dict(entry, reference="396")]}, "expectations[0]"),
+        ("match value a list", {"expectations": [dict(entry, match={"method": ["ce"]})]}, "expectations[0]"),
+        ("unknown entry key", {"expectations": [dict(entry, flor=1.0)]}, "expectations[0]"),
+        ("latency without ceiling", {"expectations": [dict(entry, metric="latency_us")]}, "expectations[0]"),
+    ]
+
+
+@pytest.mark.parametrize("name,change,key", expectation_variants(), ids=[v[0] for v in expectation_variants()])
+def test_expectations_checked_against_their_schema_before_the_run(tmp_path, name, change, key):
+    """p2pbench refuses exactly what schema/expectations.schema.json refuses, naming the key, before any case."""
+    import jsonschema
+    schema = json.loads((REPO / "schema" / "expectations.schema.json").read_text())
+    doc = json.loads(json.dumps(EXPECT_OK))
+    doc.update(change)
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(doc)), f"the schema accepts {name}"
+    path = tmp_path / "expect.json"
+    path.write_text(json.dumps(doc))
+    for extra in (["--dry-run"], ["--output", str(tmp_path / "r.json")]):
+        r = run("--config", DEFAULT, "--expect", str(path), *extra)
+        assert r.returncode == 2, (name, r.stdout, r.stderr)
+        assert r.stderr.startswith("p2pbench: error: --expect"), r.stderr
+        assert key in r.stderr, (key, r.stderr)
+        assert not (tmp_path / "r.json").exists()
+
+
+def test_committed_expectations_meet_their_schema():
+    import jsonschema
+    schema = json.loads((REPO / "schema" / "expectations.schema.json").read_text())
+    for path in (REPO / "expectations").glob("*.json"):
+        assert list(jsonschema.Draft7Validator(schema).iter_errors(json.loads(path.read_text()))) == [], path
+        assert run("--config", DEFAULT, "--expect", str(path), "--dry-run").returncode == 0, path
 
 
 # Groups (issue 11): the plan for any number of ranks, without MPI or a GPU.
@@ -395,3 +496,88 @@ def test_dry_run_with_ranks_sharing_gpus():
     assert "1 GiB x (1 + 1) x 2 + 256 MiB = 4352 MiB" in r.stdout
     for line in re.findall(r"^  uni matrix:alone_check \(1 flow\): (\d)->(\d)$", r.stdout, re.M):
         assert int(line[0]) % 2 != int(line[1]) % 2, "alone checks are pairs on two GPUs"
+
+
+@pytest.mark.parametrize("fault,needles", [
+    ("rank=7,case=0,fault=exit", ["P2PBENCH_FAULT", "rank 7 does not exist: the run has 2 ranks"]),
+    ("rank=1,case=100000,fault=exit", ["P2PBENCH_FAULT", "case 100000 does not exist"]),
+    ("rank=1,case=0,fault=melt", ["P2PBENCH_FAULT", "fault must be stop, exit, throw, cuda or hang"]),
+    ("rank=99999999999,case=0,fault=exit", ["P2PBENCH_FAULT", "is not a number"]),
+    ("rank=1", ["P2PBENCH_FAULT", "needs rank=R,case=K,fault=F"]),
+])
+def test_a_fault_that_could_never_fire_is_refused_before_mpi(tmp_path, fault, needles):
+    for extra in (["--dry-run"], ["--output", str(tmp_path / "r.json")]):
+        r = run("--config", DEFAULT, *extra, env={"P2PBENCH_FAULT": fault})
+        assert r.returncode == 2, (r.stdout, r.stderr)
+        assert r.stderr.startswith("p2pbench: error: P2PBENCH_FAULT"), r.stderr
+        for needle in needles:
+            assert needle in r.stderr, (needle, r.stderr)
+        assert "MPI" not in r.stderr and not (tmp_path / "r.json").exists()
+
+
+def test_too_few_hardware_queues_are_named(tmp_path):
+    """A training image's CUDA_DEVICE_MAX_CONNECTIONS=1 is kept, and the console says what it risks."""
+    r = run("--config", DEFAULT, "--output", str(tmp_path / "r.json"), timeout=120,
+            env={"CUDA_DEVICE_MAX_CONNECTIONS": "1"})
+    assert "p2pbench: warning: CUDA_DEVICE_MAX_CONNECTIONS=1 is set" in r.stderr, r.stderr
+    assert "set 32" in r.stderr
+    quiet = run("--config", DEFAULT, "--output", str(tmp_path / "r.json"), timeout=120,
+                env={"CUDA_DEVICE_MAX_CONNECTIONS": "32"})
+    assert "CUDA_DEVICE_MAX_CONNECTIONS" not in quiet.stderr, quiet.stderr
+
+
+# The output path: never clobbered, never shared. The dry run refuses what the run refuses.
+RUN_OR_DRY = [[], ["--dry-run"]]
+
+
+def complete_results(path):
+    doc = json.loads((REPO / "results" / "h200-nv18" / "default.json").read_text())
+    assert doc.get("incomplete") is False
+    path.write_text(json.dumps(doc))
+    return len(doc["results"]), doc["meta"]["timestamp_utc"]
+
+
+@pytest.mark.parametrize("dry_run", RUN_OR_DRY, ids=["run", "dry-run"])
+def test_complete_results_are_not_replaced_without_force(tmp_path, dry_run):
+    out = tmp_path / "r.json"
+    cases, made = complete_results(out)
+    before = out.read_text()
+    r = run("--config", DEFAULT, "--output", str(out), *dry_run, timeout=120)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert f"holds the complete results of an earlier run ({cases} cases, made {made})" in r.stderr, r.stderr
+    assert "--force" in r.stderr
+    assert out.read_text() == before
+    forced = run("--config", DEFAULT, "--output", str(out), "--force", *dry_run, timeout=120)
+    assert "complete results" not in forced.stderr, forced.stderr
+    if dry_run:
+        assert forced.returncode == 0, forced.stderr
+
+
+@pytest.mark.parametrize("content,allowed", [
+    ("", True),
+    ('{"schema_version": 2, "incomplete": true, "meta": {}, "results": []}', True),
+    ("previous results", False),
+], ids=["empty", "checkpoint", "other-file"])
+def test_only_a_checkpoint_or_an_empty_file_is_replaced(tmp_path, content, allowed):
+    out = tmp_path / "r.json"
+    out.write_text(content)
+    r = run("--config", DEFAULT, "--output", str(out), "--dry-run")
+    assert (r.returncode == 0) == allowed, r.stderr
+    if not allowed:
+        assert "is not a p2pbench results file" in r.stderr and "--force" in r.stderr
+
+
+def test_a_path_in_use_is_refused_naming_the_holder(tmp_path):
+    """Another job holds the lock beside the file: both a dry run and a run say who."""
+    import fcntl
+    out = tmp_path / "r.json"
+    with open(str(out) + ".lock", "w") as lock:
+        lock.write("pid 4242 on host node-a since 2026-11-25T01:00:00Z")
+        lock.flush()
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for extra in RUN_OR_DRY:
+            r = run("--config", DEFAULT, "--output", str(out), *extra, timeout=120)
+            assert r.returncode == 2, (r.stdout, r.stderr)
+            assert "in use by another p2pbench run (pid 4242 on host node-a since 2026-11-25T01:00:00Z)" in r.stderr
+    r = run("--config", DEFAULT, "--output", str(out), "--dry-run")
+    assert r.returncode == 0, "a lock file nobody holds is stale: " + r.stderr

@@ -57,8 +57,11 @@ def test_a_stopped_rank_is_named_within_seconds(rank):
 def test_a_rank_that_exits_is_named():
     rc, out, took = run("exit", 60, rank=1, step=4)
     assert rc != 0, out
-    # mpirun may end the job itself first; either way it ends promptly and says which rank.
-    assert re.search(r"PEER LOST: .*rank 1 .*exited|rank 1|exited", out), out
+    # mpirun may end the job itself first; either way it ends promptly and names rank 1 and its
+    # exit. (The probe's own "rank 1: pid N" line must not count as naming it.)
+    named_by_peer = re.search(r"rank 0: PEER LOST: .*rank 1 .*has exited", out)
+    named_by_mpirun = re.search(r"Process name: \[\[\d+,\d+\],1\]\s+Exit code:\s+3", out)
+    assert named_by_peer or named_by_mpirun, out
     assert took < 20, f"took {took:.1f} s:\n{out}"
 
 
@@ -116,3 +119,41 @@ def test_a_job_paused_as_a_whole_is_not_a_lost_peer():
     rc, out, _ = finish(proc, 60)
     assert rc == 0, out
     assert "PEER LOST" not in out, out
+
+
+def unshare_works():
+    try:
+        return subprocess.run(["unshare", "-Urpf", "--mount-proc", "true"], capture_output=True,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+# No process_vm_readv across user namespaces (unless the launcher's flags say so already).
+CONTAINER_FLAGS = [] if "btl_vader_single_copy_mechanism" in FLAGS else ["--mca", "btl_vader_single_copy_mechanism", "none"]
+
+
+def start_in_namespaces(mode, rank, step, seconds=0.0):
+    """Each rank in a PID namespace of its own on this host, as in per-rank containers on the host network."""
+    cmd = [MPIEXEC, "-np", "2", *FLAGS, *CONTAINER_FLAGS, "unshare", "-Urpf", "--mount-proc",
+           PROBE, mode, str(rank), str(step), str(seconds)]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, PROBE_SCALE="1"), start_new_session=True)
+
+
+@pytest.mark.skipif(not unshare_works(), reason="unshare -Urpf is not permitted here")
+def test_ranks_in_separate_pid_namespaces_run():
+    rc, out, _ = finish(start_in_namespaces("normal", 1, 5), 60)
+    assert rc == 0, out
+    assert out.count("all 40 steps done") == 2, out
+    assert "PEER LOST" not in out, out
+
+
+@pytest.mark.skipif(not unshare_works(), reason="unshare -Urpf is not permitted here")
+def test_a_stopped_rank_in_another_namespace_is_caught_by_the_deadline():
+    """Its pid means nothing in the other namespace: no liveness verdict, only the deadline."""
+    rc, out, took = finish(start_in_namespaces("busy", 1, 3, 40), 90)
+    assert rc != 0, out
+    assert re.search(r"rank 0: PEER LOST: .*rank 1 did not arrive within the deadline", out), out
+    assert "has exited" not in out and "is stopped" not in out, out
+    assert took < 30, f"took {took:.1f} s:\n{out}"

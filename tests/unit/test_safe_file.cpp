@@ -157,6 +157,23 @@ TEST_F(SafeFile, FullDiskKeepsTheOldFileByteForByteAndNoTemporary) {
   EXPECT_EQ(entries(), std::set<std::string>{"r.json"});
 }
 
+// Another user's file in a sticky directory (/tmp) cannot be replaced by a rename: refused up
+// front, not after the first case.
+TEST_F(SafeFile, AnotherUsersFileInAStickyDirectoryIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "not root: cannot stage another user's file";
+  write_plain(path("r.json"), "theirs");  // owned by root (the test runs as root where it can drop)
+  ASSERT_EQ(chmod(dir_.c_str(), 01777), 0);
+  const int rc = in_child(
+      [&] {
+        return throws_mentioning<InputError>([&] { check_output_path(path("r.json")); },
+                                             {"--output", "belongs to another user", "sticky directory"});
+      },
+      /*as_nobody=*/true);
+  if (rc == 5) GTEST_SKIP() << "running as root and cannot drop to uid 65534 here";
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(read_all(path("r.json")), "theirs");
+}
+
 TEST_F(SafeFile, ReadOnlyDirectoryKeepsTheOldFile) {
   write_plain(path("r.json"), "old");
   ASSERT_EQ(chmod(dir_.c_str(), 0555), 0);
