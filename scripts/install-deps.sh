@@ -5,38 +5,42 @@
 # get it. Offline machines (a GPU node without network) just get the report.
 #
 # Usage: scripts/install-deps.sh [--check]
-#   --check   report only; install nothing
-# Installs with apt-get (as root, or through sudo) only when something is missing and an
-# `apt-get update` works, and Python packages with pip (into .venv, which scripts/test.sh picks
-# up, where the interpreter is externally managed). Idempotent.
+#        scripts/install-deps.sh --available PKG...
+#   --check      report only; install nothing
+#   --available  print "PKG yes" or "PKG no" for each apt package: whether apt can install it
+#                here (the check made before installing; the tests call it on its own)
+# Installs only what is missing: with apt-get (as root, or through sudo) where `apt-get update`
+# works, waiting up to 300 s for another apt or dpkg to let go of its lock (unattended-upgrades
+# on a fresh machine); Python packages with pip (into .venv, which scripts/test.sh picks up,
+# where the interpreter is externally managed). Then prints the apt and pip packages it newly
+# installed, and apt-get's errors where it failed. Idempotent.
 # Exit status: 0 when everything REQUIRED is there (test-only and optional items may be missing:
 # they are listed), 1 when something required is missing, 2 on bad usage.
 set -euo pipefail
+# No pipes below: under pipefail, a reader that stops early (grep -q, head) kills its writer
+# with SIGPIPE and fails the pipe, at random. Outputs are captured into variables, then matched.
 cd "$(dirname "$0")/.."
-
-check_only=0
-case "${1:-}" in
-  "") ;;
-  --check) check_only=1 ;;
-  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "install-deps: unknown argument '$1' (only --check)" >&2; exit 2 ;;
-esac
 
 cmake_min=$(sed -n 's/^cmake_minimum_required(VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 python_required=(pandas matplotlib)                            # the report tool
 python_for_tests=(pytest scipy jsonschema prometheus_client)   # scripts/test.sh
 browsers=(chromium chromium-browser chromium-headless-shell google-chrome google-chrome-stable)
+venv_debs=(python3-venv python3-pip)   # what the .venv fallback needs on Debian/Ubuntu
+apt_lock_wait=300   # s; bounded, so that a machine whose apt is stuck still gets its report
+pip_flags=(-q --disable-pip-version-check --retries 1 --timeout 15)
 
 # One line per missing item: class|what|apt package (may be empty)|how to get it by hand.
 # class: required (build and run), tests (scripts/test.sh), optional (a feature is skipped).
 missing=()
 pip_missing=()
 cmake_usable=0
+sudo=""
 lack() { missing+=("$1|$2|$3|$4"); }
 ok() { printf '  ok       %s\n' "$1"; }
+indent() { local line; while IFS= read -r line; do printf '    %s\n' "$line"; done <<<"$1"; }
 
 version_at_least() {  # version_at_least HAVE NEED
-  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
+  sort -V -C <<<"$2"$'\n'"$1"
 }
 
 python_cmd() {  # the interpreter scripts/test.sh uses
@@ -47,20 +51,28 @@ nvcc_path() {
   command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true
 }
 
-check_tools() {
-  local cmake_version=""
-  if command -v cmake >/dev/null; then
-    cmake_version=$(cmake --version | sed -n '1s/^cmake version \([0-9][0-9.]*\).*/\1/p')
-  fi
+cmake_version() {  # of the cmake on PATH; empty when there is none or it says no version
+  local out
+  out=$(cmake --version 2>/dev/null || true)
+  if [[ $out =~ ^cmake\ version\ ([0-9][0-9.]*) ]]; then echo "${BASH_REMATCH[1]}"; fi
+}
+
+check_cmake() {
+  local version=""
+  command -v cmake >/dev/null && version=$(cmake_version)
   cmake_usable=0
-  if [ -n "$cmake_version" ] && version_at_least "$cmake_version" "$cmake_min"; then
+  if [ -n "$version" ] && version_at_least "$version" "$cmake_min"; then
     cmake_usable=1
-    ok "CMake $cmake_version ($(command -v cmake); need >= $cmake_min)"
+    ok "CMake $version ($(command -v cmake); need >= $cmake_min)"
   else
-    lack required "CMake >= $cmake_min (found: ${cmake_version:-none})" cmake \
+    lack required "CMake >= $cmake_min (found: ${version:-none})" cmake \
       "python3 -m pip install 'cmake>=$cmake_min' (or Kitware's apt repository, apt.kitware.com)"
   fi
-  local ninja
+}
+
+check_tools() {
+  check_cmake
+  local ninja out
   ninja=$(command -v ninja || command -v ninja-build || true)
   if [ -n "$ninja" ]; then ok "Ninja $("$ninja" --version) ($ninja)"
   else lack required "Ninja" ninja-build "python3 -m pip install ninja"; fi
@@ -68,11 +80,20 @@ check_tools() {
   else lack required "a C++17 compiler (c++/g++)" g++ "install g++ 11 or newer"; fi
   if command -v mpicxx >/dev/null; then ok "MPI C++ compiler ($(command -v mpicxx))"
   else lack required "mpicxx (MPI C++ compiler wrapper)" libopenmpi-dev "install Open MPI's development files"; fi
-  if command -v mpirun >/dev/null; then ok "mpirun ($(mpirun --version 2>/dev/null | head -n1))"
+  if command -v mpirun >/dev/null; then
+    out=$(mpirun --version 2>/dev/null || true)
+    ok "mpirun (${out%%$'\n'*})"
   else lack required "mpirun" openmpi-bin "install Open MPI"; fi
-  local nvcc
+  check_nvcc
+}
+
+check_nvcc() {
+  local nvcc out
   nvcc=$(nvcc_path)
-  if [ -n "$nvcc" ]; then ok "nvcc $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') ($nvcc)"
+  if [ -n "$nvcc" ]; then
+    out=$("$nvcc" --version 2>/dev/null || true)
+    [[ $out =~ release\ ([0-9.]*) ]] || true
+    ok "nvcc ${BASH_REMATCH[1]:-(version unknown)} ($nvcc)"
   else lack required "nvcc (CUDA Toolkit 12.x or 13.x)" "" \
       "install the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads); nvcc is looked for on PATH and in /usr/local/cuda/bin"; fi
 }
@@ -82,7 +103,7 @@ check_tools() {
 find_libraries() {
   local dir
   dir=$(mktemp -d)
-  cat >"$dir/CMakeLists.txt" <<EOF
+  cat >"$dir/CMakeLists.txt" <<PROBE
 cmake_minimum_required(VERSION $cmake_min)
 project(p2pbench_deps_probe LANGUAGES CXX)
 list(APPEND CMAKE_MODULE_PATH "$PWD/cmake")
@@ -99,29 +120,32 @@ foreach(p nlohmann_json CLI11 GTest benchmark NCCL)
     message(STATUS "probe:\${p}=0")
   endif()
 endforeach()
-EOF
+PROBE
   local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
   if ((cmake_usable)) && cmake -S "$dir" -B "$dir/build" "${generator[@]}" >"$dir/log" 2>&1; then
     sed -n 's/^-- probe:\(.*\)/\1/p' "$dir/log"
   else
-    local cxx
-    cxx=$(command -v c++ || command -v g++ || true)
-    local name header
-    for pair in nlohmann_json:nlohmann/json.hpp CLI11:CLI/CLI.hpp GTest:gtest/gtest.h \
-                benchmark:benchmark/benchmark.h NCCL:nccl.h; do
-      name=${pair%%:*} header=${pair#*:}
-      if { [ -n "$cxx" ] && printf '#include <%s>\n' "$header" \
-             | "$cxx" -std=c++17 -I/usr/local/cuda/include -E -x c++ - -o /dev/null 2>/dev/null; } \
-         || [ -f "/usr/include/$header" ] || [ -f "/usr/local/include/$header" ] \
-         || [ -f "/usr/local/cuda/include/$header" ]; then
-        echo "$name=1"
-      else
-        echo "$name=0"
-      fi
-    done
+    find_headers
   fi
   rm -rf "$dir"
+}
+
+find_headers() {  # find_libraries without CMake: "name=1|0" by whether the header is found
+  local cxx pair name header
+  cxx=$(command -v c++ || command -v g++ || true)
+  for pair in nlohmann_json:nlohmann/json.hpp CLI11:CLI/CLI.hpp GTest:gtest/gtest.h \
+              benchmark:benchmark/benchmark.h NCCL:nccl.h; do
+    name=${pair%%:*} header=${pair#*:}
+    if { [ -n "$cxx" ] && "$cxx" -std=c++17 -I/usr/local/cuda/include -E -x c++ - -o /dev/null \
+           2>/dev/null <<<"#include <$header>"; } \
+       || [ -f "/usr/include/$header" ] || [ -f "/usr/local/include/$header" ] \
+       || [ -f "/usr/local/cuda/include/$header" ]; then
+      echo "$name=1"
+    else
+      echo "$name=0"
+    fi
+  done
 }
 
 check_libraries() {
@@ -144,12 +168,13 @@ check_libraries() {
 }
 
 pip_spec() {  # the pinned requirement for a module when scripts/requirements.txt has one
-  local want=${1//_/-} line
+  local want=${1//_/-} line name
   while read -r line; do
-    local name=${line%%[=<>!~ ]*}
+    if [[ -z $line || $line == \#* ]]; then continue; fi
+    name=${line%%[=<>!~ ]*}
     name=${name//_/-}
     if [ "${name,,}" = "${want,,}" ]; then echo "$line"; return; fi
-  done < <(grep -v '^\s*#' scripts/requirements.txt | sed '/^\s*$/d')
+  done <scripts/requirements.txt
   echo "$want"
 }
 
@@ -162,14 +187,14 @@ check_python() {
     return
   fi
   local absent
-  absent=$("$py" - "${python_required[@]}" "${python_for_tests[@]}" <<'EOF'
+  absent=$("$py" - "${python_required[@]}" "${python_for_tests[@]}" <<'PY'
 import importlib, sys
 for name in sys.argv[1:]:
     try:
         importlib.import_module(name)
     except Exception:
         print(name)
-EOF
+PY
 )
   pip_missing=()
   local m
@@ -202,56 +227,143 @@ check_all() {
   check_browser
 }
 
-apt_install() {  # installs the apt packages of the missing items, where apt-get works
-  local pkgs=() entry pkg
+say_added() {  # say_added WHAT BEFORE AFTER: names the lines of AFTER that BEFORE lacks
+  local -A had=()
+  local line new=()
+  while IFS= read -r line; do [ -z "$line" ] || had[$line]=1; done <<<"$2"
+  while IFS= read -r line; do
+    if [ -n "$line" ] && [ -z "${had[$line]:-}" ]; then new+=("$line"); fi
+  done <<<"$3"
+  echo "install-deps: $1: ${new[*]:-nothing new}"
+}
+
+# Prints those of PKG... that apt has a version of to install (not "Candidate: (none)", not
+# unknown names), one a line. One apt-cache call for all: without its binary cache (Docker
+# images) each call reads every list.
+apt_available() {
+  local policy line pkg=""
+  policy=$(LC_ALL=C apt-cache policy "$@" 2>/dev/null || true)
+  while IFS= read -r line; do
+    if [[ $line =~ ^([^[:space:]]+):$ ]]; then pkg=${BASH_REMATCH[1]}
+    elif [[ -n $pkg && $line =~ ^\ +Candidate:\ [0-9] ]]; then echo "$pkg"; pkg=""; fi
+  done <<<"$policy"
+}
+
+apt_wanted() {  # the apt packages of the missing items, one a line
+  local entry pkg
   for entry in "${missing[@]}"; do
-    pkg=$(cut -d'|' -f3 <<<"$entry")
-    [ -n "$pkg" ] && pkgs+=("$pkg")
+    IFS='|' read -r _ _ pkg _ <<<"$entry"
+    if [ -n "$pkg" ]; then echo "$pkg"; fi
   done
-  # pip needs python3-venv/python3-pip for the .venv fallback on Debian/Ubuntu.
-  if ((${#pip_missing[@]})) && ! python3 -c 'import ensurepip' 2>/dev/null; then pkgs+=(python3-venv python3-pip); fi
-  ((${#pkgs[@]})) || return 0
-  local sudo=""
+  if ((${#pip_missing[@]})) && ! python3 -c 'import ensurepip' 2>/dev/null; then
+    printf '%s\n' "${venv_debs[@]}"
+  fi
+}
+
+apt_can_run() {  # sets sudo; says why not where apt-get cannot be run
+  sudo=""
   if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "install-deps: not root and no sudo: cannot run apt-get"; return 0; }
+    command -v sudo >/dev/null || { echo "install-deps: not root and no sudo: cannot run apt-get"; return 1; }
     sudo=sudo
   fi
-  command -v apt-get >/dev/null || { echo "install-deps: no apt-get here"; return 0; }
-  # Bounded, so that an offline machine says so within a minute instead of retrying.
-  local apt_net=(-o Acquire::Retries=0 -o Acquire::http::Timeout=20 -o Acquire::https::Timeout=20)
-  if ! $sudo apt-get "${apt_net[@]}" update -qq >/dev/null 2>&1; then
+  command -v apt-get >/dev/null || { echo "install-deps: no apt-get here"; return 1; }
+}
+
+apt_get() {  # apt-get as root, in English (its messages are matched), its waits bounded
+  $sudo env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -o DPkg::Lock::Timeout="$apt_lock_wait" \
+    -o Acquire::Retries=0 -o Acquire::http::Timeout=20 -o Acquire::https::Timeout=20 "$@"
+}
+
+# apt 2.6 (Debian 12) waits for the dpkg lock (DPkg::Lock::Timeout) in install but not for the
+# lists lock in update, which fails at once: update is retried here, within the same bound.
+apt_update() {
+  local deadline=$((SECONDS + apt_lock_wait)) out told=""
+  until out=$(apt_get update -qq 2>&1); do
+    if [[ $out != *"Could not get lock"* ]]; then indent "$out"; return 1; fi
+    if ((SECONDS >= deadline)); then
+      echo "install-deps: apt's lock is still held after $apt_lock_wait s:"
+      indent "$out"
+      return 1
+    fi
+    [ -n "$told" ] || echo "install-deps: another apt or dpkg holds apt's lock (unattended-upgrades on a fresh machine?): waiting, $apt_lock_wait s at most"
+    told=1
+    sleep 5
+  done
+}
+
+installed_debs() {  # name=version of each package dpkg has installed, one a line
+  local all status pkg
+  all=$(dpkg-query -W -f='${Status} ${Package}=${Version}\n' 2>/dev/null || true)
+  while read -r _ _ status pkg; do  # ${Status} is "WANT FLAG STATUS"
+    if [ "$status" = installed ]; then echo "$pkg"; fi
+  done <<<"$all"
+}
+
+apt_get_install() {  # installs PKG...; says what dpkg has new afterwards, and apt-get's errors
+  local before err status=0
+  before=$(installed_debs)
+  echo "install-deps: apt-get install $* (waiting up to $apt_lock_wait s for the dpkg lock where another apt or dpkg holds it)"
+  # stderr is captured, to be repeated after the verdict; the progress on stdout goes through.
+  { err=$(apt_get install -y -qq --no-install-recommends "$@" 2>&1 >&3) || status=$?; } 3>&1
+  if ((status)); then
+    echo "install-deps: apt-get install failed (exit $status):"
+    indent "$err"
+  elif [ -n "$err" ]; then
+    printf '%s\n' "$err" >&2
+  fi
+  say_added "installed with apt" "$before" "$(installed_debs)"
+}
+
+apt_install() {  # installs the apt packages of the missing items, where apt-get works
+  local pkgs=() available=() pkg have
+  mapfile -t pkgs < <(apt_wanted)
+  ((${#pkgs[@]})) || return 0
+  apt_can_run || return 0
+  if ! apt_update; then
     echo "install-deps: apt-get update failed (no network or no repository?): installing nothing with apt"
     return 0
   fi
-  local available=()
+  have=$(apt_available "${pkgs[@]}")
   for pkg in "${pkgs[@]}"; do  # skip names this distribution does not have (e.g. Debian's chromium-headless-shell on Ubuntu)
-    if apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then available+=("$pkg")
+    if grep -qxF -- "$pkg" <<<"$have"; then available+=("$pkg")
     else echo "install-deps: apt has no package $pkg here"; fi
   done
   ((${#available[@]})) || return 0
-  echo "install-deps: apt-get install ${available[*]}"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get "${apt_net[@]}" install -y -qq --no-install-recommends "${available[@]}" \
-    || echo "install-deps: apt-get install failed"
+  apt_get_install "${available[@]}"
+}
+
+pip_list() {  # name==version of each package in the environment of interpreter $1
+  "$1" -m pip list --format=freeze --disable-pip-version-check 2>/dev/null || true
 }
 
 pip_install() {  # installs the missing Python packages, pinned as in scripts/requirements.txt
   ((${#pip_missing[@]})) || return 0
-  local specs=() m py
+  local specs=() m py before status=0
   for m in "${pip_missing[@]}"; do specs+=("$(pip_spec "$m")"); done
   py=$(python_cmd)
   [ -n "$py" ] || return 0
-  local pip_flags=(-q --disable-pip-version-check --retries 1 --timeout 15)
+  before=$(pip_list "$py")
   echo "install-deps: pip install ${specs[*]}"
-  if "$py" -m pip install "${pip_flags[@]}" "${specs[@]}"; then return 0; fi
-  [ -d .venv ] && return 0  # the venv's own pip failed: nothing more to try
-  # An externally managed interpreter (PEP 668): a virtual environment in .venv, which
-  # scripts/test.sh picks up, with every requirement (so its packages fit together).
+  "$py" -m pip install "${pip_flags[@]}" "${specs[@]}" || status=$?
+  say_added "installed with pip ($py)" "$before" "$(pip_list "$py")"
+  if ((status == 0)) || [ -d .venv ]; then return 0; fi  # a venv's own pip failed: nothing more to try
+  venv_install
+}
+
+# An externally managed interpreter (PEP 668): a virtual environment in .venv, which
+# scripts/test.sh picks up, with every requirement (so its packages fit together).
+venv_install() {
   echo "install-deps: pip failed; trying a virtual environment in .venv"
-  local unlisted=()  # missing packages that scripts/requirements.txt does not pin
-  for m in "${pip_missing[@]}"; do [ "$(pip_spec "$m")" = "${m//_/-}" ] && unlisted+=("${m//_/-}"); done
-  if python3 -m venv .venv \
-     && .venv/bin/python3 -m pip install "${pip_flags[@]}" -r scripts/requirements.txt ${unlisted[@]+"${unlisted[@]}"}; then
-    return 0
+  local unlisted=() m before  # missing packages that scripts/requirements.txt does not pin
+  for m in "${pip_missing[@]}"; do
+    if [ "$(pip_spec "$m")" = "${m//_/-}" ]; then unlisted+=("${m//_/-}"); fi
+  done
+  if python3 -m venv .venv; then
+    before=$(pip_list .venv/bin/python3)
+    if .venv/bin/python3 -m pip install "${pip_flags[@]}" -r scripts/requirements.txt ${unlisted[@]+"${unlisted[@]}"}; then
+      say_added "installed with pip (.venv)" "$before" "$(pip_list .venv/bin/python3)"
+      return 0
+    fi
   fi
   echo "install-deps: could not install Python packages; .venv removed"
   rm -rf .venv
@@ -270,6 +382,29 @@ report() {
   done
   ((any)) || echo "install-deps: everything is there"
 }
+
+print_available() {  # --available: "PKG yes|no" for each package, as apt_install decides
+  local have pkg
+  have=$(apt_available "$@")
+  for pkg; do
+    if grep -qxF -- "$pkg" <<<"$have"; then echo "$pkg yes"; else echo "$pkg no"; fi
+  done
+}
+
+usage_error() {
+  echo "install-deps: $1 (usage: --check, --available PKG..., -h)" >&2
+  exit 2
+}
+
+check_only=0
+case "${1:-}" in
+  "") ;;
+  --check) check_only=1 ;;
+  --available) shift; (($#)) || usage_error "--available needs package names"; print_available "$@"; exit 0 ;;
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  *) usage_error "unknown argument '$1'" ;;
+esac
+(($# <= 1)) || usage_error "unexpected argument '$2'"
 
 echo "install-deps: checking what p2pbench needs (CMake minimum $cmake_min, from CMakeLists.txt)"
 check_all

@@ -1,18 +1,28 @@
-"""scripts/install-deps.sh on a simulated offline GPU node.
+"""scripts/install-deps.sh: its apt check against this machine's real apt, and the script on
+simulated nodes.
 
-The node this imitates has every tool, but no network (apt-get update and pip fail) and a CMake
-installed with pip (on PATH, unknown to dpkg). The script must look for the tools and headers
-themselves, install nothing when all is there, and exit non-zero only when something required
-is missing. apt-get, apt-cache, dpkg and sudo are replaced by stubs that log their calls and fail;
-python3 by a wrapper that logs its calls; pip has no index (PIP_NO_INDEX). Python packages are
-made present or absent with a directory on PYTHONPATH, so the outcome does not depend on what
-this machine has installed.
+The real-apt test asks the script's own availability check (--available) about every apt
+package the script may install, over and over, and compares with what apt-cache says when read
+to the end: a pipe into `grep -q` under pipefail answered "no" at random for packages apt has.
+
+The simulated nodes have every tool (this machine's), but a CMake installed with pip (on PATH,
+unknown to dpkg). On the offline node, apt-get, apt-cache, dpkg, dpkg-query and sudo are stubs
+that log their calls and fail, and pip has no index (PIP_NO_INDEX): the script must look for the
+tools and headers themselves, install nothing when all is there, and exit non-zero only when
+something required is missing. On the online node, apt works: stubs for apt-get, apt-cache,
+dpkg-query and sudo keep a package database in a directory, so the test knows exactly what "was
+installed" and checks that the script says so. python3 is a wrapper that logs its calls. Python
+packages are made present or absent with a directory on PYTHONPATH, so the outcome does not
+depend on what this machine has installed.
 """
+import json
 import os
+import re
 import shutil
 import stat
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -39,6 +49,7 @@ class OfflineNode:
         shutil.copy2(REPO / "scripts" / "requirements.txt", self.repo / "scripts")
         shutil.copy2(REPO / "CMakeLists.txt", self.repo)
         shutil.copytree(REPO / "cmake", self.repo / "cmake")
+        self.env = {}
         self.log = root / "calls.log"
         self.log.touch()
         self.stubs = root / "stubs"
@@ -46,7 +57,7 @@ class OfflineNode:
         self.shadow = root / "pythonpath"
         for d in (self.stubs, self.pip_bin, self.shadow):
             d.mkdir()
-        for tool in ("apt-get", "apt-cache", "dpkg", "sudo"):
+        for tool in ("apt-get", "apt-cache", "dpkg", "dpkg-query", "sudo"):
             write_exe(self.stubs / tool,
                       f'#!/bin/sh\necho "{tool} $*" >>"{self.log}"\n'
                       f'echo "{tool}: simulated offline node" >&2\nexit 100\n')
@@ -72,7 +83,7 @@ class OfflineNode:
         write_exe(self.stubs / "cmake", f'#!/bin/sh\necho "cmake version {version}"\n')
 
     def run(self, *args):
-        env = dict(os.environ)
+        env = dict(os.environ, **self.env)
         nvcc_dir = "/usr/local/cuda/bin"
         env["PATH"] = os.pathsep.join([str(self.stubs), str(self.pip_bin), env["PATH"], nvcc_dir])
         env["PYTHONPATH"] = str(self.shadow)
@@ -143,3 +154,246 @@ def test_bad_argument_exits_2(node):
     result, out, _ = node.run("--install-everything")
     assert result.returncode == 2, out
     assert "--install-everything" in out, out
+
+
+def test_offline_update_failure_shows_apt_errors(node):
+    node.old_cmake("3.20.0")
+    _, out, calls = node.run()
+    assert "installing nothing with apt" in out, out
+    assert "apt-get: simulated offline node" in out, out       # apt's own words, not swallowed
+    assert " install " not in calls and "dpkg-query" not in calls, calls
+
+
+# --- the availability check against this machine's apt ---------------------------------------
+
+def apt_packages_of_the_script():
+    """Every apt package install-deps.sh may ask apt for, read from the script."""
+    text = (REPO / "scripts" / "install-deps.sh").read_text()
+    joined = re.sub(r"\\\n\s*", " ", text)                      # continued lines
+    named = re.findall(r'\black\s+(?:required|tests|optional)\s+"[^"]*"\s+("?)([^"\s]*)\1', joined)
+    packages = [pkg for _, pkg in named if pkg]
+    venv = re.search(r"^venv_debs=\(([^)]*)\)", text, re.M)
+    assert venv, "venv_debs=(...) not found in install-deps.sh"
+    packages += venv.group(1).split()
+    return packages
+
+
+def apt_candidate(pkg):
+    """apt-cache policy's candidate version, read to the end; None for none or unknown."""
+    out = subprocess.run(["apt-cache", "policy", pkg], capture_output=True, text=True,
+                         env=dict(os.environ, LC_ALL="C")).stdout
+    found = re.search(r"^\s*Candidate:\s*(\S+)", out, re.M)
+    return found.group(1) if found and found.group(1) != "(none)" else None
+
+
+def test_the_script_names_the_packages_it_installs():
+    packages = apt_packages_of_the_script()
+    expected = {"cmake", "ninja-build", "g++", "libopenmpi-dev", "openmpi-bin", "nlohmann-json3-dev",
+                "libcli11-dev", "libgtest-dev", "libbenchmark-dev", "chromium-headless-shell",
+                "python3", "python3-venv", "python3-pip"}
+    assert expected <= set(packages), f"extraction from install-deps.sh found only {packages}"
+
+
+def test_available_agrees_with_real_apt_every_time():
+    if shutil.which("apt-cache") is None:
+        pytest.skip("no apt-cache on this machine")
+    packages = apt_packages_of_the_script() + ["p2pbench-no-such-package"]
+    truth = {pkg: "yes" if apt_candidate(pkg) else "no" for pkg in packages}
+    if all(v == "no" for v in truth.values()):
+        pytest.skip("apt-cache knows none of the script's packages (empty lists: no apt-get update yet?)")
+    assert truth["p2pbench-no-such-package"] == "no"
+    wrong = []
+    for round_ in range(20):   # the old check failed at random (a race with SIGPIPE)
+        result = subprocess.run(["bash", str(REPO / "scripts" / "install-deps.sh"), "--available",
+                                 *packages], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stdout + result.stderr
+        said = dict(line.split() for line in result.stdout.splitlines())
+        assert set(said) == set(packages), result.stdout
+        wrong += [f"round {round_}: {pkg} {said[pkg]}, apt-cache: {truth[pkg]}"
+                  for pkg in packages if said[pkg] != truth[pkg]]
+    assert not wrong, "\n".join(wrong)
+
+
+# --- a node where apt works ----------------------------------------------------------------------
+
+APT_GET = r'''#!{python}
+"""apt-get: update and install against the package database in {state}."""
+import json, pathlib, sys
+state = pathlib.Path("{state}")
+with open("{log}", "a") as log:
+    log.write("apt-get " + " ".join(sys.argv[1:]) + "\n")
+cfg = json.loads((state / "config.json").read_text())
+args, i = [], 1
+while i < len(sys.argv):                      # drop -o NAME=VALUE and flags
+    a = sys.argv[i]
+    i += 2 if a == "-o" else 1
+    if not a.startswith("-"):
+        args.append(a)
+cmd, pkgs = args[0], args[1:]
+if cmd == "update":
+    if cfg["update_locked"] > 0:
+        cfg["update_locked"] -= 1
+        (state / "config.json").write_text(json.dumps(cfg))
+        sys.exit("E: Could not get lock /var/lib/apt/lists/lock. It is held by process 4242 (unattended-upgr)")
+    sys.exit(0)
+if cmd == "install":
+    if cfg["install_error"]:
+        sys.exit(cfg["install_error"])
+    db = json.loads((state / "db.json").read_text())
+    for pkg in pkgs:
+        for p in [pkg] + cfg["deps"].get(pkg, []):
+            db[p] = "1.0-1"
+            print(f"Setting up {{p}} (1.0-1) ...")
+        for tool, target in cfg["tools"].get(pkg, {{}}).items():
+            path = pathlib.Path("{stubs}") / tool
+            path.write_text(f'#!/bin/sh\nexec "{{target}}" "$@"\n')
+            path.chmod(0o755)
+    (state / "db.json").write_text(json.dumps(db))
+    sys.exit(0)
+sys.exit(f"apt-get stub: unexpected {{sys.argv}}")
+'''
+
+APT_CACHE = r'''#!{python}
+import json, pathlib, sys
+with open("{log}", "a") as log:
+    log.write("apt-cache " + " ".join(sys.argv[1:]) + "\n")
+cfg = json.loads(pathlib.Path("{state}/config.json").read_text())
+assert sys.argv[1] == "policy", sys.argv
+for pkg in sys.argv[2:]:
+    if pkg not in cfg["unknown"]:
+        print(f"{{pkg}}:\n  Installed: (none)\n  Candidate: 1.0-1\n  Version table:\n     1.0-1 500")
+'''
+
+DPKG_QUERY = r'''#!{python}
+"""dpkg-query -W -f=...: the database as the script's format asks ("STATUS NAME=VERSION")."""
+import json, pathlib, sys
+with open("{log}", "a") as log:
+    log.write("dpkg-query " + " ".join(sys.argv[1:]) + "\n")
+assert sys.argv[1:] == ["-W", "-f=${{Status}} ${{Package}}=${{Version}}\\n"], sys.argv
+print("unknown ok not-installed libfoo-doc=")
+print("deinstall ok config-files oldpkg=0.9-1")
+for name, version in json.loads(pathlib.Path("{state}/db.json").read_text()).items():
+    print(f"install ok installed {{name}}={{version}}")
+'''
+
+
+class OnlineNode(OfflineNode):
+    def __init__(self, root):
+        super().__init__(root)
+        self.state = root / "apt-state"
+        self.state.mkdir()
+        self.config = {"update_locked": 0, "install_error": "", "unknown": [],
+                       "deps": {"cmake": ["libjsoncpp25"]},
+                       "tools": {"cmake": {"cmake": shutil.which("cmake")}}}
+        (self.state / "db.json").write_text(json.dumps({"libc6": "2.36-9"}))
+        fill = dict(python=sys.executable, state=self.state, log=self.log, stubs=self.stubs)
+        write_exe(self.stubs / "apt-get", APT_GET.format(**fill))
+        write_exe(self.stubs / "apt-cache", APT_CACHE.format(**fill))
+        write_exe(self.stubs / "dpkg-query", DPKG_QUERY.format(**fill))
+        write_exe(self.stubs / "sudo", '#!/bin/sh\nexec "$@"\n')
+
+    def run(self, *args):
+        (self.state / "config.json").write_text(json.dumps(self.config))
+        return super().run(*args)
+
+    def installed(self):
+        return json.loads((self.state / "db.json").read_text())
+
+
+@pytest.fixture
+def online(tmp_path):
+    if shutil.which("cmake") is None:
+        pytest.skip("no cmake on PATH")
+    return OnlineNode(tmp_path)
+
+
+def installed_line(out, how):
+    lines = [line for line in out.splitlines() if line.startswith(f"install-deps: installed with {how}")]
+    assert len(lines) == 1, out
+    return lines[0].split(": ", 2)[2].split()
+
+
+def cmake_version():
+    out = subprocess.run([shutil.which("cmake"), "--version"], capture_output=True, text=True).stdout
+    return re.match(r"cmake version (\S+)", out).group(1)
+
+
+def test_apt_install_waits_for_the_lock_and_says_what_it_installed(online):
+    online.old_cmake("3.20.0")
+    result, out, calls = online.run()
+    assert result.returncode == 0, out
+    installs = [c for c in calls.splitlines() if c.startswith("apt-get ") and " install " in c]
+    assert len(installs) == 1 and " cmake" in installs[0], calls
+    wait = re.search(r"-o DPkg::Lock::Timeout=(-?\d+)", installs[0])
+    assert wait and int(wait.group(1)) > 0, installs[0]                # a bounded wait
+    assert f"up to {wait.group(1)} s for the dpkg lock" in out, out
+    new = {f"{name}={version}" for name, version in online.installed().items() if name != "libc6"}
+    assert {"cmake=1.0-1", "libjsoncpp25=1.0-1"} <= new
+    assert sorted(installed_line(out, "apt")) == sorted(new), out  # exactly that, not libc6
+    assert f"ok       CMake {cmake_version()} ({online.stubs}/cmake" in out, out
+    assert "MISSING  [required] CMake" not in out, out
+
+
+def test_apt_update_waits_while_another_apt_holds_the_lock(online):
+    online.old_cmake("3.20.0")
+    online.config["update_locked"] = 1
+    result, out, calls = online.run()
+    assert result.returncode == 0, out
+    updates = [c for c in calls.splitlines() if c.startswith("apt-get ") and c.endswith(" update -qq")]
+    assert len(updates) == 2, calls
+    assert "holds apt's lock" in out and "waiting, 300 s at most" in out, out
+    assert "cmake=1.0-1" in installed_line(out, "apt"), out
+
+
+def test_apt_install_failure_prints_apt_errors(online):
+    online.old_cmake("3.20.0")
+    online.config["install_error"] = "E: Unable to fetch some archives, maybe run apt-get update"
+    result, out, _ = online.run()
+    assert result.returncode == 1, out
+    assert "install-deps: apt-get install failed (exit 1):" in out, out
+    assert "    E: Unable to fetch some archives" in out, out
+    assert installed_line(out, "apt") == ["nothing", "new"], out
+    assert "MISSING  [required] CMake >= 3.24 (found: 3.20.0)" in out, out
+
+
+def test_apt_skips_packages_it_does_not_have(online):
+    online.old_cmake("3.20.0")
+    online.config["unknown"] = ["cmake"]
+    _, out, calls = online.run()
+    assert "install-deps: apt has no package cmake here" in out, out
+    assert not any(" install " in c for c in calls.splitlines() if c.startswith("apt-get ")), calls
+
+
+# --- pip ------------------------------------------------------------------------------------------
+
+def fake_wheel(directory, name, version):
+    """A pure-Python wheel whose module imports (pip installs it with no index, no build)."""
+    dist = f"{name}-{version}.dist-info"
+    path = directory / f"{name}-{version}-py3-none-any.whl"
+    files = {f"{name}/__init__.py": "",
+             f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+             f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files[f"{dist}/RECORD"] = "".join(f"{f},,\n" for f in [*files, f"{dist}/RECORD"])
+    with zipfile.ZipFile(path, "w") as whl:
+        for f, text in files.items():
+            whl.writestr(f, text)
+
+
+def test_pip_says_what_it_installed(node, tmp_path):
+    venv = subprocess.run([sys.executable, "-m", "venv", str(node.repo / ".venv")], capture_output=True)
+    if venv.returncode != 0:
+        pytest.skip(f"{sys.executable} -m venv does not work here")
+    for name in PYTHON_MODULES:   # all there but scipy, which the venv lacks
+        node.stand_in(name, "")
+    shutil.rmtree(node.shadow / "scipy")
+    pin = next(line for line in (REPO / "scripts" / "requirements.txt").read_text().splitlines()
+               if line.startswith("scipy=="))
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    fake_wheel(wheels, "scipy", pin.split("==")[1])
+    node.env["PIP_FIND_LINKS"] = str(wheels)
+    result, out, _ = node.run()
+    assert result.returncode == 0, out
+    assert f"install-deps: pip install {pin}" in out, out
+    assert installed_line(out, "pip") == [pin], out
+    assert "ok       Python package scipy" in out.split("checking again")[1], out
