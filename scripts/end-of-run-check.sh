@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# On a GPU node (one GPU is enough: the ranks then share it): the checks that a run always ends
+# and never clobbers its output. Everything goes under OUT_DIR; a summary is printed last.
+#
+# Usage: scripts/end-of-run-check.sh OUT_DIR BUILD_DIR [STEP ...]
+# Steps (default: build end faults staged ctest):
+#   build    configure and build BUILD_DIR (Release, tests on)
+#   end      tests/gpu_driver/end_checks.py: a rank stopped once the file is complete, a malformed
+#            expectations file, two jobs on one path, a rerun on a complete file, PID namespaces
+#   faults   tests/gpu_driver/fault_checks.py (injected and outside faults; files kept)
+#   staged   the three-rank staged ring on one node, P2PBENCH_RING_RUNS times (default 50)
+#   ctest    ctest -L 'gpu|mpi', P2PBENCH_CTEST_RUNS times in a row (default 3)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/end-of-run-check.sh OUT_DIR BUILD_DIR [STEP ...]}
+build=${2:?usage: scripts/end-of-run-check.sh OUT_DIR BUILD_DIR [STEP ...]}
+shift 2
+steps=("$@")
+((${#steps[@]})) || steps=(build end faults staged ctest)
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpiexec=(mpirun --oversubscribe --mca btl_vader_single_copy_mechanism none)
+summary="$out/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+{ date -u; nvidia-smi -L; mpirun --version | head -n1; } >"$out/system.txt" 2>&1
+
+step_build() {
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/build.log" 2>&1 &&
+    cmake --build "$build" -j "$(nproc)" >>"$out/build.log" 2>&1
+  note "build: exit $?"
+}
+
+step_end() {
+  timeout 900 python3 tests/gpu_driver/end_checks.py "$build/src/p2pbench" "${mpiexec[@]}" --keep "$out/end" \
+    >"$out/end-checks.txt" 2>&1
+  note "end checks: exit $? ($(tail -n1 "$out/end-checks.txt"))"
+}
+
+step_faults() {
+  timeout 900 python3 tests/gpu_driver/fault_checks.py "$build/src/p2pbench" "${mpiexec[@]}" --keep "$out/faults" \
+    >"$out/fault-checks.txt" 2>&1
+  note "fault checks: exit $? ($(tail -n1 "$out/fault-checks.txt"))"
+}
+
+step_staged() {
+  local runs=${P2PBENCH_RING_RUNS:-50} passed=0 i
+  for ((i = 1; i <= runs; i++)); do
+    if timeout 120 "$build/tests/baselines/test_baselines_gpu" --gtest_filter='StagedGroup.RingOfThreeRanksOnOneNode' \
+        >"$out/staged-ring-last.txt" 2>&1; then
+      passed=$((passed + 1))
+    else
+      cp "$out/staged-ring-last.txt" "$out/staged-ring-failed-$i.txt"
+    fi
+  done
+  note "staged ring of three ranks on one GPU: $passed of $runs runs passed"
+}
+
+step_ctest() {
+  local runs=${P2PBENCH_CTEST_RUNS:-3} i
+  for ((i = 1; i <= runs; i++)); do
+    ctest --test-dir "$build" -L 'gpu|mpi' --output-on-failure -V >"$out/ctest-$i.log" 2>&1
+    note "ctest -L 'gpu|mpi' run $i: exit $? ($(grep -E '^[0-9]+% tests passed' "$out/ctest-$i.log"))"
+    grep -E "SKIPPED|Skipped" "$out/ctest-$i.log" | sort | uniq -c >>"$out/ctest-$i-skips.txt"
+  done
+}
+
+for s in "${steps[@]}"; do
+  case "$s" in
+    build | end | faults | staged | ctest) "step_$s" ;;
+    *) note "unknown step '$s' (build end faults staged ctest)"; exit 2 ;;
+  esac
+done
+cat "$summary"
