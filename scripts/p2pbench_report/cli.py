@@ -342,11 +342,14 @@ def build_parser() -> argparse.ArgumentParser:
         "csv: one row per case, one column per field. Statistics are flattened (bandwidth_gbps_median,\n"
         "time_us_stdev, latency_us_p95 ...), bidir per-direction figures become directions_<i>_<field>,\n"
         "raw samples one ';'-joined column; label, host, GPU names, UUIDs, bus ids and driver version\n"
-        "on every row, so files of several clusters stack.\n"
+        "on every row, so files of several clusters stack; gpu_uuids names every GPU of the row's flows,\n"
+        "same_gpu (true/false/mixed) marks rows with a flow within one GPU (two ranks sharing it).\n"
         "prometheus: OpenMetrics text for node-exporter's textfile collector (needs prometheus_client):\n"
-        "p2pbench_bandwidth_gbps, p2pbench_latency_seconds, p2pbench_case_ok per case, labelled method,\n"
-        "direction, mode, bytes, shape, src/dst rank and GPU UUID, host, label; p2pbench_run_health_ok,\n"
-        "_contention, _throttled, _link_errors and _timestamp_seconds per run.",
+        "p2pbench_bandwidth_gbps and p2pbench_latency_seconds (between two GPUs only), their\n"
+        "p2pbench_same_gpu_* twins (rows with a flow within one GPU: never P2P), p2pbench_case_ok per\n"
+        "case, labelled method, direction, mode, bytes, shape, src/dst rank and GPU UUID, gpu_uuids,\n"
+        "same_gpu, host, label; p2pbench_run_health_ok, _contention, _throttled, _link_errors and\n"
+        "_timestamp_seconds per run. docs/results.md (Prometheus export) has the details.",
         "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head\n"
         "  p2pbench-report export --format prometheus run.json -o /var/lib/node_exporter/textfile/p2pbench.prom")
     export.add_argument("results", metavar="RESULTS.json")

@@ -1,5 +1,6 @@
 """How a run was made, as far as it changes the figures: verification, samples per case, sample
-time, buffer pool, clocks, NCCL version, sanitizer mode, and the run's health verdicts.
+time, buffer pool, clocks, NCCL version, how ranks were split into nodes, sanitizer mode, and the
+run's health verdicts.
 
 `compare` lists these beside the system metadata and flags those that differ; `check` refuses a
 file made with less care than the expectations' sources. Driver and CUDA versions are in
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from p2pbench_report.group import node_override_of
 from p2pbench_report.units import format_size
 from p2pbench_report.verdicts import run_verdicts
 
@@ -41,6 +43,13 @@ def _clocks(meta: dict) -> str:
     return "; ".join(distinct) if distinct else "unknown"
 
 
+def _nodes(meta: dict) -> str:
+    """How ranks were split into nodes: by host, or every K ranks of a host (--ranks-per-node K),
+    which changes the methods a pair may use (no peer mapping across nodes)."""
+    override = node_override_of(meta.get("group"))
+    return f"every {override} ranks of a host (--ranks-per-node {override})" if override else "by host"
+
+
 def run_conditions(meta: dict) -> dict[str, str]:
     """Field -> its value as text, in a fixed order ('unknown' where the file does not say)."""
     config = _config(meta)
@@ -55,6 +64,7 @@ def run_conditions(meta: dict) -> dict[str, str]:
         "buffer pool": ("none" if pool == 0 else format_size(pool) + " B") if isinstance(pool, int) else "unknown",
         "clocks (current/max)": _clocks(meta),
         "NCCL": str(meta["nccl_version"]) if meta.get("nccl_version") else "none recorded",
+        "nodes": _nodes(meta),
         "sanitizer mode": "yes (not measurements)" if sanitizer is True else "no",  # absent: files before it
         "health verdicts": run_verdicts(meta).summary(),
     }

@@ -12,12 +12,16 @@ After the independent variables come the columns that say where a row was measur
 files of several clusters stack into one table (IDENTITY_COLUMNS): label (meta.label), host (the
 source rank's host; both hosts joined with ';' where a bidir row's ranks differ), the source and
 destination GPU's name, UUID and PCI bus id (a bidir row: rank 0 -> rank 1, the pair; a host-link
-row: the GPU on both sides), and the GPU driver version.
+row: the GPU on both sides), the GPU driver version, gpu_uuids (every GPU the row's flows touch,
+sources and destinations in flow order, once each, ';'-joined) and same_gpu ("true" when every
+flow stays within one GPU, two ranks sharing it: its figure is that GPU's memory bandwidth, not
+P2P; "false" when none does; "mixed"; row_gpus.py decides).
 
 Version 2 rows (docs/groups.md) add pattern, schedule and round after those, and their per-flow
 and per-GPU lists (flows_src_rank, flows_src_gpu, flows_bandwidth_gbps_median, gpus_uuid, ...:
 group_rows.py) as ';'-joined cells (a null item is written `null`), read back as lists; a row of
-several flows names the pair of its first flow in the identity columns.
+several flows names the pair of its first flow in the src_/dst_ identity columns, and every GPU
+of its flows in gpu_uuids.
 """
 
 from __future__ import annotations
@@ -32,11 +36,12 @@ import pandas as pd
 from p2pbench_report.cases import INDEPENDENT_VARIABLES
 from p2pbench_report.group_rows import is_list_column
 from p2pbench_report.loader import INTEGER_FIELDS, ResultSet, is_sample_column
+from p2pbench_report.row_gpus import row_gpus
 
 SAMPLE_SEPARATOR = ";"
 LOADER_ONLY_COLUMNS = ("metric", "row_index")
 IDENTITY_COLUMNS = ("label", "host", "src_gpu_name", "src_gpu_uuid", "src_gpu_pci_bus_id", "dst_gpu_name",
-                    "dst_gpu_uuid", "dst_gpu_pci_bus_id", "driver_version")
+                    "dst_gpu_uuid", "dst_gpu_pci_bus_id", "driver_version", "gpu_uuids", "same_gpu")
 INTEGER_TEXT = re.compile(r"-?[0-9]+")
 GROUP_COLUMNS = ("pattern", "schedule", "round")  # version 2: after the identity columns
 
@@ -104,12 +109,14 @@ def identity_of(meta: dict, row: dict) -> dict[str, object]:
         hosts = list(meta["hosts"])
     if row.get("mode") == "uni" and hosts:
         hosts = hosts[:1]  # a one-way row: the source's host
+    gpus = row_gpus(meta, row)
     return {
         "label": meta.get("label"), "host": ";".join(hosts) or None,
         "src_gpu_name": src_gpu.get("name"), "src_gpu_uuid": src_gpu.get("uuid"),
         "src_gpu_pci_bus_id": src_gpu.get("pci_bus_id"), "dst_gpu_name": dst_gpu.get("name"),
         "dst_gpu_uuid": dst_gpu.get("uuid"), "dst_gpu_pci_bus_id": dst_gpu.get("pci_bus_id"),
         "driver_version": src_gpu.get("driver_version") or dst_gpu.get("driver_version"),
+        "gpu_uuids": SAMPLE_SEPARATOR.join(gpus.uuids) or None, "same_gpu": gpus.same_gpu,
     }
 
 

@@ -39,6 +39,7 @@ class Group:
     ranks: int
     gpu_of_rank: dict[int, str] = field(default_factory=dict)
     pairs: dict[tuple[int, int], PairLink] = field(default_factory=dict)
+    ranks_per_node: int | None = None  # --ranks-per-node K (node_override); None: nodes are hosts
 
     def link(self, src_rank: int, dst_rank: int) -> PairLink | None:
         return self.pairs.get((src_rank, dst_rank))
@@ -86,6 +87,18 @@ def _number(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
+def node_override_of(group: dict | None) -> int | None:
+    """meta.group.node_override as an int (--ranks-per-node K) or None. The writer now writes the
+    plain integer; earlier builds wrote {"ranks_per_node": K}, and committed files keep that form,
+    so every reader goes through here rather than reading the field itself."""
+    value = group.get("node_override") if isinstance(group, dict) else None
+    if isinstance(value, dict):
+        value = value.get("ranks_per_node")
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
+
+
 def describe_group(meta: dict) -> Group | None:
     """The group of a version 2 file's meta; None for a version 1 file (no meta.group)."""
     group = meta.get("group")
@@ -101,4 +114,4 @@ def describe_group(meta: dict) -> Group | None:
                         _number(entry.get("peak_gbps_per_direction")))
         pairs[(link.src_rank, link.dst_rank)] = link
     ranks = group.get("ranks") if isinstance(group.get("ranks"), int) else len(gpus)
-    return Group(ranks, {r: u for r, u in gpus.items() if isinstance(r, int)}, pairs)
+    return Group(ranks, {r: u for r, u in gpus.items() if isinstance(r, int)}, pairs, node_override_of(group))

@@ -9,7 +9,8 @@ Drawn only where the data supports them:
                                      most sizes (or the best of several such shapes at each size).
                                      Legends sit right of the axes, outside the data.
   time_<direction>_<mode>            time per transfer (time_us) vs size on log-log axes, where some
-                                     series has a size below 1 MiB (small messages get their decade).
+                                     series has a size below 1 MiB (small messages get their decade);
+                                     the time axis labelled at 1, 2 and 5 of every decade.
   atomics_<direction>                remote atomics: Gops/s per atomic type x access pattern (bars).
   bars_<direction>_<mode>            instead of size_*, where no method spans two sizes (a file of a
                                      few cases at one size): one bar per case, min–max whisker.
@@ -31,8 +32,10 @@ Drawn only where the data supports them:
   patterns_<method>_<dir>_<mode>_<system>  version 2 files: aggregate of each pattern case vs the
                                      sum of its flows' peaks (plot_patterns.py).
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
-The curves and bars above show rows of one pair measured alone (plot_series.pair_cases): a
-version 2 file's rounds, patterns and same-GPU pairs are in the matrix and pattern figures.
+The curves and bars above show rows of one pair measured alone (plot_series.pair_cases; a round
+holding one pair only counts, an alone_check repeating such a pair does not): a version 2 file's
+rounds of several pairs, patterns and same-GPU pairs are in the matrix and pattern figures, and
+its bars' title says how many of the ordered pairs of two GPUs they show.
 Several files -> overlaid series labelled by system (meta.label).
 """
 
@@ -57,8 +60,8 @@ from p2pbench_report.plot_matrix import matrix_figures  # noqa: E402  (issue 11)
 from p2pbench_report.plot_patterns import pattern_figures  # noqa: E402  (issue 11)
 from p2pbench_report.plot_shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: E402,F401 (knee: public)
                                          uni_vs_bidir_figures)
-from p2pbench_report.plot_style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, new_figure,  # noqa: E402
-                                         place_legend, set_headroom, set_title)
+from p2pbench_report.plot_style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, label_log_axis,  # noqa: E402
+                                         new_figure, place_legend, set_headroom, set_title)
 from p2pbench_report.units import SIZE_AXIS_LABEL  # noqa: E402
 
 FORMATS = ("png", "svg")
@@ -123,6 +126,7 @@ def _size_axes(ax, result_sets: list[ResultSet], measure: Measure, mode: str, si
     ax.set_xlabel(SIZE_AXIS_LABEL)
     if measure.log_y:
         ax.set_yscale("log")
+        label_log_axis(ax.yaxis, measure.metric.unit)
         ax.grid(True, which="minor", alpha=0.12)
     else:
         set_headroom(ax, result_sets, mode if measure.higher_is_better else None)

@@ -34,16 +34,44 @@ def _bar_cases(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measu
     cases = []
     for result_set, rows in groups:
         if best_only:
-            pick = rows.groupby(["series", "pair", "bytes"])["median"]
+            pick = rows.groupby(["series", "pair", "how", "bytes"])["median"]
             rows = rows.loc[pick.idxmax() if measure.higher_is_better else pick.idxmin()]
         for name in series_order(rows):
             series_rows = [row for _, row in rows[rows["series"] == name].iterrows()]
             for row in sorted(series_rows, key=lambda row: _bar_order(row, best_only)):
                 shape = "" if best_only else shape_text(row["shape"])
                 system = f"{result_set.name} · " if len(result_sets) > 1 else ""
-                cases.append((f"{system}{name}{' ' + shape if shape else ''} · {row['pair']} at "
+                how = f" ({row['how']})" if row.get("how") else ""
+                cases.append((f"{system}{name}{' ' + shape if shape else ''} · {row['pair']}{how} at "
                               f"{format_size(row['bytes'])}", row))
     return cases, best_only
+
+
+def _cross_gpu_flows(rows) -> set[tuple]:
+    """(source rank, destination rank) of every flow between two GPUs in version 2 rows."""
+    flows = set()
+    for row in rows:
+        src, dst, same = (row.get(f"flows_{name}") for name in ("src_rank", "dst_rank", "same_device"))
+        if isinstance(src, list) and isinstance(dst, list):
+            flows |= {(s, d) for s, d, o in zip(src, dst, same if isinstance(same, list) else [False] * len(src)) if not o}
+    return flows
+
+
+def _pairs_shown(result_sets: list[ResultSet], shown: list[pd.Series], measure: Measure, direction: str,
+                 mode: str) -> str:
+    """For version 2 files, which pairs the bars cover ('all 8 ordered pairs of two GPUs, each
+    measured alone; ...' or '4 of the 8 ...'), so that a chart of a subset never reads as the whole
+    matrix; '' for version 1 files (every case of their one pair is drawn)."""
+    if not all("flows_src_rank" in r.rows.columns for r in result_sets):
+        return ""
+    measured = [row for r in result_sets for _, row in r.rows.iterrows()
+                if row["status"] == "ok" and row["metric"] == measure.metric.name
+                and row["direction"] == direction and row["mode"] == mode]
+    total, covered = _cross_gpu_flows(measured), _cross_gpu_flows(shown)
+    if covered == total:
+        return f"all {len(total)} ordered pairs of two GPUs, each measured alone; same-GPU pairs: matrix_* figures"
+    return (f"{len(covered)} of the {len(total)} ordered pairs of two GPUs: those measured alone; "
+            "the others and same-GPU pairs: matrix_* figures")
 
 
 def bar_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
@@ -74,7 +102,9 @@ def bar_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measu
     highest = max([float(row["high"]) for _, row in cases] + [value for value, _ in peaks])
     ax.set_xlim(0, highest * 1.12)
     ax.grid(True, axis="x", alpha=0.3)
-    shapes = "best shape per method, pair and size" if best_only else "every case"
-    set_title(figure, f"{measure.title} at a single message size — {direction}, {mode} ({shapes})", result_sets)
+    shown = [_pairs_shown(result_sets, [row for _, row in cases], measure, direction, mode),
+             "best shape per method, pair and size" if best_only else ""]
+    subset = "; ".join(part for part in shown if part) or "every case"
+    set_title(figure, f"{measure.title} at a single message size — {direction}, {mode} ({subset})", result_sets)
     named = [label if len(result_sets) > 1 else f"{result_sets[0].name} · {label}" for label, _ in cases]
     return PlottedFigure(f"{measure.bars_name}_{direction}_{mode}", measure.bars_name, figure, named)

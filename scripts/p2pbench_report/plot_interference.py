@@ -1,12 +1,14 @@
 """Figures of interference rows (issue 13): per workload, the trade between the link and the
 workload (x: link GB/s beside the workload, y: the workload's figure beside the transfer; one
-point per SM partition K, one line per engine, the alone figures as reference lines), and the
-slowdown of each in % as bars. Rows whose windows overlapped less than 0.95 are marked."""
+point per SM partition K, one line per engine, the alone figures as reference lines; axes fitted
+to the data, not from 0; point labels placed where they overprint nothing: plot_labels.py), and
+the slowdown of each in % as bars. Rows whose windows overlapped less than 0.95 are marked."""
 
 from __future__ import annotations
 
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.plot_style import METHOD_COLORS, SYSTEM_STYLES, PlottedFigure, new_figure, set_title
+from p2pbench_report.plot_labels import PointLabel, place_point_labels
+from p2pbench_report.plot_style import METHOD_COLORS, SYSTEM_STYLES, PlottedFigure, new_figure, place_legend, set_title
 
 MIN_OVERLAP = 0.95
 ENGINES = ("ce", "ldst", "tma")
@@ -44,48 +46,69 @@ def _series_label(engine: str, result_set: ResultSet, several: bool) -> str:
     return f"{engine} ({result_set.name})" if several else engine
 
 
+def _fit(values: list[float], margin: float = 0.08) -> tuple[float, float]:
+    """Limits around the values with a margin on each side: a trade figure's zero is no reading
+    (no run moves 0 GB/s), and starting there squeezed every point into one corner."""
+    low, high = min(values), max(values)
+    pad = (high - low) * margin or abs(high) * 0.05 or 1.0
+    return low - pad, high + pad
+
+
+def _engine_curve(ax, result_set: ResultSet, rows: list[dict], engine: str, style: tuple, several: bool,
+                  extent: dict) -> tuple[str | None, list[PointLabel]]:
+    """One engine's points (one per SM partition K) with min–max whiskers and its link-alone
+    line; returns (series label, point labels) and widens `extent` ('x', 'y' lists)."""
+    points = sorted((r for r in rows if r.get("engine") == engine), key=lambda r: r.get("sm_partition") or 0)
+    if not points:
+        return None, []
+    color, (linestyle, marker) = METHOD_COLORS.get(engine, "0.2"), style
+    x = [r["transfer_together_gbps"]["median"] for r in points]
+    y = [r["workload_together"]["median"] for r in points]
+    x_range = [(r["transfer_together_gbps"]["min"], r["transfer_together_gbps"]["max"]) for r in points]
+    y_range = [(r["workload_together"]["min"], r["workload_together"]["max"]) for r in points]
+    label = _series_label(engine, result_set, several)
+    ax.errorbar(x, y, xerr=[[v - lo for v, (lo, _) in zip(x, x_range)], [hi - v for v, (_, hi) in zip(x, x_range)]],
+                yerr=[[v - lo for v, (lo, _) in zip(y, y_range)], [hi - v for v, (_, hi) in zip(y, y_range)]],
+                color=color, linestyle=linestyle, marker=marker, capsize=3, label=label)
+    alone = [r["transfer_alone_gbps"]["median"] for r in points if isinstance(r.get("transfer_alone_gbps"), dict)]
+    if alone:
+        ax.axvline(max(alone), color=color, linestyle=":", linewidth=1.0, label=f"{label} alone ({max(alone):.1f} GB/s)")
+    extent["x"] += [v for pair in x_range for v in pair] + ([max(alone)] if alone else [])
+    extent["y"] += [v for pair in y_range for v in pair]
+    texts = [_k_label(r) + (" (overlap < 0.95)" if _low_overlap(r) else "") for r in points]
+    return label, [PointLabel(xv, yv, text, "red" if _low_overlap(r) else color)
+                   for xv, yv, text, r in zip(x, y, texts, points)]
+
+
 def _trade_figure(key: tuple, by_set: list[tuple[ResultSet, list[dict]]]) -> PlottedFigure:
     workload, direction, mode, size = key
     unit = next(r.get("workload_unit", "") for _, rows in by_set for r in rows)
-    figure = new_figure()
+    figure = new_figure(10.5, 5.6)
     ax = figure.add_subplot()
-    series = []
+    series, labels, extent = [], [], {"x": [], "y": []}
     several = len(by_set) > 1
     for index, (result_set, rows) in enumerate(by_set):
-        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
+        style = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
         alone = [r["workload_alone"]["median"] for r in rows if isinstance(r.get("workload_alone"), dict)]
         if alone:
-            ax.axhline(max(alone), color="0.3", linestyle=linestyle, linewidth=1.0,
+            ax.axhline(max(alone), color="0.3", linestyle=style[0], linewidth=1.0,
                        label=f"{workload} alone ({max(alone):.1f} {unit})" + (f" [{result_set.name}]" if several else ""))
+            extent["y"].append(max(alone))
         for engine in ENGINES:
-            points = sorted((r for r in rows if r.get("engine") == engine), key=lambda r: r.get("sm_partition") or 0)
-            if not points:
-                continue
-            color = METHOD_COLORS.get(engine, "0.2")
-            x = [r["transfer_together_gbps"]["median"] for r in points]
-            y = [r["workload_together"]["median"] for r in points]
-            xerr = [[v - r["transfer_together_gbps"]["min"] for v, r in zip(x, points)],
-                    [r["transfer_together_gbps"]["max"] - v for v, r in zip(x, points)]]
-            yerr = [[v - r["workload_together"]["min"] for v, r in zip(y, points)],
-                    [r["workload_together"]["max"] - v for v, r in zip(y, points)]]
-            label = _series_label(engine, result_set, several)
-            ax.errorbar(x, y, xerr=xerr, yerr=yerr, color=color, linestyle=linestyle, marker=marker, capsize=3, label=label)
-            series.append(label)
-            link_alone = max(r["transfer_alone_gbps"]["median"] for r in points if isinstance(r.get("transfer_alone_gbps"), dict))
-            ax.axvline(link_alone, color=color, linestyle=":", linewidth=1.0, label=f"{label} alone ({link_alone:.1f} GB/s)")
-            for xv, yv, r in zip(x, y, points):
-                ax.annotate(_k_label(r) + (" (overlap < 0.95)" if _low_overlap(r) else ""), (xv, yv),
-                            textcoords="offset points", xytext=(5, 4), fontsize=8,
-                            color="red" if _low_overlap(r) else "0.2")
-    ax.set_xlabel("link GB/s beside the workload (1 GB = 1e9 B)")
+            label, points = _engine_curve(ax, result_set, rows, engine, style, several, extent)
+            if label:
+                series.append(label)
+                labels += points
+    ax.set_xlabel("link GB/s beside the workload (1 GB = 1e9 B; medians, whiskers min–max)")
     ax.set_ylabel(f"{workload} {unit} beside the transfer")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
+    ax.set_xlim(*_fit(extent["x"]))
+    ax.set_ylim(*_fit(extent["y"], margin=0.12))  # room above and below for the points' labels
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
+    place_legend(ax)
     size_text = f"{size / 2**30:g} GiB" if size >= 2**30 else f"{size / 2**20:g} MiB"
-    set_title(figure, f"{workload} against the link: {direction} {mode}, {size_text} per transfer, one point per SM group K",
-              [s for s, _ in by_set])
+    set_title(figure, f"{workload} against the link: {direction} {mode}, {size_text} per transfer, one point per "
+                      "SM group K (K=a→b: a asked, b granted)", [s for s, _ in by_set])
+    place_point_labels(ax, labels)
     return PlottedFigure(f"interference_trade_{workload}_{direction}_{mode}_{size}", "interference_trade", figure, series)
 
 

@@ -6,7 +6,8 @@ bisection, flows; docs/groups.md): per file, method, direction and mode a figure
 with one bar per pattern case: the aggregate's median GB/s (all bytes over the union of the
 flows' windows), whisker min–max, and beside it the sum of the flows' link peaks (aggregate
 peak_gbps) as a hollow bar with the share reached; x from 0. A case whose flows include two
-ranks of one GPU says so ("incl. same-GPU flows"): such a flow is no P2P figure.
+ranks of one GPU says so ("incl. 1 same-GPU flow", "every flow within one GPU"): such a flow is
+no P2P figure.
 """
 
 from __future__ import annotations
@@ -27,9 +28,21 @@ from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size  # noqa: E40
 LOAD_PATTERNS = ("one_to_all", "all_to_one", "all_to_all", "ring", "bisection", "flows")
 
 
+LISTED_FLOWS = 4  # patterns without a parameter (bisection, flows) name their flows up to this many
+
+
+def _same_gpu_words(flows: list[dict]) -> str:
+    """How many flows stay within one GPU: such a flow is memory bandwidth, no P2P figure."""
+    same = sum(1 for f in flows if f.get("same_device"))
+    if not same:
+        return ""
+    return "every flow within one GPU" if same == len(flows) else f"incl. {same} same-GPU flow{'s' if same > 1 else ''}"
+
+
 def pattern_label(row: dict) -> str:
-    """'one_to_all from r2 (3 flows)', 'ring shift 1 (4 flows)', 'all_to_one to r0 (3 flows)', ...
-    (the pattern's parameter read back from its flows)."""
+    """'one_to_all from r2 (3 flows)', 'ring shift 1 (4 flows)', 'bisection 0→2, 1→3 (2 flows,
+    every flow within one GPU)', ... (the pattern's parameter read back from its flows; two cases
+    of one pattern that differ only in their flows are told apart by listing them)."""
     flows = row.get("flows") or []
     pattern = row.get("pattern")
     sources = {f["src_rank"] for f in flows}
@@ -42,9 +55,11 @@ def pattern_label(row: dict) -> str:
     elif pattern == "ring" and flows:
         ranks = len(sources | destinations)
         words.append(f"shift {(flows[0]['dst_rank'] - flows[0]['src_rank']) % max(ranks, 1)}")
-    words.append(f"({len(flows)} flows)")
-    if any(f.get("same_device") for f in flows):
-        words.append("incl. same-GPU flows")
+    elif len(flows) <= LISTED_FLOWS:
+        words.append(", ".join(f"{f['src_rank']}→{f['dst_rank']}" for f in flows))
+    count = f"{len(flows)} flow{'s' if len(flows) != 1 else ''}"
+    same = _same_gpu_words(flows)
+    words.append(f"({count}, {same})" if same else f"({count})")
     return " ".join(words)
 
 
@@ -63,25 +78,29 @@ def _pattern_rows(result_set: ResultSet) -> dict[tuple, list[dict]]:
 
 
 def _bars(ax, rows: list[dict], color) -> float:
-    """Draws the bars; returns the highest x drawn."""
-    highest = 0.0
+    """Draws the bars; returns the highest x drawn. Each legend entry goes with the first bar of
+    its kind (the first case may have no peak bar)."""
+    highest, named = 0.0, set()
     for y, row in enumerate(rows):
         stats = row["bandwidth_gbps"]
         median = stats["median"]
         peak = (row.get("aggregate") or {}).get("peak_gbps")
         ax.barh(y - 0.18, median, 0.36, color=color, edgecolor="black", linewidth=0.6,
                 xerr=[[median - stats["min"]], [stats["max"] - median]], capsize=2, error_kw={"linewidth": 0.8},
-                label="aggregate (median, min–max)" if y == 0 else None)
+                label=None if "aggregate" in named else "aggregate (median, min–max)")
+        named.add("aggregate")
         ax.text(stats["max"], y - 0.18, f" {median:.0f}", va="center", fontsize=7)
         highest = max(highest, stats["max"])
         if peak:
             ax.barh(y + 0.18, peak, 0.36, facecolor="none", edgecolor="0.3", hatch="..", linewidth=0.8,
-                    label="sum of the flows' link peaks" if y == 0 else None)
+                    label=None if "peak" in named else "sum of the flows' link peaks")
+            named.add("peak")
             ax.text(peak, y + 0.18, f" {peak:.0f} ({100 * median / peak:.0f}% reached)", va="center", fontsize=7)
             highest = max(highest, peak)
         else:
-            ax.text(0, y + 0.18, " sum of the flows' peaks unknown (a flow without a link peak)", va="center",
-                    fontsize=7, color="0.35")
+            why = ("a same-GPU flow has no link peak" if any(f.get("same_device") for f in row.get("flows") or [])
+                   else "a flow without a link peak")
+            ax.text(0, y + 0.18, f" sum of the flows' peaks unknown ({why})", va="center", fontsize=7, color="0.35")
     return highest
 
 
@@ -94,7 +113,8 @@ def pattern_figure(result_set: ResultSet, method: str, direction: str, mode: str
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, max(highest, 1e-3) * 1.25)
-    ax.set_xlabel(f"{BANDWIDTH_AXIS_LABEL}; aggregate: all bytes over the union of the flows' windows")
+    # two lines: long case labels narrow the axes, and one line ran past the figure's edge
+    ax.set_xlabel(f"{BANDWIDTH_AXIS_LABEL}\naggregate: all bytes over the union of the flows' windows")
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     set_title(figure, f"Patterns — {method} {direction} {mode}: aggregate vs the sum of the flows' peaks",

@@ -46,7 +46,7 @@ def _ratio_figure(comparison: Comparison, index: int, items: list[Ratio], thresh
                 linestyle="-" if len(x) > 1 else "none")
         ax.vlines(x, [p[2] for p in points], [p[3] for p in points], color=color, linewidth=3, alpha=0.35)
         labels.append(label)
-        sizes += x
+        sizes += [p[0] for p in points]  # the measured sizes, not the dodged x: ticks must fall on them
         values += [v for p in points for v in p[1:]]
     ax.axhspan(1 - threshold, 1 + threshold, color="0.85", zorder=0, label=f"±{threshold * 100:g}%")
     ax.axhline(1.0, color="0.3", linewidth=1.0)

@@ -64,27 +64,68 @@ TIME_MEASURE = Measure(Metric("time", "time_us_median", "", "µs", False), "Time
                        (), "time", "", True, MODE_WORDS, log_y=True)
 
 
+def _one_pair_only(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose flows all join one pair of ranks (one flow, or a bidir pair's two directions)."""
+    if "flows_src_rank" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    return pd.Series([isinstance(src, list) and isinstance(dst, list) and len({frozenset(e) for e in zip(src, dst)}) == 1
+                      for src, dst in zip(frame["flows_src_rank"], frame["flows_dst_rank"])], index=frame.index)
+
+
 def pair_cases(frame: pd.DataFrame) -> pd.Series:
     """Which rows measure one pair on its own (a mask): every version 1 row; of version 2 rows
-    those of the matrix one pair at a time (sequential, alone_check) and `sampled`, not rounds
-    (pairs under load) nor the other patterns (plot_patterns.py, plot_matrix.py draw those), and
-    never a pair of ranks on one GPU (same_device: no P2P figure)."""
+    those of the matrix one pair at a time (sequential, alone_check, and rounds that held that one
+    pair only: nothing else ran beside it) and `sampled`, not rounds of several pairs (pairs under
+    load) nor the other patterns (plot_patterns.py, plot_matrix.py draw those), and never a pair of
+    ranks on one GPU (same_device: no P2P figure)."""
     if "pattern" not in frame.columns:
         return pd.Series(True, index=frame.index)
     pattern, schedule = frame["pattern"], frame["schedule"] if "schedule" in frame.columns else None
     alone = pattern.isna() | pattern.isin(("matrix", "sampled"))
     if schedule is not None:
-        alone &= ~schedule.isin(("rounds",))
+        alone &= ~schedule.isin(("rounds",)) | _one_pair_only(frame)
     if "same_device" in frame.columns:
         alone &= ~frame["same_device"].fillna(False).astype(bool)
     return alone
 
 
+HOW_MEASURED = {"alone_check": "re-measured alone", "sampled": "sampled"}
+
+
+def _how_measured(frame: pd.DataFrame) -> list[str]:
+    """'' for the matrix's own figure of a pair, else how the row was measured (bar labels say it)."""
+    schedule = frame["schedule"] if "schedule" in frame.columns else pd.Series(None, index=frame.index)
+    pattern = frame["pattern"] if "pattern" in frame.columns else pd.Series(None, index=frame.index)
+    return [HOW_MEASURED.get(s if isinstance(s, str) else None) or HOW_MEASURED.get(p if isinstance(p, str) else None)
+            or "" for s, p in zip(schedule, pattern)]
+
+
+def _without_repeated_checks(frame: pd.DataFrame) -> pd.DataFrame:
+    """Drops the alone_check rows of pairs the matrix itself measured alone: the same figure
+    twice would read as two pairs (the agreement_* figure compares the two)."""
+    key = ["series", "direction", "mode", "bytes", "shape", "pair"]
+    own = set(map(tuple, frame.loc[frame["how"] == "", key].itertuples(index=False, name=None)))
+    repeated = [how == HOW_MEASURED["alone_check"] and k in own
+                for how, k in zip(frame["how"], frame[key].itertuples(index=False, name=None))]
+    return frame[~pd.Series(repeated, index=frame.index)]
+
+
+def _pair_text(row: pd.Series) -> str:
+    """describe_ranks, except that a version 2 bidir row of ranks 0 and 1 says '0→1,1→0', not
+    'both' (version 1's name for its only pair): with more ranks, 'both' names no pair."""
+    text = describe_ranks(row)
+    src, dst = row.get("flows_src_rank"), row.get("flows_dst_rank")
+    if text == "both" and isinstance(src, list) and isinstance(dst, list) and src:
+        return ",".join(f"{s}→{d}" for s, d in zip(src, dst))
+    return text
+
+
 def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     """The file's ok rows of the measure's metric with plotting columns: median, low, high,
     series (the method, with the split_by values: 'latency_signal flag_in_data'), shape (the other
-    kernel and payload axes as (axis, value) pairs), pair. Only rows of one pair measured alone
-    (pair_cases)."""
+    kernel and payload axes as (axis, value) pairs), pair, how ('' for the matrix's own figure,
+    're-measured alone', 'sampled'). Only rows of one pair measured alone (pair_cases), each
+    pair's alone_check left out where the matrix measured that pair alone itself."""
     frame = result_set.rows
     metric = measure.metric
     frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
@@ -100,8 +141,9 @@ def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
                        for _, row in frame.iterrows()]
     shape_axes = [a for a in SHAPE_AXES if a not in measure.split_by]  # split_by is in the series name
     frame["shape"] = [tuple((a, plain_value(row.get(a))) for a in shape_axes) for _, row in frame.iterrows()]
-    frame["pair"] = [describe_ranks(row) for _, row in frame.iterrows()]
-    return frame
+    frame["pair"] = [_pair_text(row) for _, row in frame.iterrows()]
+    frame["how"] = _how_measured(frame)
+    return _without_repeated_checks(frame)
 
 
 def bandwidth_rows(result_set: ResultSet) -> pd.DataFrame:

@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.colors as mcolors  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from p2pbench_report.loader import ResultSet  # noqa: E402
 
@@ -90,6 +91,26 @@ def set_headroom(ax, result_sets: list[ResultSet], mode: str | None) -> None:
     highest = max([float(np.nanmax(line.get_ydata())) for line in ax.get_lines() if len(line.get_ydata())] + bands
                   + ([value for value, _ in link_peaks(result_sets, mode)] if mode else []) + [1e-3])
     ax.set_ylim(0, highest * 1.12)
+
+
+LOG_LABELLED = (1.0, 2.0, 5.0)  # labelled ticks of each decade: no two labels more than 2.5x apart
+
+
+def plain_number(value: float) -> str:
+    """A tick value as people write it: 2, 0.5, 1,000 (never 10^3 or 2e+03)."""
+    if value >= 1:
+        return f"{value:,.0f}"
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def label_log_axis(axis, unit: str) -> None:
+    """A base-10 log axis labelled at 1, 2 and 5 of every decade, as plain numbers with the unit
+    ('2 µs', '50 µs', '1,000 µs'): matplotlib's default labels decades only, so data between two
+    decades (1.6–3 µs) had no labelled tick to read it against."""
+    axis.set_major_locator(LogLocator(base=10, subs=LOG_LABELLED))
+    axis.set_minor_locator(LogLocator(base=10, subs=tuple(s for s in range(3, 10) if s != 5)))
+    axis.set_minor_formatter(NullFormatter())
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{plain_number(value)} {unit}".strip()))
 
 
 def new_figure(width: float = 9.0, height: float = 5.6) -> Figure:

@@ -3,11 +3,20 @@ collector (written atomically: a temporary file renamed into place, as the colle
 
 Metrics (gauges), one sample per case; labels method, direction, mode, bytes, shape (the kernel
 shape and payload as `compare` prints them, e.g. "b132 t512 u4"; "" for the copy engine),
-src_rank, dst_rank ("" for a bidir row; they tell apart two ranks on one GPU), src_gpu_uuid,
-dst_gpu_uuid (a bidir row: rank 0's and rank 1's GPU), host and label (meta.label):
-  p2pbench_bandwidth_gbps     median of the raw samples, GB/s (1 GB = 1e9 B), ok bandwidth rows
-  p2pbench_latency_seconds    median of the raw samples, seconds, ok latency rows
-  p2pbench_case_ok            1 when the case ran (status ok), 0 when it failed or was skipped
+src_rank, dst_rank ("" for a version 1 bidir row; they tell apart two ranks on one GPU),
+src_gpu_uuid, dst_gpu_uuid (a version 1 bidir row: rank 0's and rank 1's GPU), gpu_uuids (every
+GPU of the row's flows, sources and destinations, in flow order, once each), same_gpu ("true"
+when every flow stays within one GPU, "false" when none does, "mixed"), host and label
+(meta.label). In a row of several flows (version 2), src_rank, dst_rank, src_gpu_uuid and
+dst_gpu_uuid list every flow's, comma-joined in flow order.
+  p2pbench_bandwidth_gbps           median of the raw samples, GB/s (1 GB = 1e9 B), ok bandwidth
+                                    rows between two GPUs only (same_gpu="false"): P2P figures
+  p2pbench_same_gpu_bandwidth_gbps  the same for ok rows with a flow within one GPU (two ranks
+                                    sharing it; same_gpu "true" or "mixed"): memory bandwidth of
+                                    that GPU, never a P2P figure, so never in the metric above
+  p2pbench_latency_seconds          median of the raw samples, seconds, ok latency rows between
+                                    two GPUs; p2pbench_same_gpu_latency_seconds: the same within one
+  p2pbench_case_ok                  1 when the case ran (status ok), 0 when it failed or was skipped
 Per run (labels host, label): p2pbench_run_health_ok (1: verdict status ok, 0: warn or unknown),
 p2pbench_run_contention, p2pbench_run_throttled, p2pbench_run_link_errors (1/0), and
 p2pbench_run_timestamp_seconds (meta.timestamp_utc, Unix time) so stale files can be alerted on.
@@ -26,10 +35,11 @@ from p2pbench_report.cases import describe_config, identity
 from p2pbench_report.errors import require
 from p2pbench_report.export import identity_of
 from p2pbench_report.expectations import figure_of, metric_of
+from p2pbench_report.row_gpus import row_gpus
 from p2pbench_report.verdicts import run_verdicts
 
 CASE_LABELS = ("method", "direction", "mode", "bytes", "shape", "src_rank", "dst_rank", "src_gpu_uuid", "dst_gpu_uuid",
-               "host", "label")
+               "gpu_uuids", "same_gpu", "host", "label")
 RUN_LABELS = ("host", "label")
 NEEDED_FOR = "for the Prometheus export (pip install prometheus-client)"
 
@@ -37,12 +47,15 @@ NEEDED_FOR = "for the Prometheus export (pip install prometheus-client)"
 def _case_labels(meta: dict, row: dict, occurrence: int) -> list[str]:
     where = identity_of(meta, row)
     key = identity(row) + (occurrence,)
+    gpus = row_gpus(meta, row)
     ranks = ["" if row.get(name) is None else str(row.get(name)) for name in ("src_rank", "dst_rank")]
+    uuids = [str(where["src_gpu_uuid"] or ""), str(where["dst_gpu_uuid"] or "")]
     flows = [f for f in row.get("flows") or [] if isinstance(f, dict)]
-    if len(flows) > 1:  # a version 2 row of several flows: its ranks, comma-joined, keep its labels unique
+    if len(flows) > 1:  # several flows: name each flow's ranks and GPUs, not the first flow's alone
         ranks = [",".join(str(f.get(name)) for f in flows) for name in ("src_rank", "dst_rank")]
+        uuids = [",".join(u or "" for u in gpus.src), ",".join(u or "" for u in gpus.dst)]
     return [str(row.get("method")), str(row.get("direction")), str(row.get("mode")), str(row.get("bytes")),
-            describe_config(key), *ranks, str(where["src_gpu_uuid"] or ""), str(where["dst_gpu_uuid"] or ""),
+            describe_config(key), *ranks, *uuids, ",".join(gpus.uuids), gpus.same_gpu,
             str(where["host"] or ""), str(meta.get("label") or "")]
 
 
@@ -53,16 +66,25 @@ def _timestamp(meta: dict) -> float | None:
         return None
 
 
+def _case_families(gauge):
+    """(P2P bandwidth, same-GPU bandwidth, P2P latency, same-GPU latency, case ok) families."""
+    bandwidth_text = "Median bandwidth of the raw samples, GB/s (1 GB = 1e9 B)"
+    return (gauge("p2pbench_bandwidth_gbps", bandwidth_text + ", between two GPUs (P2P)", labels=CASE_LABELS),
+            gauge("p2pbench_same_gpu_bandwidth_gbps", bandwidth_text + ", of rows with a flow within one GPU "
+                  "(two ranks sharing it): not P2P", labels=CASE_LABELS),
+            gauge("p2pbench_latency_seconds", "Median latency of the raw samples, seconds, between two GPUs",
+                  labels=CASE_LABELS),
+            gauge("p2pbench_same_gpu_latency_seconds", "Median latency of the raw samples, seconds, within one "
+                  "GPU (two ranks sharing it): not P2P", labels=CASE_LABELS),
+            gauge("p2pbench_case_ok", "1 when the case ran (status ok), 0 when it failed or was skipped",
+                  labels=CASE_LABELS))
+
+
 def _families(document: dict):
     """The metric families of one results document."""
     metrics = require("prometheus_client.core", NEEDED_FOR)
-    gauge = metrics.GaugeMetricFamily
     meta = document["meta"]
-    bandwidth = gauge("p2pbench_bandwidth_gbps", "Median bandwidth of the raw samples, GB/s (1 GB = 1e9 B)",
-                      labels=CASE_LABELS)
-    latency = gauge("p2pbench_latency_seconds", "Median latency of the raw samples, seconds", labels=CASE_LABELS)
-    case_ok = gauge("p2pbench_case_ok", "1 when the case ran (status ok), 0 when it failed or was skipped",
-                    labels=CASE_LABELS)
+    bandwidth, same_gpu_bandwidth, latency, same_gpu_latency, case_ok = _case_families(metrics.GaugeMetricFamily)
     seen: dict[tuple, int] = {}
     for row in document["results"]:
         key = identity(row)
@@ -70,12 +92,13 @@ def _families(document: dict):
         labels = _case_labels(meta, row, seen[key])
         case_ok.add_metric(labels, 1.0 if row.get("status") == "ok" else 0.0)
         metric = metric_of(row)
+        p2p = row_gpus(meta, row).is_p2p  # a row with a flow within one GPU is never a P2P figure
         if row.get("status") == "ok" and metric == "bandwidth_gbps":
-            bandwidth.add_metric(labels, figure_of(row, metric))
+            (bandwidth if p2p else same_gpu_bandwidth).add_metric(labels, figure_of(row, metric))
         elif row.get("status") == "ok" and metric == "latency_us":
-            latency.add_metric(labels, figure_of(row, metric) * 1e-6)
-    yield from (bandwidth, latency, case_ok)
-    yield from _run_families(gauge, meta)
+            (latency if p2p else same_gpu_latency).add_metric(labels, figure_of(row, metric) * 1e-6)
+    yield from (bandwidth, same_gpu_bandwidth, latency, same_gpu_latency, case_ok)
+    yield from _run_families(metrics.GaugeMetricFamily, meta)
 
 
 def _run_families(gauge, meta: dict):

@@ -58,7 +58,8 @@ def test_prometheus_textfile_parses_and_carries_every_case(cli, tmp_path, baseli
     families = _families(output.read_text(encoding="utf-8"))
     rows = baseline_document["results"]
     by_labels = {}
-    for name in ("p2pbench_bandwidth_gbps", "p2pbench_latency_seconds"):
+    for name in ("p2pbench_bandwidth_gbps", "p2pbench_latency_seconds", "p2pbench_same_gpu_bandwidth_gbps",
+                 "p2pbench_same_gpu_latency_seconds"):
         for sample in families[name].samples if name in families else []:
             key = tuple(sorted(sample.labels.items()))
             assert key not in by_labels, f"two samples with the labels {key}"  # Prometheus rejects that
@@ -73,7 +74,7 @@ def test_prometheus_textfile_parses_and_carries_every_case(cli, tmp_path, baseli
     assert sum(s.value for s in families["p2pbench_case_ok"].samples) == sum(r["status"] == "ok" for r in rows)
     some = next(iter(families["p2pbench_case_ok"].samples)).labels
     assert set(some) == {"method", "direction", "mode", "bytes", "shape", "src_rank", "dst_rank", "src_gpu_uuid",
-                         "dst_gpu_uuid", "host", "label"}
+                         "dst_gpu_uuid", "gpu_uuids", "same_gpu", "host", "label"}
     assert some["label"] == baseline_document["meta"]["label"]
     for name in ("p2pbench_run_health_ok", "p2pbench_run_contention", "p2pbench_run_throttled",
                  "p2pbench_run_link_errors"):

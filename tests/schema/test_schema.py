@@ -5,7 +5,6 @@ schema/results-v1.schema.json version 1 (two ranks). A document is checked again
 its own schema_version, as the report tool does.
 """
 import copy
-import glob
 import json
 import os
 import pathlib
@@ -47,12 +46,32 @@ def test_written_documents_validate(name):
     assert errors(example(name)) == []
 
 
-def test_committed_results_validate():
-    for path in glob.glob(str(REPO / "results" / "*" / "*.json")):
-        doc = json.loads(pathlib.Path(path).read_text())
-        if doc.get("schema_version") not in SCHEMAS or "meta" not in doc:
-            continue  # other tools' files (e.g. Google Benchmark JSON)
-        assert errors(doc) == [], path
+def committed_json_files():
+    """Every JSON file under results/, at any depth (runs are filed in subfolders: groups/matrix/,
+    interference/hbm-stream-v3/, ...), named relative to the repository."""
+    return sorted(str(p.relative_to(REPO)) for p in (REPO / "results").rglob("*.json"))
+
+
+@pytest.mark.parametrize("name", committed_json_files())
+def test_committed_results_validate(name):
+    doc = json.loads((REPO / name).read_text())
+    if not isinstance(doc, dict) or doc.get("schema_version") not in SCHEMAS or "meta" not in doc:
+        pytest.skip("not a p2pbench results file (e.g. Google Benchmark JSON, a workload description)")
+    assert errors(doc) == [], name
+
+
+@pytest.mark.parametrize("override", [None, 2, {"ranks_per_node": 2}])
+def test_node_override_integer_null_and_the_older_object_validate(override):
+    doc = group_document()
+    doc["meta"]["group"]["node_override"] = override
+    assert errors(doc) == []
+
+
+@pytest.mark.parametrize("override", [0, "2", {"ranks_per_node": 0}, {"ranks_per_node": "2"}, {}, {"ranks_per_node": 2, "x": 1}])
+def test_malformed_node_overrides_are_rejected(override):
+    doc = group_document()
+    doc["meta"]["group"]["node_override"] = override
+    assert errors(doc), f"accepted node_override = {override!r}"
 
 
 def mutate(path, value, delete=False):
