@@ -17,7 +17,11 @@ static_assert(std::atomic<int>::is_always_lock_free, "the stop flag must be asyn
 void on_stop_signal(int signal_number) {
   int expected = 0;
   g_stop_signal.compare_exchange_strong(expected, signal_number);
-  // The next signal of this kind takes its default action (ends the process).
+  // A second Ctrl-C takes SIGINT's default action (ends the process). SIGTERM and SIGUSR1 come
+  // from schedulers, which repeat them (at the time limit Slurm 22.05 sends each task of a step
+  // SIGTERM, SIGCONT, SIGTERM within milliseconds) and escalate with SIGKILL themselves: a repeat
+  // changes nothing, or the repeat would end the rank before it wrote its results.
+  if (signal_number != SIGINT) return;
   struct sigaction dfl{};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
