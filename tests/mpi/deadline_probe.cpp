@@ -9,13 +9,17 @@
 //   busy: RANK sleeps SECONDS outside any step (alive, not stopped: only the deadline catches it);
 //   watchdog: RANK blocks SECONDS inside a region its watchdog guards for 0.5 s;
 //   signal: RANK raises SIGTERM at STEP (every rank must stop at the next step, exit 143).
-// Env: PROBE_SCALE (timeout scale, default 1), PROBE_STEPS (default 40), PROBE_STEP_MS (default 20).
+// Env: PROBE_SCALE (timeout scale, default 1), PROBE_STEPS (default 40), PROBE_STEP_MS (default 20),
+// PROBE_OUTPUT (a path: rank 0 writes a results file there through ResultsFile, one row per
+// completed step; on a stop signal it is finished incomplete, "stopped by SIGTERM after K of N
+// steps", so tests/slurm can check what a scheduler's signals leave on disk).
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -23,6 +27,7 @@
 #include "common/stop_signal.hpp"
 #include "common/watchdog.hpp"
 #include "measure/lock_step.hpp"
+#include "results/results_file.hpp"
 
 namespace {
 
@@ -58,6 +63,14 @@ int main(int argc, char** argv) {
   const double step_ms = env_number("PROBE_STEP_MS", 20);
   std::printf("rank %d: pid %d\n", me, int(getpid()));
   std::fflush(stdout);
+  std::unique_ptr<ResultsFile> results;
+  const char* output = std::getenv("PROBE_OUTPUT");
+  const nlohmann::json meta = {{"tool", "deadline_probe"}, {"mode", mode}, {"ranks", comm.size()},
+                               {"steps", total}, {"step_ms", step_ms}};
+  if (me == 0 && output && *output) {
+    results = std::make_unique<ResultsFile>(output, size_t(total), true);
+    results->set_meta(meta);
+  }
   try {
     for (int k = 0; k < total; ++k) {
       const bool due = me == fault_rank && k == fault_step;
@@ -75,6 +88,7 @@ int main(int argc, char** argv) {
           sleep_s(seconds);
         }
       }, 2.0);
+      if (results) results->add_row({{"step", k}, {"ranks", comm.size()}});
       if (me == 0 && k % 10 == 0) {
         std::printf("rank 0: step %d done\n", k);
         std::fflush(stdout);
@@ -85,12 +99,17 @@ int main(int argc, char** argv) {
     comm.abort(4);
   } catch (const StopRequested& e) {
     std::printf("rank %d: STOPPED: %s\n", me, e.what());
+    if (results)
+      results->finish(meta, nullptr, nullptr,
+                      "stopped by " + signal_name(e.signal_number()) + " after " + std::to_string(results->cases_done()) +
+                          " of " + std::to_string(total) + " steps (received by rank " + std::to_string(e.rank()) + ")");
     comm.finalize();
     return 128 + e.signal_number();
   } catch (const std::exception& e) {
     std::printf("rank %d: ERROR: %s\n", me, e.what());
     comm.abort(5);
   }
+  if (results) results->finish(meta, nullptr, nullptr, "");
   std::printf("rank %d: all %d steps done\n", me, total);
   return 0;
 }
