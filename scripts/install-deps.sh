@@ -219,12 +219,24 @@ check_browser() {
     "Chromium or Google Chrome on PATH (Debian: chromium-headless-shell or chromium)"
 }
 
+# Slurm on localhost, for tests/slurm (a job's time limit and scancel against the MPI probe);
+# without it that test skips with the reason. slurm-wlm is only a metapackage of these.
+check_slurm() {
+  local tool pkg
+  for pair in slurmctld:slurmctld slurmd:slurmd srun:slurm-client munged:munge; do
+    tool=${pair%%:*} pkg=${pair#*:}
+    if command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ]; then ok "Slurm: $tool"
+    else lack tests "Slurm's $tool (the Slurm test is skipped)" "$pkg" "install Slurm (Debian: $pkg)"; fi
+  done
+}
+
 check_all() {
   missing=()
   check_tools
   check_libraries
   check_python
   check_browser
+  check_slurm
 }
 
 say_added() {  # say_added WHAT BEFORE AFTER: names the lines of AFTER that BEFORE lacks
