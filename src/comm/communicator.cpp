@@ -69,11 +69,16 @@ constexpr const char* kInitialPidNamespace = "pid:[4026531836]";
 // network) it crashed in MPI_Comm_dup (SIGSEGV in mca_btl_vader_sendi, Open MPI 4.1). Inside a
 // PID namespace, and unless the user chose the transports, the ranks' few small messages go
 // over TCP instead. Returns a note for the console, or "".
-std::string avoid_shared_memory_across_pid_namespaces() {
-  if (std::getenv("OMPI_MCA_btl") != nullptr) return "";
+// "pid:[4026532179]" for a PID namespace other than the initial one, else "".
+std::string own_pid_namespace() {
   char ns[64] = {0};
   const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
   if (n <= 0 || std::string(ns, size_t(n)) == kInitialPidNamespace) return "";
+  return std::string(ns, size_t(n));
+}
+
+std::string avoid_shared_memory_across_pid_namespaces() {
+  if (std::getenv("OMPI_MCA_btl") != nullptr || own_pid_namespace().empty()) return "";
   setenv("OMPI_MCA_btl", "self,tcp", 0);
   return "this process runs in a PID namespace of its own (a container): MPI's messages go over TCP "
          "(OMPI_MCA_btl=self,tcp), as Open MPI's shared-memory transport crashes between ranks in different PID "
@@ -127,6 +132,31 @@ Communicator::Communicator(int* argc, char*** argv, CommTimeouts timeouts) : tim
     if (r < rank_) ++local_rank_;
     ++local_size_;
   }
+}
+
+std::optional<std::string> Communicator::peer_stopped_at_exit(double limit_s) const {
+  if (!liveness_) return std::nullopt;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(limit_s);
+  RunningClock clock;
+  while (Clock::now() < deadline) {
+    bool waiting = false;
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || !liveness_->observable(r)) continue;
+      const auto why = liveness_->not_running(r);
+      if (why && why->find("has exited") != std::string::npos) continue;
+      if (why) return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *why;
+      waiting = true;  // running (ending) or stopped for less than the stale time
+    }
+    if (!waiting) return std::nullopt;
+    if (clock.tick()) liveness_->forget_history();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::nullopt;
+}
+
+std::string Communicator::ipc_domain() const {
+  const std::string ns = own_pid_namespace();
+  return ns.empty() ? host_ : host_ + " (PID namespace " + ns + ")";
 }
 
 void Communicator::set_nodes(std::vector<int> node_of_rank) {

@@ -63,6 +63,14 @@ class Communicator final : public PeerGroup {
   // rank. Throws std::invalid_argument on a list of the wrong length or a negative entry.
   void set_nodes(std::vector<int> node_of_rank);
   const std::string& host() const { return host_; }
+  // After MPI_Finalize, on the rank that stays last: waits up to `limit_s` for the ranks this
+  // process can see (same host and PID namespace) to exit, and names one that is stopped (e.g.
+  // SIGSTOP after its last step) longer than the stale time: the launcher would wait for it
+  // forever, so the caller exits non-zero and the launcher ends the job.
+  std::optional<std::string> peer_stopped_at_exit(double limit_s) const;
+  // Where CUDA IPC reaches: the host, and the PID namespace where it is not the initial one
+  // (a container per rank): CUDA IPC cannot map memory across PID namespaces.
+  std::string ipc_domain() const;
   // Why p2pbench chose MPI's transports for the user (a PID namespace of its own), or "".
   const std::string& transport_note() const { return transport_note_; }
   const CommTimeouts& timeouts() const { return timeouts_; }

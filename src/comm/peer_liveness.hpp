@@ -45,6 +45,8 @@ class PeerLiveness {
   void forget_history();
   // Where `rank` runs, for messages: "pid 1234 on node-a".
   std::string where(int rank) const;
+  // Whether `rank`'s process can be seen from here (same process table).
+  bool observable(int rank) const { return peers_.at(size_t(rank)).local; }
 
  private:
   struct Peer {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/cuda_check.hpp"
@@ -31,6 +32,7 @@ using json = nlohmann::json;
 constexpr double kBaselineSetupS = 120.0;  // NCCL's communicator set-up and teardown
 constexpr double kTeardownS = 60.0;        // freeing buffers (the peers unmap them first)
 constexpr double kFinalizeS = 20.0;        // NCCL's teardown and MPI_Finalize: under a second when well
+constexpr double kLastRankWaitS = 15.0;    // the writer waits this long for the other local ranks to exit
 constexpr double kGpuFaultWaitS = 5.0;     // how long the injected hang is waited for
 
 CaseOutcome skipped(const std::string& why) {
@@ -280,22 +282,31 @@ int Session::finish(int signal_number) {
   if (fault_ && fault_->due_at_end(me_)) fault_->raise_host_fault("the end of the run (the results file is complete)");
   status = agree_on_status(status);
   if (fatal_) end_process(status);  // no teardown that could touch a broken or busy GPU
-  teardown();
-  return status;
+  return std::max(status, teardown());
 }
 
 int Session::agree_on_status(int status) { return int(comm_.max(double(status), "agreeing on the exit status")); }
 
 // Every step of the end has a deadline: a peer stopped after the file was written must not
 // keep this rank alive (its expiry adds a note to the finished file and exits with 1).
-void Session::teardown() {
+int Session::teardown() {
   {
     Watchdog::Scope guard(&watchdog_, kTeardownS * comm_.timeouts().scale, "freeing the buffers");
     if (buffers_) buffers_->close(comm_);
   }
-  Watchdog::Scope guard(&watchdog_, kFinalizeS * comm_.timeouts().scale, "ending NCCL and MPI (MPI_Finalize)");
-  baselines_.reset();
-  comm_.finalize();
+  {
+    Watchdog::Scope guard(&watchdog_, kFinalizeS * comm_.timeouts().scale, "ending NCCL and MPI (MPI_Finalize)");
+    baselines_.reset();
+    comm_.finalize();
+  }
+  // The writer leaves last: a peer stopped after its last step would keep the job alive (the
+  // launcher waits for every process), so the writer says so and exits non-zero, which ends it.
+  if (me_ != 0) return kExitOk;
+  const auto stopped = comm_.peer_stopped_at_exit(kLastRankWaitS * comm_.timeouts().scale);
+  if (!stopped) return kExitOk;
+  std::fprintf(stderr, "p2pbench: error: %s at the end of the run\n", stopped->c_str());
+  write_partial("a rank was stopped at the end of the run", *stopped);
+  return kExitFailure;
 }
 
 // A rank never arrived: the ranks that did write what finished (the lowest of them writes,
@@ -337,13 +348,12 @@ std::string Session::after_cases(const std::string& what) const {
 }
 
 void Session::write_partial(const std::string& what, const std::string& detail) {
-  const bool finished = results_->finished();
-  if (!results_->write_now((finished ? what + " after the results were complete" : after_cases(what)) + ": " + detail))
-    return;
-  if (finished)
+  const auto written =
+      results_->write_now(after_cases(what) + ": " + detail, what + " after the results were complete: " + detail);
+  if (written == ResultsFile::Written::kNote)
     std::fprintf(stderr, "p2pbench: results complete: %s (a note in it says what failed afterwards)\n",
                  results_->path().c_str());
-  else
+  if (written == ResultsFile::Written::kCheckpoint)
     std::fprintf(stderr, "p2pbench: results so far: %s (INCOMPLETE)\n", results_->path().c_str());
 }
 

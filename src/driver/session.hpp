@@ -78,7 +78,7 @@ class Session {
   // "<what> after k of N cases"; write_partial() writes the rows so far with that and `detail`.
   std::string after_cases(const std::string& what) const;
   void write_partial(const std::string& what, const std::string& detail);
-  void teardown();
+  int teardown();  // the exit status it adds (a peer stopped at the end)
   int agree_on_status(int status);
 
   Communicator& comm_;

@@ -109,7 +109,8 @@ int Session::check_group() {
   for (const auto& blob : comm_.allgather(gpu_.to_json(me_).dump(), "exchanging GPU identities")) gpus_.push_back(json::parse(blob));
   std::vector<std::string> uuids, hosts;
   for (const auto& g : gpus_) uuids.push_back(g["uuid"].get<std::string>());
-  for (const auto& h : comm_.allgather(comm_.host(), "exchanging host names")) hosts.push_back(h);
+  // A node is what CUDA IPC can span: one host, and one PID namespace on it.
+  for (const auto& h : comm_.allgather(comm_.ipc_domain(), "exchanging host names")) hosts.push_back(h);
   facts_.layout = GroupLayout::from_identities(uuids, hosts, options_.ranks_per_node);
   same_device_ = facts_.layout.gpus().size() < uuids.size();
   comm_.set_nodes(facts_.layout.node_of_rank);

@@ -31,7 +31,8 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
     for (const Flow& f : c.flows)
       if (!layout.same_node(f.src_rank, f.dst_rank))
         return "rank " + std::to_string(f.src_rank) + " and rank " + std::to_string(f.dst_rank) +
-               " are on different nodes: no CUDA IPC path (nccl runs it)";
+               " are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA "
+               "IPC path (nccl runs it)";
   if (c.method == Method::kStaged) return staged_overlap(c);
   // Two processes on one GPU take turns on it (no MPS): kernels that wait for each other (the
   // ping-pong; a chase beside a spinning owner) would wait until their timeout.

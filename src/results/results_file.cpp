@@ -71,23 +71,24 @@ void ResultsFile::finish(const json& meta, const json& summary, const json& comp
   final_document_ = std::move(doc);
 }
 
-bool ResultsFile::write_now(const std::string& reason) noexcept {
+ResultsFile::Written ResultsFile::write_now(const std::string& reason, const std::string& note) noexcept {
   try {
     std::unique_lock<std::timed_mutex> lock(mutex_, std::chrono::seconds(2));
-    if (!lock.owns_lock() || meta_text_.empty()) return false;
+    if (!lock.owns_lock() || meta_text_.empty()) return Written::kNothing;
     // The finished file stays finished: what went wrong after it was written is a note in it.
-    // A rank that did not write it finds it on disk (the writer may be the rank that was lost).
-    if (!final_document_) final_document_ = finished_on_disk();
+    // The copy on disk is the newest (another rank may have added a note, or be the one that
+    // wrote it before it was lost).
+    if (auto on_disk = finished_on_disk()) final_document_ = std::move(on_disk);
     if (final_document_) {
-      (*final_document_)["notes"].push_back(reason);
+      (*final_document_)["notes"].push_back(note);
       write(dump(*final_document_, 2) + "\n", true);
-      return true;
+      return Written::kNote;
     }
     write(checkpoint_text(reason), true);
-    return true;
+    return Written::kCheckpoint;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "p2pbench: error: could not write the results: %s\n", e.what());
-    return false;
+    return Written::kNothing;
   }
 }
 

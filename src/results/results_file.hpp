@@ -39,12 +39,12 @@ class ResultsFile {
   // `findings`: top-level keys beside the summary (matrices, rounds_agreement, suspect_pairs).
   void finish(const nlohmann::json& meta, const nlohmann::json& summary, const nlohmann::json& comparison,
               const std::string& incomplete_reason, const nlohmann::json& findings = nlohmann::json());
-  // From any thread, when the run cannot go on: the rows so far with `reason`. Once finish()
-  // has written the file, it is never turned back into a checkpoint: `reason` is added to its
-  // "notes" instead. Waits at most two seconds for the main thread's write in progress; false
-  // when it could not write.
-  bool write_now(const std::string& reason) noexcept;
-  bool finished() const { return final_document_.has_value(); }
+  // From any thread, when the run cannot go on: the rows so far as a checkpoint with `reason`.
+  // Once the complete file is written (by this rank, or found on disk from the writer that was
+  // then lost), it is never turned back into a checkpoint: `note` is added to its "notes"
+  // instead. Waits at most two seconds for the main thread's write in progress.
+  enum class Written { kNothing, kCheckpoint, kNote };
+  Written write_now(const std::string& reason, const std::string& note) noexcept;
   // Whether the file on disk already says that `rank` was lost (written by the rank that found
   // it gone): a rank resumed after being stopped must not overwrite that account with its own.
   bool says_rank_was_lost(int rank) const;

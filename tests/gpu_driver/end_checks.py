@@ -99,14 +99,21 @@ class EndChecks(FaultChecks):
         # No process_vm_readv across user namespaces (unless the launcher's flags say so already).
         vader = [] if "btl_vader_single_copy_mechanism" in self.mpiexec else \
             ["--mca", "btl_vader_single_copy_mechanism", "none"]
-        cmd = [*self.mpiexec, "-np", "2", *vader, "unshare", "-Urpf", "--mount-proc", self.binary, "--config", self.config, "--output", str(out),
-               *self.gpu_flags]
+        cmd = [*self.mpiexec, "-np", "2", *vader, "unshare", "-Urpf", "--mount-proc", self.binary,
+               "--config", self.config, "--output", str(out), "--methods", "ce,h2d", *self.gpu_flags]
         log = open(self.tmp / f"{name}.log", "w")
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         rc, took, text = self.wait(name, proc, log, cmd, time.monotonic())
         doc = read_doc(out)
         self.check(rc == 0 and doc and doc["incomplete"] is False,
                    f"{name}: ranks in PID namespaces of their own complete the run ({rc}, {took:.1f} s)", text)
+        rows = (doc or {}).get("results", [])
+        ipc = [r for r in rows if r["method"] == "ce"]
+        host = [r for r in rows if r["method"] == "h2d"]
+        self.check(ipc and all(r["status"] == "skipped" and "PID namespaces" in r.get("error", "") for r in ipc),
+                   f"{name}: CUDA IPC rows skipped, naming the PID namespaces", json.dumps(ipc[:1])[:400])
+        self.check(host and all(r["status"] == "ok" and r["verified"] for r in host),
+                   f"{name}: host-link rows measured and verified", json.dumps(host[:1])[:400])
 
 
 def main(argv):

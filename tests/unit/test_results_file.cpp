@@ -61,8 +61,8 @@ TEST(ResultsFile, AFinishedFileOnlyGainsNotes) {
   file.set_meta({{"label", "x"}});
   file.add_row({{"status", "ok"}});
   file.finish({{"label", "x"}}, nlohmann::json::object(), nlohmann::json(), "");
-  ASSERT_TRUE(file.finished());
-  ASSERT_TRUE(file.write_now("rank 1 was lost after the results were complete: stopped"));
+  ASSERT_EQ(file.write_now("checkpoint reason", "rank 1 was lost after the results were complete: stopped"),
+            ResultsFile::Written::kNote);
   const auto doc = nlohmann::json::parse(read_text(path));
   EXPECT_EQ(doc["incomplete"], false);
   EXPECT_EQ(doc["results"].size(), 1u);
@@ -82,11 +82,17 @@ TEST(ResultsFile, ARankTakingOverKeepsTheWritersFinishedFile) {
   }
   writer.finish({{"label", "x"}}, nlohmann::json::object(), nlohmann::json(), "");
   other.make_writer();
-  ASSERT_TRUE(other.write_now("rank 0 was lost after the results were complete: stopped"));
+  ASSERT_EQ(other.write_now("checkpoint reason", "rank 0 was lost after the results were complete: stopped"),
+            ResultsFile::Written::kNote);
+  // The writer, continued, adds its own note beside it rather than over it.
+  ASSERT_EQ(writer.write_now("checkpoint reason", "rank 1 was lost after the results were complete: exited"),
+            ResultsFile::Written::kNote);
   const auto doc = nlohmann::json::parse(read_text(path));
   EXPECT_EQ(doc["incomplete"], false);
   ASSERT_TRUE(doc.contains("notes")) << doc.dump();
+  ASSERT_EQ(doc["notes"].size(), 2u) << doc.dump();
   EXPECT_EQ(doc["notes"][0], "rank 0 was lost after the results were complete: stopped");
+  EXPECT_EQ(doc["notes"][1], "rank 1 was lost after the results were complete: exited");
   std::remove(path.c_str());
 }
 
