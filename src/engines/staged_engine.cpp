@@ -114,8 +114,12 @@ void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   for (const Flow& f : mine) add_flow(f);
   const uint32_t slots = area_.layout.geometry.slots;
   state_ = DeviceBuffer((2 * slots + 1) * sizeof(uint32_t), "the staged pipeline's counters");
-  cuda_check(cudaMemset(state_.get(), 0, state_.size()), "clearing the staged pipeline's counters");
-  cuda_check(cudaDeviceSynchronize(), "clearing the staged pipeline's counters");
+  // On a stream of its own, never the whole device: ranks that share a context (threads of one
+  // process) have flag kernels spinning until this rank's flags move, and a device-wide wait
+  // here would wait for them until their timeout.
+  const Stream clear = make_stream("clearing the staged pipeline's counters");
+  cuda_check(cudaMemsetAsync(state_.get(), 0, state_.size(), clear.get()), "clearing the staged pipeline's counters");
+  cuda_check(cudaStreamSynchronize(clear.get()), "clearing the staged pipeline's counters");
   reset_own_flags();
   make_lanes();
 }

@@ -110,6 +110,9 @@ TEST(StagedGroup, RingOfThreeRanksOnOneNode) {
       peers.barrier("every rank finished the fused case");
       expect_received(*engine, b, mine, me, fused_bytes, stream.get());
     }
+    // The ranks share one context: freeing the first case's memory (cudaFree waits for the whole
+    // context) must end before any rank launches the second case's spinning flag kernels.
+    peers.barrier("every rank freed the fused case");
     const size_t split_bytes = 40 * (size_t(1) << 20);  // 10 chunks through 4 slots
     {
       RankBuffers b(me, 3, split_bytes, stream.get());
