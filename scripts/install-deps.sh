@@ -113,7 +113,8 @@ find_package(CLI11 QUIET)
 find_package(GTest QUIET)
 find_package(benchmark QUIET)
 find_package(NCCL QUIET)
-foreach(p nlohmann_json CLI11 GTest benchmark NCCL)
+find_package(MPI COMPONENTS CXX QUIET)
+foreach(p nlohmann_json CLI11 GTest benchmark NCCL MPI)
   if(\${p}_FOUND)
     message(STATUS "probe:\${p}=1")
   else()
@@ -135,10 +136,12 @@ find_headers() {  # find_libraries without CMake: "name=1|0" by whether the head
   local cxx pair name header
   cxx=$(command -v c++ || command -v g++ || true)
   for pair in nlohmann_json:nlohmann/json.hpp CLI11:CLI/CLI.hpp GTest:gtest/gtest.h \
-              benchmark:benchmark/benchmark.h NCCL:nccl.h; do
+              benchmark:benchmark/benchmark.h NCCL:nccl.h MPI:mpi.h; do
     name=${pair%%:*} header=${pair#*:}
     if { [ -n "$cxx" ] && "$cxx" -std=c++17 -I/usr/local/cuda/include -E -x c++ - -o /dev/null \
            2>/dev/null <<<"#include <$header>"; } \
+       || { [ "$name" = MPI ] && command -v mpicxx >/dev/null \
+            && mpicxx -E -x c++ - -o /dev/null 2>/dev/null <<<"#include <mpi.h>"; } \
        || [ -f "/usr/include/$header" ] || [ -f "/usr/local/include/$header" ] \
        || [ -f "/usr/local/cuda/include/$header" ]; then
       echo "$name=1"
@@ -157,6 +160,11 @@ check_libraries() {
       "https://github.com/nlohmann/json (header-only; install with its CMake package)"; fi
   if has CLI11; then ok "CLI11"
   else lack required "CLI11 (CLI/CLI.hpp and its CMake package)" libcli11-dev "https://github.com/CLIUtils/CLI11"; fi
+  # The mpicxx wrapper can outlive the headers it points to (an alternatives link left by a
+  # removed libopenmpi-dev), so the headers are looked for as the build looks for them.
+  if has MPI; then ok "MPI development files (mpi.h, found as the build finds them)"
+  else lack required "MPI development files (mpi.h; CMake's find_package(MPI) finds none)" libopenmpi-dev \
+      "install Open MPI's development files"; fi
   if has GTest; then ok "GoogleTest"
   else lack tests "GoogleTest (the C++ tests are not built)" libgtest-dev "https://github.com/google/googletest"; fi
   if has benchmark; then ok "Google Benchmark"
