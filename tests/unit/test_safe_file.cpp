@@ -2,7 +2,9 @@
 // read-only and full directories. Conditions that need another user or a resource limit run in
 // a forked child, so the test process itself keeps its privileges and limits.
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -155,6 +157,27 @@ TEST_F(SafeFile, FullDiskKeepsTheOldFileByteForByteAndNoTemporary) {
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(read_all(path("r.json")), old);
   EXPECT_EQ(entries(), std::set<std::string>{"r.json"});
+}
+
+// A real full file system (ENOSPC, not only the file-size limit above): a 64 KiB tmpfs mounted
+// over the test directory in a mount namespace of the child's own.
+TEST_F(SafeFile, NoSpaceLeftKeepsTheOldFileAndNoTemporary) {
+  const std::string old = "{\"old\": true}\n";
+  const std::string big(1 << 20, 'x');
+  const int rc = testing::run_in_child(
+      [&] {
+        write_plain(path("r.json"), old);
+        const bool refused = throws_mentioning<RuntimeFailure>([&] { write_file_atomically(path("r.json"), big); },
+                                                               {path("r.json"), "No space left on device"});
+        return refused && read_all(path("r.json")) == old && entries() == std::set<std::string>{"r.json"};
+      },
+      [&] {
+        return unshare(CLONE_NEWNS) == 0 && mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+               mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=64k") == 0;
+      });
+  if (rc == 5) GTEST_SKIP() << "cannot mount a small tmpfs here (needs CAP_SYS_ADMIN in a mount namespace)";
+  EXPECT_EQ(rc, 0) << "1: the write did not fail with ENOSPC naming the file, or left the old file changed or a "
+                      "temporary behind";
 }
 
 // Another user's file in a sticky directory (/tmp) cannot be replaced by a rename: refused up

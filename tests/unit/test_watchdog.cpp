@@ -1,0 +1,81 @@
+// The watchdog's own expiry path: the owner's action runs with a message naming the region, then
+// the process ends with status 1; time the process spent stopped is not counted.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "common/watchdog.hpp"
+
+namespace p2pbench {
+namespace {
+
+std::string temp_path(const char* name) {
+  return ::testing::TempDir() + "/p2pbench-watchdog-" + std::to_string(getpid()) + "-" + name;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+// Forks a child that guards a region of `guard_s` and stays in it for `stay_s`; the expiry action
+// writes its message to `message_path`. Returns the child's pid.
+pid_t guarded_child(double guard_s, double stay_s, const std::string& message_path) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  Watchdog dog([&](const std::string& message) { std::ofstream(message_path) << message; });
+  {
+    Watchdog::Scope guard(&dog, guard_s, "a region guarded for the test");
+    sleep_s(stay_s);
+  }
+  _exit(0);
+}
+
+int exit_status(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+TEST(Watchdog, ARegionThatOverstaysEndsTheProcessAfterTheOwnersAction) {
+  const std::string path = temp_path("expired");
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(exit_status(guarded_child(0.3, 30.0, path)), 1);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  EXPECT_EQ(read_text(path), "a region guarded for the test did not finish in time: ending the process (watchdog)");
+  std::remove(path.c_str());
+}
+
+TEST(Watchdog, ARegionThatEndsInTimeLeavesTheProcessAlone) {
+  const std::string path = temp_path("in-time");
+  EXPECT_EQ(exit_status(guarded_child(2.0, 0.1, path)), 0);
+  EXPECT_EQ(read_text(path), "");
+}
+
+// A whole job paused (SIGSTOP, Slurm suspend) spends no running time: 3 s stopped inside a region
+// guarded for 1 s of running time is no expiry.
+TEST(Watchdog, TimeSpentStoppedIsNotCounted) {
+  const std::string path = temp_path("paused");
+  const pid_t child = guarded_child(1.0, 0.6, path);
+  sleep_s(0.1);
+  kill(child, SIGSTOP);
+  sleep_s(3.0);
+  kill(child, SIGCONT);
+  EXPECT_EQ(exit_status(child), 0) << read_text(path);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace p2pbench
