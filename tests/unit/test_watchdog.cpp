@@ -1,5 +1,6 @@
 // The watchdog's own expiry path: the owner's action runs with a message naming the region, then
-// the process ends with status 1; time the process spent stopped is not counted.
+// the process ends with status 1; time the process spent stopped is not counted. And the end
+// deadline that bounds a process's exit.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "common/end_deadline.hpp"
 #include "common/watchdog.hpp"
 
 namespace p2pbench {
@@ -75,6 +77,29 @@ TEST(Watchdog, TimeSpentStoppedIsNotCounted) {
   kill(child, SIGCONT);
   EXPECT_EQ(exit_status(child), 0) << read_text(path);
   std::remove(path.c_str());
+}
+
+// The last deadline of a process (after its results are written): it ends the process with the
+// status it was given when what is left (exit handlers, MPI_Finalize) does not finish.
+TEST(EndDeadline, EndsAProcessThatDoesNotFinishWithTheGivenStatus) {
+  const pid_t child = fork();
+  if (child == 0) {
+    arm_end_deadline(0.3, 7, 3, "the test's end");
+    sleep_s(30.0);
+    _exit(0);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(exit_status(child), 7);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+}
+
+TEST(EndDeadline, AProcessThatEndsInTimeKeepsItsStatus) {
+  const pid_t child = fork();
+  if (child == 0) {
+    arm_end_deadline(5.0, 7, 3, "the test's end");
+    _exit(0);
+  }
+  EXPECT_EQ(exit_status(child), 0);
 }
 
 }  // namespace
