@@ -10,8 +10,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include <unistd.h>
-
 #include "comm/peer_liveness.hpp"
 #include "common/end_deadline.hpp"
 
@@ -64,19 +62,17 @@ std::string rank_list(const std::vector<int>& ranks) {
 // The initial PID namespace has this inode on every Linux kernel (PROC_PID_INIT_INO).
 constexpr const char* kInitialPidNamespace = "pid:[4026531836]";
 
+// This process's PID namespace when it is not the initial one (a container), else "".
+std::string own_pid_namespace() {
+  const std::string ns = pid_namespace();
+  return ns == kInitialPidNamespace ? "" : ns;
+}
+
 // Open MPI's shared-memory transport (vader) assumes that the ranks of a host share a PID
 // namespace: between ranks in namespaces of their own (a container per rank on the host
 // network) it crashed in MPI_Comm_dup (SIGSEGV in mca_btl_vader_sendi, Open MPI 4.1). Inside a
 // PID namespace, and unless the user chose the transports, the ranks' few small messages go
 // over TCP instead. Returns a note for the console, or "".
-// "pid:[4026532179]" for a PID namespace other than the initial one, else "".
-std::string own_pid_namespace() {
-  char ns[64] = {0};
-  const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
-  if (n <= 0 || std::string(ns, size_t(n)) == kInitialPidNamespace) return "";
-  return std::string(ns, size_t(n));
-}
-
 std::string avoid_shared_memory_across_pid_namespaces() {
   if (std::getenv("OMPI_MCA_btl") != nullptr || own_pid_namespace().empty()) return "";
   setenv("OMPI_MCA_btl", "self,tcp", 0);
@@ -141,10 +137,9 @@ std::optional<std::string> Communicator::peer_stopped_at_exit(double limit_s) co
   while (Clock::now() < deadline) {
     bool waiting = false;
     for (int r = 0; r < size_; ++r) {
-      if (r == rank_ || !liveness_->observable(r)) continue;
-      const auto why = liveness_->not_running(r);
-      if (why && why->find("has exited") != std::string::npos) continue;
-      if (why) return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *why;
+      if (r == rank_ || !liveness_->observable(r) || liveness_->has_exited(r)) continue;
+      if (const auto why = liveness_->not_running(r))
+        return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *why;
       waiting = true;  // running (ending) or stopped for less than the stale time
     }
     if (!waiting) return std::nullopt;

@@ -51,16 +51,21 @@ std::string first_line(const std::string& path) {
 }
 
 // Which process table a pid belongs to: the kernel (its boot id) and this process's PID
-// namespace ("pid:[4026531836]"). Two containers on one host share a hostname but not this.
+// namespace. Two containers on one host share a hostname but not this.
 std::string process_table_identity() {
   const std::string boot = first_line("/proc/sys/kernel/random/boot_id");
-  char ns[128] = {0};
-  const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
-  if (boot.empty() || n <= 0) return "";
-  return boot + "/" + std::string(ns, size_t(n));
+  const std::string ns = pid_namespace();
+  if (boot.empty() || ns.empty()) return "";
+  return boot + "/" + ns;
 }
 
 }  // namespace
+
+std::string pid_namespace() {
+  char ns[128] = {0};
+  const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+  return n > 0 ? std::string(ns, size_t(n)) : std::string();
+}
 
 std::string PeerLiveness::describe_self(const std::string& host) {
   const long pid = long(getpid());
@@ -104,6 +109,13 @@ std::optional<std::string> PeerLiveness::not_running(int rank) {
   char text[96];
   std::snprintf(text, sizeof text, "is stopped (process state %c, e.g. SIGSTOP) for %.1f s", state->state, stopped_s);
   return std::string(text);
+}
+
+bool PeerLiveness::has_exited(int rank) const {
+  const Peer& p = peers_.at(size_t(rank));
+  if (!p.local) return false;
+  const auto state = read_process_state(p.pid);
+  return !state || state->start_time != p.start_time || state->state == 'Z' || state->state == 'X';
 }
 
 void PeerLiveness::forget_history() {

@@ -47,6 +47,8 @@ class PeerLiveness {
   std::string where(int rank) const;
   // Whether `rank`'s process can be seen from here (same process table).
   bool observable(int rank) const { return peers_.at(size_t(rank)).local; }
+  // Whether an observable `rank` has ended (no such process, a defunct one, or its pid reused).
+  bool has_exited(int rank) const;
 
  private:
   struct Peer {
@@ -68,5 +70,8 @@ struct ProcessState {
   unsigned long long start_time = 0;
 };
 std::optional<ProcessState> read_process_state(long pid);
+
+// This process's PID namespace as /proc names it ("pid:[4026531836]"), or "" where it cannot tell.
+std::string pid_namespace();
 
 }  // namespace p2pbench

@@ -46,19 +46,17 @@ FaultPlan FaultPlan::parse(const std::string& text) {
 }
 
 void FaultPlan::check_in_range(int ranks, uint64_t cases) const {
+  const auto refuse = [](const std::string& why) {
+    const char* text = std::getenv(kVariable);
+    throw InputError(kVariable, text ? text : "", why);
+  };
   if (rank < 0 || rank >= ranks)
-    throw InputError(kVariable, std::getenv(kVariable) ? std::getenv(kVariable) : "",
-                     "rank " + std::to_string(rank) + " does not exist: the run has " + std::to_string(ranks) +
-                         " ranks (0.." + std::to_string(ranks - 1) + ")");
-  if (at_case == kAtEnd) {
-    if (!on_host()) throw InputError(kVariable, std::getenv(kVariable) ? std::getenv(kVariable) : "",
-                                     "case=end takes a host fault (stop, exit or throw)");
-    return;
-  }
-  if (at_case >= cases)
-    throw InputError(kVariable, std::getenv(kVariable) ? std::getenv(kVariable) : "",
-                     "case " + std::to_string(at_case) + " does not exist: the plan has " + std::to_string(cases) +
-                         " cases (0.." + std::to_string(cases - 1) + ")");
+    refuse("rank " + std::to_string(rank) + " does not exist: the run has " + std::to_string(ranks) + " ranks (0.." +
+           std::to_string(ranks - 1) + ")");
+  if (at_case == kAtEnd && !on_host()) refuse("case=end takes a host fault (stop, exit or throw)");
+  if (at_case != kAtEnd && at_case >= cases)
+    refuse("case " + std::to_string(at_case) + " does not exist: the plan has " + std::to_string(cases) + " cases (0.." +
+           std::to_string(cases - 1) + ")");
 }
 
 std::optional<FaultPlan> FaultPlan::from_environment() {

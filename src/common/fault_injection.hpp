@@ -1,7 +1,7 @@
 // A switch for tests: P2PBENCH_FAULT="rank=R,case=K,fault=F" makes rank R misbehave at the start
 // of case K (0-based), or with case=end once the results file is complete, so the tests can
-// prove that the job still ends, says why and keeps what it measured. Faults: stop (SIGSTOP itself), exit (_exit(3) without a word), throw (an exception
-// outside any lock-step), cuda (a sticky CUDA error: an illegal address in a kernel), hang (a
+// prove that the job still ends, says why and keeps what it measured. Faults: stop (SIGSTOP
+// itself), exit (_exit(3) without a word), throw (an exception outside any lock-step), cuda (a sticky CUDA error: an illegal address in a kernel), hang (a
 // kernel that never ends, as a hung GPU). Unset: no fault. Never set it in production runs.
 #pragma once
 

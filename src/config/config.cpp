@@ -58,7 +58,7 @@ double parse_number_in(const json& v, const std::string& key, double low, double
                         (low_open ? v.get<double>() > low : v.get<double>() >= low) && v.get<double>() <= high;
   if (!in_range)
     throw InputError(key, v.dump(),
-                     "must be a number " + std::string(low_open ? "> " : ">= ") + text_format("%g", low) + " and <= " + text_format("%g", high));
+                     text_format("must be a number %s %g and <= %g", low_open ? ">" : ">=", low, high));
   return v.get<double>();
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
 
 #include "common/errors.hpp"
@@ -68,35 +70,50 @@ std::string entry_problem(const json& e) {
   return "";
 }
 
-// The type each optional top-level key must have; checked before the run, as every later read
-// of them trusts the type (a wrong one would surface only at the end, after every case ran).
+// The type each optional key must have; checked before the run, as every later read of them
+// trusts the type (a wrong one would surface only at the end, after every case ran).
+struct KeyRule {
+  const char* key;
+  bool (*ok)(const json&);
+  const char* expected;
+};
+
+bool is_text(const json& v) { return v.is_string(); }
+bool is_non_negative(const json& v) { return is_number(v) && v >= 0; }
+bool is_text_list(const json& v) {
+  return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& f) { return f.is_string(); });
+}
+bool is_object(const json& v) { return v.is_object(); }
+bool is_boolean(const json& v) { return v.is_boolean(); }
+bool is_count(const json& v) { return v.is_number_integer() && v >= 1; }
+
+constexpr KeyRule kTopLevelKeys[] = {{"system", is_text, "text"},
+                                     {"tolerance_pct", is_non_negative, "a number >= 0"},
+                                     {"made_from", is_text_list, "a list of file names"},
+                                     {"made_with", is_object, "an object"}};
+constexpr KeyRule kMadeWithKeys[] = {{"verify", is_boolean, "true or false"},
+                                     {"samples", is_count, "an integer >= 1"},
+                                     {"min_sample_time_ms", is_non_negative, "a number >= 0"}};
+
+// Checks every key of `object` against `rules` (`also` names keys checked elsewhere), naming
+// the key as `prefix` + key.
+template <size_t N>
+void check_keys(const json& object, const KeyRule (&rules)[N], std::initializer_list<const char*> also,
+                const std::string& prefix, const std::string& path) {
+  std::string known;
+  for (const char* k : also) known += (known.empty() ? "" : ", ") + std::string(k);
+  for (const KeyRule& r : rules) known += (known.empty() ? "" : ", ") + std::string(r.key);
+  for (const auto& [key, value] : object.items()) {
+    if (std::any_of(also.begin(), also.end(), [&](const char* k) { return key == k; })) continue;
+    const KeyRule* rule = std::find_if(std::begin(rules), std::end(rules), [&](const KeyRule& r) { return key == r.key; });
+    if (rule == std::end(rules)) bad(path, prefix + key, "unknown key (" + known + ")");
+    if (!rule->ok(value)) bad(path, prefix + key, value.dump() + " is not " + rule->expected);
+  }
+}
+
 void check_top_level(const json& doc, const std::string& path) {
-  for (const auto& [key, value] : doc.items()) {
-    const bool ok = key == "format" || key == "version" || key == "expectations" ||
-                    (key == "system" && value.is_string()) || (key == "tolerance_pct" && is_number(value) && value >= 0) ||
-                    (key == "made_from" && value.is_array() &&
-                     std::all_of(value.begin(), value.end(), [](const json& f) { return f.is_string(); })) ||
-                    (key == "made_with" && value.is_object());
-    if (ok) continue;
-    if (key == "system" || key == "tolerance_pct" || key == "made_from" || key == "made_with")
-      bad(path, key, value.dump() + " is not " +
-                         (key == "system"          ? "text"
-                          : key == "tolerance_pct" ? "a number >= 0"
-                          : key == "made_from"     ? "a list of file names"
-                                                   : "an object"));
-    bad(path, key, "unknown key (format, version, system, made_from, tolerance_pct, made_with, expectations)");
-  }
-  if (!doc.contains("made_with")) return;
-  for (const auto& [key, value] : doc["made_with"].items()) {
-    const bool ok = (key == "verify" && value.is_boolean()) ||
-                    (key == "samples" && value.is_number_integer() && value >= 1) ||
-                    (key == "min_sample_time_ms" && is_number(value) && value >= 0);
-    if (ok) continue;
-    if (key == "verify" || key == "samples" || key == "min_sample_time_ms")
-      bad(path, "made_with." + key, value.dump() + " is not " +
-                                        (key == "verify" ? "true or false" : key == "samples" ? "an integer >= 1" : "a number >= 0"));
-    bad(path, "made_with." + key, "unknown key (verify, samples, min_sample_time_ms)");
-  }
+  check_keys(doc, kTopLevelKeys, {"format", "version", "expectations"}, "", path);
+  if (doc.contains("made_with")) check_keys(doc["made_with"], kMadeWithKeys, {}, "made_with.", path);
 }
 
 double median(std::vector<double> v) {

@@ -130,9 +130,7 @@ int main(int argc, char** argv) {
     // A dry run refuses what the run would refuse, so it can vet a job script.
     check_output_path(options.output_path, "--output");
     check_output_replaceable(options.output_path, options.force);
-    if (const auto holder = OutputLock::holder(options.output_path))
-      throw InputError("--output", "\"" + options.output_path + "\"",
-                       "is in use by another p2pbench run (" + *holder + "): give this run another --output");
+    check_output_not_in_use(options.output_path);
   } catch (const InputError& e) {
     if (printer) std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
     return kExitBadInput;

@@ -61,6 +61,12 @@ int open_locked(const std::string& path, bool& held_by_other) {
   throw InputError("--output", "\"" + path + "\"", "the lock file keeps being replaced by another process");
 }
 
+[[noreturn]] void refuse_in_use(const std::string& results_path, const std::string& holder) {
+  throw InputError("--output", "\"" + results_path + "\"",
+                   "is in use by another p2pbench run (" + holder + "), which holds its lock file " +
+                       OutputLock::lock_path(results_path) + ": give this run another --output, or wait for that one to end");
+}
+
 }  // namespace
 
 OutputLock OutputLock::acquire(const std::string& results_path, const std::string& host) {
@@ -70,9 +76,7 @@ OutputLock OutputLock::acquire(const std::string& results_path, const std::strin
   if (held) {
     const std::string who = read_text(fd);
     ::close(fd);
-    throw InputError("--output", "\"" + results_path + "\"",
-                     "is in use by another p2pbench run (" + (who.empty() ? std::string("holder unknown") : who) +
-                         ", lock file " + path + "): give this run another --output, or wait for that one to end");
+    refuse_in_use(results_path, who.empty() ? "holder unknown" : who);
   }
   const std::string me = "pid " + std::to_string(getpid()) + " on host " + host + " since " + now_utc();
   if (ftruncate(fd, 0) != 0 || pwrite(fd, me.data(), me.size(), 0) != ssize_t(me.size())) {
@@ -93,6 +97,10 @@ std::optional<std::string> OutputLock::holder(const std::string& results_path) {
   }
   ::close(fd);  // releases a shared lock we may have taken
   return who;
+}
+
+void check_output_not_in_use(const std::string& results_path) {
+  if (const auto who = OutputLock::holder(results_path)) refuse_in_use(results_path, *who);
 }
 
 OutputLock::OutputLock(OutputLock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) { other.fd_ = -1; }

@@ -31,6 +31,10 @@ class OutputLock {
   std::string path_;
 };
 
+// Refuses (InputError naming --output and the holder, as acquire() does) a path another run
+// holds; takes nothing: for checks before the run (the dry run, every rank before MPI).
+void check_output_not_in_use(const std::string& results_path);
+
 // Refuses (InputError naming --output) to start a run whose final write would replace a file
 // that is not a checkpoint of an unfinished p2pbench run: a complete results file (its case
 // count and time named), another program's file, or anything unreadable. Empty files and
