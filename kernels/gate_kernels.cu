@@ -1,17 +1,19 @@
 #include "kernels/gate_kernels.hpp"
 
 #include "common/cuda_check.hpp"
+#include "kernels/live_clock.cuh"
 #include "kernels/ptx.cuh"
 
 namespace p2pbench::kernels {
 
 namespace {
 
-__global__ void gate_wait_kernel(const uint32_t* gate, uint32_t ticket, uint64_t timeout_ns, GateStamps* stamps) {
-  const uint64_t t0 = ptx::globaltimer_ns();
+__global__ void gate_wait_kernel(const uint32_t* gate, uint32_t ticket, uint64_t timeout_ns, const uint64_t* heartbeat,
+                                 GateStamps* stamps) {
+  LiveClock clock(heartbeat);
   uint32_t timed_out = 0;
   while (ptx::ld_acquire_sys(gate) < ticket) {
-    if (ptx::globaltimer_ns() - t0 > timeout_ns) {
+    if (clock.waited_ns() > timeout_ns) {
       timed_out = 1;
       break;
     }
@@ -42,9 +44,9 @@ __global__ void sm_clock_probe_kernel(uint64_t* cycles_and_ns, uint64_t duration
 
 }  // namespace
 
-void enqueue_gate_wait(const uint32_t* gate, uint32_t ticket, uint64_t timeout_ns, GateStamps* stamps,
-                       cudaStream_t stream) {
-  gate_wait_kernel<<<1, 1, 0, stream>>>(gate, ticket, timeout_ns, stamps);
+void enqueue_gate_wait(const uint32_t* gate, uint32_t ticket, uint64_t timeout_ns, const uint64_t* heartbeat,
+                       GateStamps* stamps, cudaStream_t stream) {
+  gate_wait_kernel<<<1, 1, 0, stream>>>(gate, ticket, timeout_ns, heartbeat, stamps);
   cuda_check_launch("the start-gate wait kernel");
 }
 

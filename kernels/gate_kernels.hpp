@@ -17,9 +17,10 @@ struct GateStamps {
 };
 
 // Holds `stream` until *gate >= ticket (a host store releases every waiting GPU at once) or
-// until timeout_ns of %globaltimer time has passed; stamps the release in stamps->release_ns.
-void enqueue_gate_wait(const uint32_t* gate, uint32_t ticket, uint64_t timeout_ns, GateStamps* stamps,
-                       cudaStream_t stream);
+// until timeout_ns have passed while the host's `heartbeat` moved (kernels/live_clock.cuh; nullptr:
+// plain %globaltimer time); stamps the release in stamps->release_ns.
+void enqueue_gate_wait(const uint32_t* gate, uint32_t ticket, uint64_t timeout_ns, const uint64_t* heartbeat,
+                       GateStamps* stamps, cudaStream_t stream);
 
 // Stamps the end of the work queued before it.
 void enqueue_end_stamp(GateStamps* stamps, cudaStream_t stream);

@@ -9,6 +9,7 @@
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "kernels/latency_kernels.hpp"
+#include "kernels/live_clock.cuh"
 #include "kernels/ptx.cuh"
 
 namespace p2pbench::kernels {
@@ -55,6 +56,7 @@ struct PingPongParams {
   uint8_t* peer_inbox;
   PingPongResult* result;
   uint64_t timeout_ns;
+  const uint64_t* heartbeat;
   uint32_t full_units;
   uint32_t tail_words;
   uint32_t rounds;
@@ -150,7 +152,7 @@ __device__ __forceinline__ bool receive_flag_in_data(const PingPongParams& p, ui
   // Poll all of this thread's words at once until each carries `seq`: every load of a pass is
   // issued before the first check, so a pass costs one load latency, not S. The data of the
   // final, complete pass is the one checked.
-  const uint64_t t0 = ptx::globaltimer_ns();
+  LiveClock clock(p.heartbeat);
   for (;;) {
     uint64_t a[S];
     uint64_t b[S];
@@ -179,7 +181,7 @@ __device__ __forceinline__ bool receive_flag_in_data(const PingPongParams& p, ui
       }
     }
     if (complete) break;
-    if (ptx::globaltimer_ns() - t0 > p.timeout_ns) {
+    if (clock.waited_ns() > p.timeout_ns) {
       late = true;
       break;
     }
@@ -197,9 +199,9 @@ __device__ __forceinline__ bool receive_payload_then_flag(const PingPongParams& 
   // One thread acquires the flag; the barrier passes the acquire on to the block.
   bool late = false;
   if (tid == 0) {
-    const uint64_t t0 = ptx::globaltimer_ns();
+    LiveClock clock(p.heartbeat);
     while (ptx::ld_acquire_sys(reinterpret_cast<const uint32_t*>(p.my_inbox)) != seq) {
-      if (ptx::globaltimer_ns() - t0 > p.timeout_ns) {
+      if (clock.waited_ns() > p.timeout_ns) {
         late = true;
         break;
       }
@@ -444,6 +446,7 @@ void enqueue_ping_pong(const PingPongArgs& a, cudaStream_t stream) {
   p.peer_inbox = static_cast<uint8_t*>(a.peer_inbox);
   p.result = a.result;
   p.timeout_ns = a.timeout_ns;
+  p.heartbeat = a.heartbeat;
   p.full_units = l.full_units;
   p.tail_words = l.tail_words;
   p.rounds = a.round_trips;

@@ -46,8 +46,8 @@ namespace p2pbench::kernels {
 // one per receive and one per send (payload_then_flag). Above a few KiB the time is bound by
 // what one SM can push over the link, not by the signalling.
 //
-// Timeout: a thread that sees no complete message for timeout_ns (%globaltimer, measured
-// from the start of that wait) gives up; the block ends the launch and reports timed_out.
+// Timeout: a thread that sees no complete message for timeout_ns (measured from the start of
+// that wait, counted while the host's heartbeat moves: kernels/live_clock.cuh) gives up; the block ends the launch and reports timed_out.
 // A launch therefore ends even if the peer never starts.
 struct PingPongResult {
   unsigned long long elapsed_ns;        // initiator: first send -> last receipt; responder: start -> last answer
@@ -68,6 +68,7 @@ struct PingPongArgs {
   uint64_t seed = 0;           // same on both sides
   uint32_t epoch = 0;          // see above: same on both sides, +1 per launch
   uint64_t timeout_ns = 0;     // per wait
+  const uint64_t* heartbeat = nullptr;  // common/host_heartbeat.hpp; nullptr: raw %globaltimer time
   PingPongResult* result = nullptr;  // mapped host (or device) memory; written at the end
 };
 

@@ -1,6 +1,7 @@
 #include "kernels/staging_kernels.hpp"
 
 #include "common/cuda_check.hpp"
+#include "kernels/live_clock.cuh"
 #include "kernels/ptx.cuh"
 
 namespace p2pbench::kernels {
@@ -23,11 +24,11 @@ __global__ void staging_step_kernel(StagingStep s) {
   const uint64_t expected = staging_expected(s.epoch, *s.wait_count, s.role);
   uint64_t seen = ptx::ld_acquire_sys_u64(s.wait_flag);
   if (seen == expected) return;
-  const uint64_t t0 = ptx::globaltimer_ns();
+  LiveClock clock(s.heartbeat);
   while (true) {
     seen = ptx::ld_acquire_sys_u64(s.wait_flag);
     if (seen == expected) return;
-    const uint64_t waited = ptx::globaltimer_ns() - t0;
+    const uint64_t waited = clock.waited_ns();
     if (waited > s.timeout_ns) {
       *abort = 1;
       s.fault->role = s.role;

@@ -16,7 +16,7 @@
 // that timed out half-way, say) never match: each side resets only the flags it writes, to
 // (epoch, 0), and its peer waits until it has done so.
 //
-// Timeouts: a wait gives up after timeout_ns of %globaltimer time, sets the sticky `abort`
+// Timeouts: a wait gives up after timeout_ns (counted while the host's heartbeat moves), sets the sticky `abort`
 // word (device memory) and writes a StagingFault into host memory. Every later step of that
 // rank then returns at once (no wait, no signal), so a broken pipeline costs one timeout,
 // not one per chunk, and the host learns why from the fault record.
@@ -73,6 +73,7 @@ struct StagingStep {
   uint32_t role = kStagingSender;
   uint32_t epoch = 0;
   uint64_t timeout_ns = 0;
+  const uint64_t* heartbeat = nullptr;  // common/host_heartbeat.hpp: a whole-job pause does not count
   uint32_t* abort = nullptr;      // device memory, sticky
   StagingFault* fault = nullptr;  // mapped host memory
 };

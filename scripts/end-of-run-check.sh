@@ -7,9 +7,13 @@
 #   build    configure and build BUILD_DIR (Release, tests on)
 #   end      tests/gpu_driver/end_checks.py: a rank stopped once the file is complete, a malformed
 #            expectations file, two jobs on one path, a rerun on a complete file, PID namespaces
-#   faults   tests/gpu_driver/fault_checks.py (injected and outside faults; files kept)
+#   faults   tests/gpu_driver/fault_checks.py (injected and outside faults; files kept;
+#            P2PBENCH_FAULT_GROUP=copies|methods runs one group)
 #   staged   the three-rank staged ring on one node, P2PBENCH_RING_RUNS times (default 50)
 #   ctest    ctest -L 'gpu|mpi', P2PBENCH_CTEST_RUNS times in a row (default 3)
+#   mps      under MPS (nvidia-cuda-mps-control -d; needs root or the GPU's owner): two ranks of
+#            tests/gpu_driver/{tiny,baselines,interference}.json on the one GPU (not the fault
+#            checks: a client killed by a GPU fault leaves the server refusing new clients)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/end-of-run-check.sh OUT_DIR BUILD_DIR [STEP ...]}
@@ -39,6 +43,7 @@ step_end() {
 
 step_faults() {
   timeout 900 python3 tests/gpu_driver/fault_checks.py "$build/src/p2pbench" "${mpiexec[@]}" --keep "$out/faults" \
+    ${P2PBENCH_FAULT_GROUP:+--only "$P2PBENCH_FAULT_GROUP"} \
     >"$out/fault-checks.txt" 2>&1
   note "fault checks: exit $? ($(tail -n1 "$out/fault-checks.txt"))"
 }
@@ -65,10 +70,29 @@ step_ctest() {
   done
 }
 
+# MPS lets the ranks' kernels run on the one GPU at once instead of in time slices.
+step_mps() {
+  local pipe=$out/mps-pipe log=$out/mps-log
+  mkdir -p "$pipe" "$log"
+  export CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=$log
+  if ! nvidia-cuda-mps-control -d >"$out/mps-start.txt" 2>&1; then
+    note "mps: the MPS daemon did not start ($(head -c 200 "$out/mps-start.txt"))"
+    return
+  fi
+  local cfg
+  for cfg in tiny baselines interference; do
+    timeout 600 "${mpiexec[@]}" -np 2 "$build/src/p2pbench" --config "tests/gpu_driver/$cfg.json" --allow-same-device \
+      --devices 0,0 --output "$out/mps-$cfg.json" >"$out/mps-$cfg.txt" 2>&1
+    note "mps: two ranks of $cfg.json on one GPU: exit $? ($(grep -m1 -E '^results:' "$out/mps-$cfg.txt"))"
+  done
+  echo quit | nvidia-cuda-mps-control
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+
 for s in "${steps[@]}"; do
   case "$s" in
-    build | end | faults | staged | ctest) "step_$s" ;;
-    *) note "unknown step '$s' (build end faults staged ctest)"; exit 2 ;;
+    build | end | faults | staged | ctest | mps) "step_$s" ;;
+    *) note "unknown step '$s' (build end faults staged ctest mps)"; exit 2 ;;
   esac
 done
 cat "$summary"

@@ -53,6 +53,7 @@ Session::Session(Communicator& comm, const CliOptions& options, const Config& co
       me_(comm.rank()),
       sanitizer_mode_(sanitizer_mode_wanted(options.sanitize)),
       fault_(options.fault),
+      step_faults_(options.fault, comm.rank()),
       results_(std::make_unique<ResultsFile>(options.output_path, cases_.size(), comm.rank() == 0)),
       watchdog_([this](const std::string& message) { on_watchdog(message); }) {
   if (sanitizer_mode_) {
@@ -87,6 +88,7 @@ int Session::run() {
 
 void Session::sweep() {
   runner_options_ = RunnerOptions::from(config_, comm_.timeouts().scale, &watchdog_, sanitizer_mode_);
+  runner_options_.faults = &step_faults_;
   baselines_ = make_baseline_resources(capacity_, device_, comm_.timeouts().scale);
   group_ = std::make_unique<RankGroup>(comm_, runner_options_, facts_.layout, device_, *gate_, *buffers_);
   latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
@@ -104,6 +106,7 @@ void Session::sweep() {
       group = group_key(c);
     }
     if (fault_ && fault_->due(me_, i) && fault_->on_host()) fault_->raise_host_fault("case " + std::to_string(i) + " (" + c.name() + ")");
+    step_faults_.begin_case(i);
     switch_baseline(c);
     const CaseOutcome outcome = measure(c, i);
     const json row = result_row(c, outcome, facts_);
@@ -292,6 +295,7 @@ int Session::agree_on_status(int status) { return int(comm_.max(double(status), 
 int Session::teardown() {
   {
     Watchdog::Scope guard(&watchdog_, kTeardownS * comm_.timeouts().scale, "freeing the buffers");
+    if (fault_ && fault_->hangs_at_end(me_)) hang_the_gpu_in_teardown();
     if (buffers_) buffers_->close(comm_);
   }
   {
@@ -307,6 +311,16 @@ int Session::teardown() {
   std::fprintf(stderr, "p2pbench: error: %s at the end of the run\n", stopped->c_str());
   write_partial("a rank was stopped at the end of the run", *stopped);
   return kExitFailure;
+}
+
+// The end-of-run GPU fault: a kernel that never ends, waited for with no deadline of its own as
+// a teardown call waits on a hung GPU. Only the watchdog over the teardown ends this rank.
+void Session::hang_the_gpu_in_teardown() {
+  std::fprintf(stderr, "p2pbench: rank %d: injecting a hung GPU under the teardown\n", me_);
+  std::fflush(stderr);
+  Stream stream = make_stream("fault injection");
+  kernels::enqueue_hang(600.0, stream.get());
+  cudaStreamSynchronize(stream.get());
 }
 
 // A rank never arrived: the ranks that did write what finished (the lowest of them writes,

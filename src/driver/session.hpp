@@ -79,6 +79,7 @@ class Session {
   std::string after_cases(const std::string& what) const;
   void write_partial(const std::string& what, const std::string& detail);
   int teardown();  // the exit status it adds (a peer stopped at the end)
+  void hang_the_gpu_in_teardown();
   int agree_on_status(int status);
 
   Communicator& comm_;
@@ -89,6 +90,7 @@ class Session {
   const int me_;
   const bool sanitizer_mode_;
   std::optional<FaultPlan> fault_;
+  StepFaults step_faults_;  // the same plan's step=S faults, raised inside the lock-steps
   std::unique_ptr<ResultsFile> results_;
   std::optional<OutputLock> output_lock_;  // the writing rank's hold on --output for the run
   Watchdog watchdog_;

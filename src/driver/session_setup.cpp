@@ -112,6 +112,8 @@ int Session::check_group() {
   // A node is what CUDA IPC can span: one host, and one PID namespace on it.
   for (const auto& h : comm_.allgather(comm_.ipc_domain(), "exchanging host names")) hosts.push_back(h);
   facts_.layout = GroupLayout::from_identities(uuids, hosts, options_.ranks_per_node);
+  facts_.layout.all_mps_clients =
+      std::all_of(gpus_.begin(), gpus_.end(), [](const json& g) { return g.value("mps", false); });
   same_device_ = facts_.layout.gpus().size() < uuids.size();
   comm_.set_nodes(facts_.layout.node_of_rank);
   if (int rc = setup_step(comm_, "checking the GPU pair", [&] {

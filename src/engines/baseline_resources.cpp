@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "common/errors.hpp"
+#include "common/host_heartbeat.hpp"
 #include "engines/nccl_engine.hpp"
 #include "engines/shared_host_memory.hpp"
 #include "engines/staged_engine.hpp"
@@ -147,7 +148,10 @@ class Baselines final : public BaselineResources {
           staging_.register_with_device();
         }))
       return why;
-    area_ = StagingArea{staging_.host(), staging_.device(), layout, node};
+    heartbeat_ = std::make_unique<HostHeartbeat>();
+    area_ = StagingArea{staging_.host(), staging_.device(), layout, node, heartbeat_->device_word()};
+    counters_ = DeviceBuffer(area_.counter_bytes(), "the staged pipeline's counters");
+    area_.counters = static_cast<uint32_t*>(counters_.get());
     return std::nullopt;
   }
 
@@ -190,6 +194,8 @@ class Baselines final : public BaselineResources {
 
   // staged
   SharedHostMemory staging_;
+  std::unique_ptr<HostHeartbeat> heartbeat_;
+  DeviceBuffer counters_;  // every staged engine's, one case at a time: no cudaFree between cases
   StagingArea area_;
   uint32_t epoch_ = 0;
   double timeout_scale_ = 1.0;  // --timeout-scale: the GPU-side waits of the staged ring stretch with it

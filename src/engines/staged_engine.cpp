@@ -58,7 +58,7 @@ kernels::StagingFault* StagedEngine::fault_record(uint32_t region, bool device_a
 }
 
 uint32_t* StagedEngine::count(uint32_t role, uint32_t slot) const {
-  return static_cast<uint32_t*>(state_.get()) + role * area_.layout.geometry.slots + slot;
+  return counters_ + role * area_.layout.geometry.slots + slot;
 }
 
 void StagedEngine::add_flow(const Flow& f) {
@@ -112,13 +112,14 @@ void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   rank_ = rank;
   sides_[kStagingSender] = sides_[kStagingReceiver] = Side{};
   for (const Flow& f : mine) add_flow(f);
-  const uint32_t slots = area_.layout.geometry.slots;
-  state_ = DeviceBuffer((2 * slots + 1) * sizeof(uint32_t), "the staged pipeline's counters");
+  if (!area_.counters && !own_counters_.get())
+    own_counters_ = DeviceBuffer(area_.counter_bytes(), "the staged pipeline's counters");
+  counters_ = area_.counters ? area_.counters : static_cast<uint32_t*>(own_counters_.get());
   // On a stream of its own, never the whole device: ranks that share a context (threads of one
   // process) have flag kernels spinning until this rank's flags move, and a device-wide wait
   // here would wait for them until their timeout.
   const Stream clear = make_stream("clearing the staged pipeline's counters");
-  cuda_check(cudaMemsetAsync(state_.get(), 0, state_.size(), clear.get()), "clearing the staged pipeline's counters");
+  cuda_check(cudaMemsetAsync(counters_, 0, area_.counter_bytes(), clear.get()), "clearing the staged pipeline's counters");
   cuda_check(cudaStreamSynchronize(clear.get()), "clearing the staged pipeline's counters");
   reset_own_flags();
   make_lanes();
@@ -135,7 +136,7 @@ void StagedEngine::enqueue_side(uint32_t role, const Transfer& t, cudaStream_t s
   Side& side = sides_[role];
   const auto ring = uint32_t(side.ring);
   const staging::Geometry& g = area_.layout.geometry;
-  uint32_t* const abort = static_cast<uint32_t*>(state_.get()) + 2 * g.slots;
+  uint32_t* const abort = counters_ + 2 * g.slots;
   const std::vector<std::vector<staging::Op>> plan = staging::plan_transfer(t.bytes, g, &side.position);
   for (uint32_t lane = 0; lane < plan.size(); ++lane) {
     if (plan[lane].empty()) continue;
@@ -159,6 +160,7 @@ void StagedEngine::enqueue_side(uint32_t role, const Transfer& t, cudaStream_t s
         s.role = role;
         s.epoch = epoch_;
         s.timeout_ns = timeout_ns_;
+        s.heartbeat = area_.heartbeat;
         s.abort = abort;
         s.fault = fault_record(uint32_t(region_), true);
         kernels::enqueue_staging_step(s, lane_stream);

@@ -37,6 +37,13 @@ struct StagingArea {
   void* device = nullptr;  // the device-mapped address of the same memory: the flag kernels'
   staging::Layout layout;  // layout.regions == ranks.size()
   std::vector<int> ranks;  // the node's ranks, ascending: region i is ranks[i]'s ring
+  const uint64_t* heartbeat = nullptr;  // this process's (common/host_heartbeat.hpp): flag waits pause with it
+  // Device memory for an engine's counters (counter_bytes()), owned by whoever outlives the
+  // engines: an engine per case that allocated and freed its own would call cudaFree, which
+  // waits for the whole device, spinning flag kernels of ranks sharing the context included.
+  // Null: each engine allocates its own (tests of one engine).
+  uint32_t* counters = nullptr;
+  uint64_t counter_bytes() const { return (2 * uint64_t(layout.geometry.slots) + 1) * sizeof(uint32_t); }
 
   // The region of `rank`, or -1 when it is not on this node.
   int region_of(int rank) const;
@@ -97,7 +104,8 @@ class StagedEngine final : public TwoSidedEngine {
   int region_ = -1;   // this rank's region: its fault record, its send ring
   Side sides_[2];     // per role (StagingRole)
   // Device memory: this rank's own count per (role, slot), then the sticky abort word.
-  DeviceBuffer state_;
+  DeviceBuffer own_counters_;  // where the area has none
+  uint32_t* counters_ = nullptr;
   std::vector<Stream> lanes_[2];  // per role, one stream per lane
   std::vector<Event> joins_[2];
   Event forks_[2];

@@ -73,6 +73,8 @@ class TwoGpuSession final : public CaseGroup {
   std::vector<StepReport> step(const char* what, const std::function<void(int, StepReport&)>& local,
                                double local_work_s) override;
   const uint32_t* gate_word(int) const override { return static_cast<const uint32_t*>(gate_.device()); }
+  // One process drives both GPUs: nothing to pause the job's host apart from the GPUs.
+  const uint64_t* heartbeat_word() const override { return nullptr; }
   uint32_t next_ticket() override { return ++ticket_; }
   void release(uint32_t ticket) override;
   // Transfers per sample of a case, fixed by its first calibration: Google Benchmark calls a

@@ -54,6 +54,8 @@ class CaseGroup {
   // the same tickets in the same order; release() opens what this process owns (always called
   // after queueing, also when queueing failed: a GPU that did queue must never spin out).
   virtual const uint32_t* gate_word(int member) const = 0;
+  // The host heartbeat the gate's timeout counts with (common/host_heartbeat.hpp); nullptr: raw time.
+  virtual const uint64_t* heartbeat_word() const = 0;
   virtual uint32_t next_ticket() = 0;
   virtual void release(uint32_t ticket) = 0;
 };

@@ -202,7 +202,7 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
   try {
     queue = step("queueing a sample behind the gate", [&](Member& m, StepReport&) {
       for (const Lane& lane : m.lanes) {
-        group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), ticket, gate_timeout_s);
+        group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), group_.heartbeat_word(), ticket, gate_timeout_s);
         queued[m.id] = true;
       }
     }, LockStep::kDefaultLocalWorkS);

@@ -1,7 +1,11 @@
 #include "measure/gpu_device.hpp"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
@@ -62,11 +66,21 @@ int select_device(const std::string& spec, int local_rank) {
   throw InputError("--devices", spec, "no visible GPU has this index, UUID or PCI bus id");
 }
 
+// Where CUDA clients look for the MPS control daemon: its pipe in CUDA_MPS_PIPE_DIRECTORY, by
+// default /tmp/nvidia-mps.
+bool mps_daemon_reachable() {
+  const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  const std::string control = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
+  struct stat st {};
+  return stat(control.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 GpuInfo describe_device(int device) {
   cudaDeviceProp prop{};
   cuda_check(cudaGetDeviceProperties(&prop, device), "reading the properties of GPU " + std::to_string(device));
   GpuInfo g;
   g.device_index = device;
+  g.mps = mps_daemon_reachable();
   g.name = prop.name;
   g.uuid = format_uuid(prop.uuid);
   char bus[32] = {0};
@@ -103,7 +117,8 @@ nlohmann::json GpuInfo::to_json(int rank) const {
           {"l2_bytes", l2_bytes},
           {"max_sm_clock_mhz", max_sm_clock_mhz},
           {"max_mem_clock_mhz", max_mem_clock_mhz},
-          {"observed_sm_clock_mhz", observed_sm_clock_mhz > 0 ? nlohmann::json(observed_sm_clock_mhz) : nlohmann::json()}};
+          {"observed_sm_clock_mhz", observed_sm_clock_mhz > 0 ? nlohmann::json(observed_sm_clock_mhz) : nlohmann::json()},
+          {"mps", mps}};
 }
 
 }  // namespace p2pbench

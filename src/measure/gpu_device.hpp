@@ -15,6 +15,9 @@ struct GpuInfo {
   size_t memory_bytes = 0, l2_bytes = 0;
   double max_sm_clock_mhz = 0, max_mem_clock_mhz = 0;
   double observed_sm_clock_mhz = 0;  // measured with a busy kernel at start-up (0: not measured)
+  // An MPS control daemon is where this process's CUDA looks for one: its kernels then run at
+  // once with other processes' on the GPU instead of taking turns.
+  bool mps = false;
   nlohmann::json to_json(int rank) const;
 };
 

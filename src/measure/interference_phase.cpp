@@ -30,12 +30,12 @@ GatedWindow::~GatedWindow() {
   cudaGetLastError();  // a failed query was reported by whoever failed first
 }
 
-void GatedWindow::open(const uint32_t* gate, uint32_t ticket, double gate_timeout_s) {
+void GatedWindow::open(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s) {
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   *stamps = {0, 0, 0, 0};
   gate_timeout_s_ = gate_timeout_s;
   closed_ = false;
-  kernels::enqueue_gate_wait(gate, ticket, uint64_t(gate_timeout_s * 1e9), static_cast<kernels::GateStamps*>(stamps_.device()),
+  kernels::enqueue_gate_wait(gate, ticket, uint64_t(gate_timeout_s * 1e9), heartbeat, static_cast<kernels::GateStamps*>(stamps_.device()),
                              stream_);
   cuda_check(cudaEventRecord(start_.get(), stream_), "recording the start of the " + what_ + " window");
 }

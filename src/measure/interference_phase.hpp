@@ -33,7 +33,7 @@ class GatedWindow {
   cudaStream_t stream() const { return stream_; }
 
   // Queues the gate wait (released by ticket) and the start event: work queued next is timed.
-  void open(const uint32_t* gate, uint32_t ticket, double gate_timeout_s);
+  void open(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s);
   // Queues the stop event and the end stamp after the work queued since open().
   void close();
   // Whether everything up to close() has run (false before close()).

@@ -60,7 +60,7 @@ struct InterferenceRunner::Case {
 InterferenceRunner::InterferenceRunner(const Communicator& comm, const RunnerOptions& options,
                                        const InterferenceSettings& settings, int device, SharedGate& gate, PeerBuffers& buffers)
     : comm_(comm),
-      steps_(comm),
+      steps_(comm, options.watchdog, options.faults),
       options_(options),
       settings_(settings),
       device_(device),
@@ -170,8 +170,9 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
 std::optional<std::vector<json>> InterferenceRunner::gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
                                                                  const std::function<void(json&)>& finish, CaseOutcome& out) {
   const uint32_t ticket = gate_.next_ticket();
+  GateRelease opens(gate_, ticket);
   auto queued = steps_.run(what, [&](json&) { queue(ticket); });
-  gate_.release(ticket);  // (the node leader) always: a rank that did queue must never spin out
+  opens.now();
   auto finished = steps_.run(what, finish);
   if (LockStep::failed(queued, out) || LockStep::failed(finished, out)) return std::nullopt;
   return finished;
@@ -220,7 +221,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
   if (!fill_and_poison(k, seed, true, false, out)) return false;
   auto a = gated_phase("the transfer alone", [&](uint32_t ticket) {
     if (!k.drive) return;
-    transfer.open(gate_.device_word(), ticket, gate_timeout_s);
+    transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
     k.enqueue_transfers(k.transfer_stream);
     transfer.close();
   }, [&](json& d) {
@@ -237,7 +238,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       if (!k.busy) return;
       if (&w == &alone) k.target_whole_gpu();
       else k.target_workload_group();
-      w.open(gate_.device_word(), ticket, gate_timeout_s);
+      w.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
       for (uint64_t i = 0; i < launches; ++i) k.workload->enqueue(w.stream());
       w.close();
     }, [&](json& d) {
@@ -259,13 +260,13 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
   WorkloadFeeder feeder(k.workload_stream, kWorkloadAhead, [&](cudaStream_t s) { k.workload->enqueue(s); });
   auto c = gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
     if (k.drive) {
-      transfer.open(gate_.device_word(), ticket, gate_timeout_s);
+      transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
       k.enqueue_transfers(k.transfer_stream);
       transfer.close();
     }
     if (k.busy) {
       k.target_workload_group();
-      grouped.open(gate_.device_word(), ticket, gate_timeout_s);
+      grouped.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
       feeder.prime();
     }
   }, [&](json& d) {

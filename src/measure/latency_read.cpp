@@ -36,23 +36,8 @@ int current_sm_count() {
   return sms;
 }
 
-// Ends the owner's spin (owner "busy") however the case ends: the gate's releaser (its node's
-// lowest rank; SharedGate::release does nothing elsewhere) stores the ticket into the shared
-// gate word the spin kernel polls. A no-op for ticket 0 (owner "idle").
-class SpinRelease {
- public:
-  SpinRelease(SharedGate& gate, uint32_t ticket) : gate_(gate), ticket_(ticket) {}
-  SpinRelease(const SpinRelease&) = delete;
-  SpinRelease& operator=(const SpinRelease&) = delete;
-  ~SpinRelease() { now(); }
-  void now() {
-    if (ticket_ != 0) gate_.release(ticket_);
-  }
-
- private:
-  SharedGate& gate_;
-  uint32_t ticket_;
-};
+// The owner's spin (owner "busy") ends however the case ends: GateRelease stores the ticket
+// into the shared gate word the spin kernel polls (ticket 0 for owner "idle": nothing to end).
 
 // Each SM's median ns per load over the samples (every_sm: one launch per SM per sample), as
 // parallel lists (one column each where the report tool flattens rows), in SM order.
@@ -146,7 +131,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   const bool busy_owner = r.owner == "busy";
   const int grid = r.launch == "every_sm" ? current_sm_count() : 1;
   const uint32_t ticket = busy_owner ? gate_.next_ticket() : 0;  // every rank, in the same order
-  SpinRelease spin_release(gate_, ticket);
+  GateRelease spin_release(gate_, ticket);
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   auto built = steps_.run("building the pointer chain", [&](json&) {
     if (auto why = kernels::chase_unsupported_reason(c.bytes, r.stride_bytes)) throw InputError(*why);
@@ -160,7 +145,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
       const double case_s = double(options_.samples + 1) * grid * double(r.loads) * kSlowestLoadS + options_.gate_timeout_s;
       *stamps = {};
       kernels::enqueue_gate_wait(gate_.device_word(), ticket, uint64_t(case_s * options_.timeout_scale * 1e9),
-                                 static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
+                                 gate_.heartbeat_word(), static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
     }
   });
   if (LockStep::failed(built, out)) return;

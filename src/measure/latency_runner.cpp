@@ -21,7 +21,7 @@ constexpr size_t kResultBytes = 256;  // room for any of the kernels' result str
 LatencyRunner::LatencyRunner(const Communicator& comm, const RunnerOptions& options, SharedGate& gate,
                              PeerBuffers& buffers, double peak_sm_clock_mhz)
     : comm_(comm),
-      steps_(comm, options.watchdog),
+      steps_(comm, options.watchdog, options.faults),
       options_(options),
       gate_(gate),
       buffers_(buffers),
@@ -75,6 +75,7 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
   args.flag_in_data = flag_in_data;
   args.seed = case_index * 7919 + 17;
   args.timeout_ns = uint64_t(gate_timeout_s * 1e9);
+  args.heartbeat = gate_.heartbeat_word();
   args.result = static_cast<kernels::PingPongResult*>(result_.device());
   out.iterations = round_trips;
 
@@ -98,15 +99,16 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
   for (int s = 0; s <= options_.samples; ++s) {
     args.epoch = uint32_t(s);
     const uint32_t ticket = gate_.next_ticket();
+    GateRelease opens(gate_, ticket);
     auto* result = static_cast<kernels::PingPongResult*>(result_.host());
     auto queued = steps_.run("queueing a ping-pong", [&](json&) {
       if (!in_pair) return;
       *result = {};
-      kernels::enqueue_gate_wait(gate_.device_word(), ticket, uint64_t(gate_timeout_s * 1e9),
+      kernels::enqueue_gate_wait(gate_.device_word(), ticket, uint64_t(gate_timeout_s * 1e9), gate_.heartbeat_word(),
                                  static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
       kernels::enqueue_ping_pong(args, stream_.get());
     });
-    gate_.release(ticket);  // the node leader opens it
+    opens.now();  // the node leader opens it
     auto finished = steps_.run("finishing a ping-pong", [&](json& d) {
       if (!in_pair) return;
       sync("a ping-pong of " + c.name());

@@ -18,6 +18,7 @@ void LockStep::run_guarded(const char* what, const std::function<void()>& local,
   // The local part's own waits have deadlines; the watchdog catches a call that blocks
   // without one (a CUDA call stuck behind a hung kernel).
   Watchdog::Scope guard(watchdog_, (local_work_s + 2 * kSlackS) * comm_.timeouts().scale, rank + std::string(what));
+  if (faults_) faults_->before_step(what);
   run_captured(rank, local, report);
 }
 

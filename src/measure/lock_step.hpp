@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "common/fault_injection.hpp"
 #include "common/watchdog.hpp"
 #include "measure/case_outcome.hpp"
 #include "measure/step_report.hpp"
@@ -39,7 +40,8 @@ class LockStep {
   // Added to every step's bound: scheduling, a slow verification, a page fault storm.
   static constexpr double kSlackS = 10.0;
 
-  explicit LockStep(const Communicator& comm, Watchdog* watchdog = nullptr) : comm_(comm), watchdog_(watchdog) {}
+  explicit LockStep(const Communicator& comm, Watchdog* watchdog = nullptr, StepFaults* faults = nullptr)
+      : comm_(comm), watchdog_(watchdog), faults_(faults) {}
 
   // Entries indexed by rank: {"error": "...", "fatal": bool, "data": {...}}. A CUDA error that
   // leaves the context unusable, and any RuntimeFailure (timeouts), is fatal. `local_work_s`
@@ -63,6 +65,7 @@ class LockStep {
 
   const Communicator& comm_;
   Watchdog* watchdog_;
+  StepFaults* faults_;  // the tests' step=S faults (null: none)
 };
 
 }  // namespace p2pbench

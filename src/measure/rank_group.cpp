@@ -5,7 +5,7 @@ namespace p2pbench {
 RankGroup::RankGroup(const Communicator& comm, const RunnerOptions& options, const GroupLayout& layout, int device,
                      SharedGate& gate, PeerBuffers& buffers)
     : comm_(comm),
-      steps_(comm, options.watchdog),
+      steps_(comm, options.watchdog, options.faults),
       options_(options),
       me_{comm.rank()},
       layout_(layout),

@@ -35,6 +35,7 @@ class RankGroup final : public CaseGroup {
   std::vector<StepReport> step(const char* what, const std::function<void(int member, StepReport&)>& local,
                                double local_work_s) override;
   const uint32_t* gate_word(int) const override { return gate_.device_word(); }
+  const uint64_t* heartbeat_word() const override { return gate_.heartbeat_word(); }
   uint32_t next_ticket() override { return gate_.next_ticket(); }
   void release(uint32_t ticket) override { gate_.release(ticket); }
 

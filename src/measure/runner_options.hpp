@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "common/fault_injection.hpp"
 #include "common/watchdog.hpp"
 #include "config/config.hpp"
 
@@ -18,6 +19,7 @@ struct RunnerOptions {
   double timeout_scale = 1.0;  // stretches every timeout (e.g. under compute-sanitizer)
   LatencySettings latency;
   Watchdog* watchdog = nullptr;  // guards each step's local part (may be null)
+  StepFaults* faults = nullptr;  // the tests' step=S faults (may be null)
   bool sanitizer_mode = false;   // no start gate: nothing may spin under compute-sanitizer
   static RunnerOptions from(const Config& c, double timeout_scale, Watchdog* watchdog = nullptr,
                             bool sanitizer_mode = false);

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "common/host_heartbeat.hpp"
 #include "engines/shared_host_memory.hpp"
 
 namespace p2pbench {
@@ -23,9 +25,14 @@ class SharedGate {
   // behind in /dev/shm however the job ends.
   void unlink() { memory_.unlink(); }
 
-  // Registers the mapping with the current device; kernels poll device_word().
-  void register_with_device() { memory_.register_with_device(); }
+  // Registers the mapping with the current device, and starts this process's heartbeat; kernels
+  // poll device_word() and count their timeout while heartbeat_word() moves.
+  void register_with_device() {
+    memory_.register_with_device();
+    heartbeat_ = std::make_unique<HostHeartbeat>();
+  }
   const uint32_t* device_word() const { return static_cast<const uint32_t*>(memory_.device()); }
+  const uint64_t* heartbeat_word() const { return heartbeat_ ? heartbeat_->device_word() : nullptr; }
 
   // The ticket of the next sample: every rank calls this once per gated sample, in the same
   // order, so the ranks agree on it without talking.
@@ -41,8 +48,27 @@ class SharedGate {
   uint32_t* word() const { return static_cast<uint32_t*>(memory_.host()); }
 
   SharedHostMemory memory_;
+  std::unique_ptr<HostHeartbeat> heartbeat_;
   uint32_t issued_ = 0;
   bool releaser_ = false;
+};
+
+// Opens the gate for `ticket` however the step that queued behind it ends (an exception, a stop
+// request, a lost peer): a GPU that did queue must never spin until its timeout. now() opens
+// it early; ticket 0 is a no-op.
+class GateRelease {
+ public:
+  GateRelease(SharedGate& gate, uint32_t ticket) : gate_(gate), ticket_(ticket) {}
+  GateRelease(const GateRelease&) = delete;
+  GateRelease& operator=(const GateRelease&) = delete;
+  ~GateRelease() { now(); }
+  void now() {
+    if (ticket_ != 0) gate_.release(ticket_);
+  }
+
+ private:
+  SharedGate& gate_;
+  uint32_t ticket_;
 };
 
 }  // namespace p2pbench

@@ -120,13 +120,14 @@ double TransferTimer::finish_run(double deadline_s, const std::string& what) {
   return double(ms);
 }
 
-void TransferTimer::enqueue_gated(const uint32_t* gate, uint32_t ticket, double gate_timeout_s) {
+void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s) {
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   *stamps = {0, 0, 0, 0};
   gate_timeout_s_ = gate_timeout_s;
   auto* device_stamps = static_cast<kernels::GateStamps*>(stamps_.device());
   // Ticket 0 is always open: the kernel only stamps the start.
-  kernels::enqueue_gate_wait(gate, ungated_ ? 0 : ticket, uint64_t(gate_timeout_s * 1e9), device_stamps, stream_.get());
+  kernels::enqueue_gate_wait(gate, ungated_ ? 0 : ticket, uint64_t(gate_timeout_s * 1e9), heartbeat, device_stamps,
+                             stream_.get());
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a sample's start event");
   cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a sample");
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a sample's stop event");

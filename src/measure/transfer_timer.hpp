@@ -63,8 +63,9 @@ class TransferTimer {
   double finish_run(double deadline_s, const std::string& what);
 
   // Queues one sample behind the gate word (device-visible): a spin kernel holds the stream
-  // until *gate >= ticket, or gives up after gate_timeout_s (reported by wait()).
-  void enqueue_gated(const uint32_t* gate, uint32_t ticket, double gate_timeout_s);
+  // until *gate >= ticket, or gives up after gate_timeout_s counted while `heartbeat` moves
+  // (reported by wait()).
+  void enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s);
   // Waits for the queued sample (deadline in seconds) and returns its figures.
   Sample wait(double deadline_s, const std::string& what);
 

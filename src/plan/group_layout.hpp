@@ -12,6 +12,9 @@ namespace p2pbench {
 struct GroupLayout {
   std::vector<std::string> gpu_of_rank;  // a GPU identity (UUID) per rank
   std::vector<int> node_of_rank;         // a node index per rank (0, 1, ... in rank order)
+  // Every rank is an MPS client: ranks that share a GPU run on it at once, not by turns, and
+  // green-context SM partitions are not kept.
+  bool all_mps_clients = false;
 
   int size() const { return int(gpu_of_rank.size()); }
   bool same_device(int a, int b) const { return gpu_of_rank.at(size_t(a)) == gpu_of_rank.at(size_t(b)); }

@@ -34,12 +34,15 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
                " are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA "
                "IPC path (nccl runs it)";
   if (c.method == Method::kStaged) return staged_overlap(c);
+  if (c.method == Method::kInterference && c.sm_partition.value_or(0) > 0 && layout.all_mps_clients)
+    return "green-context SM partitions are not kept under MPS (blocks of both groups share SMs): run "
+           "interference without the MPS daemon";
   // Two processes on one GPU take turns on it (no MPS): kernels that wait for each other (the
   // ping-pong; a chase beside a spinning owner) would wait until their timeout.
   const bool needs_both_running = c.method == Method::kLatencySignal ||
                                   (c.method == Method::kLatencyRead && c.read_chase && c.read_chase->owner == "busy");
-  if (needs_both_running && c.flows.size() == 1 && c.flows[0].src_rank != c.flows[0].dst_rank &&
-      layout.same_device(c.flows[0].src_rank, c.flows[0].dst_rank))
+  if (needs_both_running && !layout.all_mps_clients && c.flows.size() == 1 &&
+      c.flows[0].src_rank != c.flows[0].dst_rank && layout.same_device(c.flows[0].src_rank, c.flows[0].dst_rank))
     return "ranks " + std::to_string(c.flows[0].src_rank) + " and " + std::to_string(c.flows[0].dst_rank) +
            " share one GPU, where the two sides of this latency method cannot run at once (processes take turns "
            "on a GPU without MPS)";

@@ -504,6 +504,9 @@ def test_dry_run_with_ranks_sharing_gpus():
     ("rank=1,case=0,fault=melt", ["P2PBENCH_FAULT", "fault must be stop, exit, throw, cuda or hang"]),
     ("rank=99999999999,case=0,fault=exit", ["P2PBENCH_FAULT", "is not a number"]),
     ("rank=1", ["P2PBENCH_FAULT", "needs rank=R,case=K,fault=F"]),
+    ("rank=1,case=end,fault=cuda", ["P2PBENCH_FAULT", "case=end takes stop, exit, throw or hang"]),
+    ("rank=1,case=0,fault=hang,step=2", ["P2PBENCH_FAULT", "step=S takes a host fault"]),
+    ("rank=1,case=0,fault=stop,step=0", ["P2PBENCH_FAULT", "step must be 1..1000000"]),
 ])
 def test_a_fault_that_could_never_fire_is_refused_before_mpi(tmp_path, fault, needles):
     for extra in (["--dry-run"], ["--output", str(tmp_path / "r.json")]):

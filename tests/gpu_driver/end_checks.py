@@ -5,6 +5,8 @@ on a node with one GPU both ranks share it).
 - A rank stopped once the results file is complete (injected with case=end, and by SIGSTOP from
   outside the moment the file is complete): the job ends within 30 s, the file stays complete and
   says in a note what happened.
+- A GPU hung under the teardown (injected with case=end,fault=hang): the watchdog ends the rank
+  within 30 s and the file stays complete.
 - A malformed expectations file: exit 2 before the first case, no file.
 - A second job on the same output path: refused at start naming the holder; the first finishes.
 - A rerun on a complete file: refused, the file unchanged.
@@ -42,6 +44,20 @@ class EndChecks(FaultChecks):
         rc, took, text = self.wait(name, proc, log, cmd, t0, fault)
         self.check(rc != 0 and took < END_WITHIN_S, f"{name}: ended within {END_WITHIN_S} s ({took:.1f} s, exit {rc})", text)
         self.expect_complete_with_note(name, out, f"rank {rank} was lost after the results were complete", text)
+
+    def hang_at_end(self, rank):
+        """A GPU hung under the teardown (a wait with no deadline of its own): only the watchdog
+        ends the rank. Without it the job would wait for the 600 s kernel."""
+        name = f"end-hang-rank{rank}"
+        fault = f"rank={rank},case=end,fault=hang"
+        # --timeout-scale 0.25: the teardown's 60 s deadline becomes 15 s, inside the 30 s bound.
+        proc, out, log, cmd, t0 = self.start(name, fault, extra=["--timeout-scale", "0.25"])
+        rc, took, text = self.wait(name, proc, log, cmd, t0, fault)
+        self.check(rc != 0 and took < END_WITHIN_S, f"{name}: ended within {END_WITHIN_S} s ({took:.1f} s, exit {rc})", text)
+        self.check("freeing the buffers did not finish in time: ending the process (watchdog)" in text,
+                   f"{name}: the watchdog over the teardown ended the hung rank", text)
+        doc = read_doc(out)
+        self.check(doc is not None and doc.get("incomplete") is False, f"{name}: the file stays complete", text)
 
     def sigstop_when_complete(self, rank):
         """As the issue tried it: SIGSTOP a rank the moment the complete file appears."""
@@ -130,6 +146,8 @@ def main(argv):
     c = EndChecks(args[0], args[1:], str(HERE / "tiny.json"), keep, 0, same_gpu=gpu_count() < 2)
     for rank in (1, 0):
         c.stop_at_end(rank)
+    for rank in (1, 0):
+        c.hang_at_end(rank)
     c.sigstop_when_complete(1)
     c.bad_expectations()
     c.shared_path()

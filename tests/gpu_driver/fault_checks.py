@@ -9,7 +9,7 @@ results file: incomplete, with the finished cases and the reason.
 
 Exits 77 (CTest: skipped) when no GPU is visible. Prints 'N passed, N failed'.
 Usage: fault_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...] [--config FILE] [--keep DIR]
-       [--seed N]   (--keep: copy every results file and log there, with the commands)
+       [--seed N] [--only copies|methods]   (--keep: copy every results file and log there, with the commands)
 """
 import json
 import os
@@ -27,6 +27,8 @@ sys.path.insert(0, str(HERE))
 from driver_checks import gpu_count  # noqa: E402  (one way to count the GPUs)
 
 END_WITHIN_S = 30  # the bound the issue sets for default timeouts
+BASELINES = str(HERE / "baselines.json")
+INTERFERENCE = str(HERE / "interference.json")
 
 
 def read_doc(path):
@@ -52,10 +54,10 @@ class FaultChecks:
         self.passed += bool(ok)
         self.failed += not ok
 
-    def start(self, name, fault=None, extra=(), out=None):
+    def start(self, name, fault=None, extra=(), out=None, config=None):
         out = out or self.tmp / f"{name}.json"
-        cmd = [*self.mpiexec, "-np", "2", self.binary, "--config", self.config, "--output", str(out), *self.gpu_flags,
-               *extra]
+        cmd = [*self.mpiexec, "-np", "2", self.binary, "--config", config or self.config, "--output", str(out),
+               *self.gpu_flags, *extra]
         env = dict(os.environ)
         env.pop("P2PBENCH_FAULT", None)
         if fault:
@@ -92,10 +94,20 @@ class FaultChecks:
                    f"{name}: the rows before the fault are whole", json.dumps(doc["results"][:1])[:500])
         return doc
 
-    def injected(self, kind, rank, at_case, reason_has, rows_at_least=None):
-        name = f"inject-{kind}-rank{rank}"
-        fault = f"rank={rank},case={at_case},fault={kind}"
-        proc, out, log, cmd, t0 = self.start(name, fault)
+    def first_case_of(self, config, method):
+        """The 0-based index of the plan's first case of `method` (the dry run lists the plan)."""
+        r = subprocess.run([self.binary, "--dry-run", "--config", config, "--ranks", "2", *self.gpu_flags],
+                           capture_output=True, text=True, timeout=60)
+        for line in r.stdout.splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].isdigit() and parts[1].startswith(method + "/"):
+                return int(parts[0]) - 1
+        raise RuntimeError(f"no {method} case in the plan of {config}:\n{r.stdout}{r.stderr}")
+
+    def injected(self, kind, rank, at_case, reason_has, rows_at_least=None, config=None, tag="", step=0):
+        name = f"inject-{kind}-rank{rank}{tag}"
+        fault = f"rank={rank},case={at_case},fault={kind}" + (f",step={step}" if step else "")
+        proc, out, log, cmd, t0 = self.start(name, fault, config=config)
         rc, took, text = self.wait(name, proc, log, cmd, t0, fault)
         self.check(rc != 0, f"{name}: nonzero exit ({rc})", text)
         self.check(took < END_WITHIN_S, f"{name}: ended within {END_WITHIN_S} s ({took:.1f} s)", text)
@@ -202,7 +214,7 @@ def main(argv):
     if gpu_count() < 1:
         print("SKIPPED: no CUDA GPU is visible: the fault checks run p2pbench on a GPU node")
         return 77
-    args, config, keep, seed = [], str(HERE / "tiny.json"), None, int(time.time())
+    args, config, keep, seed, groups = [], str(HERE / "tiny.json"), None, int(time.time()), {"copies", "methods"}
     it = iter(argv[1:])
     for a in it:
         if a == "--config":
@@ -211,6 +223,8 @@ def main(argv):
             keep = next(it)
         elif a == "--seed":
             seed = int(next(it))
+        elif a == "--only":
+            groups = {next(it)}
         else:
             args.append(a)
     binary, mpiexec = args[0], args[1:]
@@ -218,21 +232,36 @@ def main(argv):
     if c.gpu_flags:
         print("one GPU: both ranks run on it (--allow-same-device)", flush=True)
     print(f"fault checks on {config}, seed {seed}", flush=True)
-    c.injected("stop", 1, 5, ["rank 1 was lost"])
-    c.injected("stop", 0, 5, ["rank 0 was lost"])
-    c.injected("exit", 1, 5, ["lost", "ended before all cases"])
-    # The throwing rank says why on stderr and ends the job; the writer finds it gone.
-    text = c.injected("throw", 1, 5, ["stopped by an error on rank 1", "rank 1 was lost"])
-    c.check("injected fault: an exception outside the lock-step" in text, "inject-throw: the error is reported", text)
-    c.injected("cuda", 1, 5, ["fatal error"], rows_at_least=5)
-    c.injected("hang", 0, 5, ["fatal error"], rows_at_least=5)
-    for rank in (0, 1):
-        c.stop_rank(rank)
-    c.kill_rank(1)
-    c.signal_mpirun(signal.SIGUSR1, to_ranks=True)
-    c.signal_mpirun(signal.SIGTERM, to_ranks=True)
-    c.signal_mpirun(signal.SIGTERM)
-    c.signal_mpirun(signal.SIGINT)
+    if "copies" in groups:
+        c.injected("stop", 1, 5, ["rank 1 was lost"])
+        c.injected("stop", 0, 5, ["rank 0 was lost"])
+        c.injected("exit", 1, 5, ["lost", "ended before all cases"])
+        # The throwing rank says why on stderr and ends the job; the writer finds it gone.
+        text = c.injected("throw", 1, 5, ["stopped by an error on rank 1", "rank 1 was lost"])
+        c.check("injected fault: an exception outside the lock-step" in text, "inject-throw: the error is reported", text)
+        c.injected("cuda", 1, 5, ["fatal error"], rows_at_least=5)
+        c.injected("hang", 0, 5, ["fatal error"], rows_at_least=5)
+        for rank in (0, 1):
+            c.stop_rank(rank)
+        c.kill_rank(1)
+        c.signal_mpirun(signal.SIGUSR1, to_ranks=True)
+        c.signal_mpirun(signal.SIGTERM, to_ranks=True)
+        c.signal_mpirun(signal.SIGTERM)
+        c.signal_mpirun(signal.SIGINT)
+    if "methods" in groups:
+        # Faults inside the loops of the other methods (step=S: as the case's S-th lock-step begins):
+        # the baselines (staged, NCCL), latency, atomics and interference, on either rank.
+        # On one GPU NCCL refuses two ranks and the ping-pong needs both sides at once: their
+        # cases are skipped there, and a step fault would never fire.
+        both = ("staged", "latency_read", "latency_ce", "atomic")
+        baselines = both + (() if c.gpu_flags else ("nccl", "latency_signal"))
+        for config, method in [(BASELINES, m) for m in baselines] + [(INTERFERENCE, "interference")]:
+            k = c.first_case_of(config, method)
+            c.injected("stop", 1, k, ["rank 1 was lost"], config=config, tag="-" + method, step=3)
+            # mpirun ends the job at the first non-zero exit: where it kills the survivor before
+            # it has named the lost rank, the checkpoint of the cases before is the account.
+            c.injected("exit", 0, k, ["rank 0 was lost", "ended before all cases"], config=config, tag="-" + method,
+                       step=2)
     return c.finish()
 
 

@@ -238,6 +238,24 @@ TEST(Plan, MatrixJsonRunsEveryPairOfEightGpusInRounds) {
   EXPECT_EQ(cases[0].name().find("ce/push/uni/matrix:rounds/round:0/"), 0u) << cases[0].name();
 }
 
+// Two processes on one GPU take turns unless they are MPS clients: the ping-pong runs only then,
+// and SM partitions only without MPS.
+TEST(GroupSkip, SharedGpuRunsBothSidesOfAPingPongOnlyUnderMps) {
+  GroupLayout layout = GroupLayout::from_identities({"g", "g"}, {"h", "h"});
+  CaseSpec c;
+  c.method = Method::kLatencySignal;
+  EXPECT_NE(group_skip_reason(c, layout).value_or("").find("cannot run at once"), std::string::npos);
+  c.method = Method::kInterference;
+  c.sm_partition = 8;
+  EXPECT_FALSE(group_skip_reason(c, layout));
+  layout.all_mps_clients = true;
+  EXPECT_NE(group_skip_reason(c, layout).value_or("").find("not kept under MPS"), std::string::npos);
+  c.sm_partition = 0;
+  EXPECT_FALSE(group_skip_reason(c, layout));
+  c.method = Method::kLatencySignal;
+  EXPECT_FALSE(group_skip_reason(c, layout));
+}
+
 TEST(GroupSkip, CrossNodeNeedsNcclAndStagedOneFlowPerRank) {
   const GroupLayout layout = GroupLayout::from_identities({"a", "b", "c", "d"}, {"h", "h", "h", "h"}, 2);
   CaseSpec c;

@@ -10,6 +10,7 @@
 
 #include <csignal>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "child_process.hpp"
@@ -58,6 +59,21 @@ TEST(SharedMemory, StagingAreaFailsClearlyWithoutRoom) {
                                                      "the staging area", "File too large");
                                  }),
             0);
+}
+
+// A step that throws after queueing behind the gate still opens it: the GPU that queued must not
+// spin until its timeout.
+TEST(SharedMemory, GateOpensWhenTheStepThatQueuedThrows) {
+  SharedGate gate = SharedGate::create();
+  const uint32_t ticket = gate.next_ticket();
+  try {
+    GateRelease opens(gate, ticket);
+    throw std::runtime_error("a peer was lost while queueing");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(gate.current(), ticket);
+  { GateRelease idle(gate, 0); }
+  EXPECT_EQ(gate.current(), ticket);
 }
 
 }  // namespace

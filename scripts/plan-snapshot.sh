@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Writes the dry-run plan (case list: method, axes, flows, order; counts, memory, estimate) of the
+# shipped configs for 2, 3, 4 and 8 ranks, one file each, so two builds' plans can be diffed.
+# Needs no GPU.
+#
+# Usage: scripts/plan-snapshot.sh P2PBENCH_BIN OUT_DIR
+#        scripts/plan-snapshot.sh --diff BIN_BEFORE BIN_AFTER   (exit 1 and the diff when they differ)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+configs=(default matrix patterns latency atomics baselines interference host-link)
+ranks=(2 3 4 8)
+
+snapshot() {
+  local bin=$1 dir=$2 c n
+  mkdir -p "$dir"
+  for c in "${configs[@]}"; do
+    for n in "${ranks[@]}"; do
+      "$bin" --dry-run --config "configs/$c.json" --ranks "$n" >"$dir/$c-$n.txt" 2>&1 ||
+        { echo "plan-snapshot: $bin --dry-run --config configs/$c.json --ranks $n failed:" >&2; cat "$dir/$c-$n.txt" >&2; exit 1; }
+    done
+  done
+}
+
+if [ "${1:-}" = "--diff" ]; then
+  before=${2:?usage: scripts/plan-snapshot.sh --diff BIN_BEFORE BIN_AFTER}
+  after=${3:?usage: scripts/plan-snapshot.sh --diff BIN_BEFORE BIN_AFTER}
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  snapshot "$before" "$tmp/before"
+  snapshot "$after" "$tmp/after"
+  if diff -ru "$tmp/before" "$tmp/after"; then
+    echo "plans identical: ${#configs[@]} configs x ${#ranks[@]} rank counts"
+  else
+    exit 1
+  fi
+else
+  snapshot "${1:?usage: scripts/plan-snapshot.sh P2PBENCH_BIN OUT_DIR}" "${2:?usage: scripts/plan-snapshot.sh P2PBENCH_BIN OUT_DIR}"
+fi

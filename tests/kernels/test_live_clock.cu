@@ -1,0 +1,108 @@
+// GPU tests of the pause-aware wait clock (kernels/live_clock.cuh) through the start-gate kernel:
+// a gate that never opens times out after its timeout while the host heartbeat moves, and never
+// while it stands still (the whole job paused), however long that lasts.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include "common/cuda_check.hpp"
+#include "common/cuda_raii.hpp"
+#include "common/host_heartbeat.hpp"
+#include "kernels/gate_kernels.hpp"
+
+namespace p2pbench::kernels {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kTimeoutNs = 300'000'000;
+
+struct GateUnderTest {
+  MappedHostBuffer gate{sizeof(uint32_t), "the test's gate word"};
+  MappedHostBuffer beat{sizeof(uint64_t), "the test's heartbeat word"};
+  MappedHostBuffer stamps{sizeof(GateStamps), "the test's gate stamps"};
+  Stream stream = make_stream("the test's stream");
+
+  GateUnderTest() {
+    *static_cast<uint32_t*>(gate.host()) = 0;
+    *static_cast<uint64_t*>(beat.host()) = 1;
+    *static_cast<GateStamps*>(stamps.host()) = {};
+  }
+  void enqueue(const uint64_t* heartbeat) {
+    enqueue_gate_wait(static_cast<const uint32_t*>(gate.device()), 1, kTimeoutNs, heartbeat,
+                      static_cast<GateStamps*>(stamps.device()), stream.get());
+  }
+  bool done() const {
+    const cudaError_t e = cudaStreamQuery(stream.get());
+    if (e != cudaErrorNotReady) cuda_check(e, "querying the gate's stream");
+    return e == cudaSuccess;
+  }
+  // Seconds until the kernel ends, advancing the heartbeat every 5 ms when `beating`.
+  double seconds_to_end(bool beating, double limit_s) {
+    const auto t0 = Clock::now();
+    auto* word = static_cast<uint64_t*>(beat.host());
+    while (!done()) {
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (s > limit_s) return s;
+      if (beating) __atomic_fetch_add(word, uint64_t(1), __ATOMIC_RELEASE);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  bool timed_out() const { return static_cast<const GateStamps*>(stamps.host())->timed_out != 0; }
+};
+
+TEST(LiveClock, GateTimesOutWhileTheHostBeats) {
+  GateUnderTest g;
+  g.enqueue(static_cast<const uint64_t*>(g.beat.device()));
+  const double s = g.seconds_to_end(true, 10.0);
+  EXPECT_TRUE(g.done());
+  EXPECT_TRUE(g.timed_out());
+  EXPECT_GE(s, 0.25);
+  EXPECT_LT(s, 3.0);
+}
+
+TEST(LiveClock, PausedHostDoesNotSpendTheTimeout) {
+  GateUnderTest g;
+  g.enqueue(static_cast<const uint64_t*>(g.beat.device()));
+  // Five timeouts with the heartbeat still: the wait counts at most LiveClock::kStaleNs of it.
+  const double paused = g.seconds_to_end(false, 1.5);
+  EXPECT_FALSE(g.done()) << "the gate wait timed out after " << paused << " s of a paused host";
+  // The host resumes: the rest of the timeout runs out.
+  const double resumed = g.seconds_to_end(true, 10.0);
+  EXPECT_TRUE(g.done());
+  EXPECT_TRUE(g.timed_out());
+  EXPECT_LT(resumed, 3.0);
+}
+
+TEST(LiveClock, WithoutAHeartbeatEveryNanosecondCounts) {
+  GateUnderTest g;
+  g.enqueue(nullptr);
+  const double s = g.seconds_to_end(false, 10.0);
+  EXPECT_TRUE(g.timed_out());
+  EXPECT_LT(s, 3.0);
+}
+
+TEST(LiveClock, ProcessHeartbeatKeepsTheClockRunning) {
+  GateUnderTest g;
+  HostHeartbeat heartbeat;
+  g.enqueue(heartbeat.device_word());
+  const double s = g.seconds_to_end(false, 10.0);
+  EXPECT_TRUE(g.timed_out());
+  EXPECT_GE(s, 0.25);
+  EXPECT_LT(s, 3.0);
+}
+
+TEST(LiveClock, OpenGateEndsTheWaitAtOnce) {
+  GateUnderTest g;
+  g.enqueue(static_cast<const uint64_t*>(g.beat.device()));
+  __atomic_store_n(static_cast<uint32_t*>(g.gate.host()), uint32_t(1), __ATOMIC_RELEASE);
+  const double s = g.seconds_to_end(true, 10.0);
+  EXPECT_FALSE(g.timed_out());
+  EXPECT_LT(s, 0.25);
+}
+
+}  // namespace
+}  // namespace p2pbench::kernels
