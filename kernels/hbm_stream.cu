@@ -1,4 +1,4 @@
-// The HBM stream workload (issue 13): a local HBM -> HBM copy by SM loads and stores, in every
+// The HBM stream workload: a local HBM -> HBM copy by SM loads and stores, in every
 // shape HbmStreamShape names (kernels/workload_kernels.hpp), so that the shape can be chosen by
 // measurement. One kernel template per (layout, hints, unroll, blocks per SM); every 16-byte
 // access of the stream goes through kernels/ptx.cuh (the L2 settle before it uses plain stores,

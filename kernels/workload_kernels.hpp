@@ -1,4 +1,4 @@
-// Kernels of the interference workloads (issue 13): the memory-bound HBM stream, the seeded
+// Kernels of the interference workloads: the memory-bound HBM stream, the seeded
 // bf16 operands of the GEMM and their checksums, and the SM probe of partition tests.
 #pragma once
 

@@ -62,18 +62,6 @@ uint64_t parse_size(const nlohmann::json& value, const std::string& key) {
                    "not a size: use a positive integer of bytes or a string such as \"64KiB\"");
 }
 
-std::string format_size(uint64_t bytes) {
-  // The largest binary unit that divides the size exactly: 4096 -> "4 KiB", 1.5 MiB ->
-  // "1536 KiB", 4097 -> "4097 B". Never rounded, so two different sizes never print alike.
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes != 0 && bytes % 1024 == 0 && u < 6) {
-    bytes /= 1024;
-    ++u;
-  }
-  return std::to_string(bytes) + " " + units[u];
-}
-
 std::vector<uint64_t> geometric_range(uint64_t min, uint64_t max, uint64_t factor, const std::string& key) {
   if (factor < 2) throw InputError(key + ".factor", std::to_string(factor), "factor must be an integer >= 2");
   if (min > max)

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/text_format.hpp"  // format_size, for the callers that parse and print sizes
+
 namespace p2pbench {
 
 // "4096", "64K", "64k", "64KiB", "64kib", "1M", "1MiB", "1g", "1GiB", "1T" (binary multiples in
@@ -18,9 +20,6 @@ uint64_t parse_size(const nlohmann::json& value, const std::string& key);
 // "a,b,c" -> {"a", "b", "c"} (an empty string gives one empty item).
 std::vector<std::string> split_list(const std::string& text, char separator = ',');
 
-// Exact text for console output: the largest binary unit that divides the size ("4 KiB",
-// "1536 KiB"), else bytes ("4097 B").
-std::string format_size(uint64_t bytes);
 
 // An axis in a config file: a JSON list of values, or {"min": A, "max": B, "factor": F}
 // (geometric range; factor defaults to 2). `sizes` selects size parsing for the values.

@@ -245,9 +245,9 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
                   "traffic runs between the ranks outside its pair"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
       {"interference", "{\"workloads\", \"gemm\": {m, n, k}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
-                       "of the interference method (a transfer beside a GEMM or an HBM stream)"},  // issue 13
+                       "of the interference method (a transfer beside a GEMM or an HBM stream)"},
     };
-    const auto& patterns = pattern_key_help();  // issue 11
+    const auto& patterns = pattern_key_help();
     list.insert(list.end(), patterns.begin(), patterns.end());
     return list;
   }();
@@ -334,8 +334,8 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
     }
   };
   parse_latency_and_atomic(doc, name, c);
-  if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);  // issue 13
-  parse_pattern_keys(doc, name, c.plan);  // issue 11
+  if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);
+  parse_pattern_keys(doc, name, c.plan);
   parse_kernel_axes("ldst", {{"blocks", &c.ldst.blocks}, {"threads", &c.ldst.threads}, {"unroll", &c.ldst.unroll}});
   parse_kernel_axes("tma", {{"blocks", &c.tma.blocks}, {"smem_bytes", &c.tma.smem_bytes}, {"stages", &c.tma.stages}});
   return c;
@@ -379,13 +379,13 @@ json Config::to_json() const {
                 {"threads", atomic.threads},
                 {"ops_per_thread", atomic.ops_per_thread},
                 {"hot_addresses", atomic.hot_addresses}}},
-              {"interference", interference.to_json()}};  // issue 13
+              {"interference", interference.to_json()}};
   if (latency.load)
     out["latency"]["load"] = {{"method", to_string(latency.load->method)},
                               {"direction", to_string(latency.load->direction)},
                               {"pattern", to_string(latency.load->pattern)},
                               {"bytes", latency.load->bytes}};
-  out.update(plan.to_json());  // issue 11: the pattern keys are top-level keys
+  out.update(plan.to_json());  // the pattern keys are top-level keys
   return out;
 }
 

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "config/interference_config.hpp"  // issue 13
-#include "config/pattern_config.hpp"       // issue 11
-#include "plan/case_spec.hpp"
+#include "config/interference_config.hpp"
+#include "config/pattern_config.hpp"
+#include "vocab/flows.hpp"
+#include "vocab/methods.hpp"
+#include "vocab/variants.hpp"
 
 namespace p2pbench {
 
@@ -27,7 +29,7 @@ struct TmaAxes {
   std::vector<uint64_t> stages{4};
 };
 
-// Latency under load (issue 11): every latency case is measured a second time while these
+// Latency under load: every latency case is measured a second time while these
 // flows run on the ranks outside its pair (the "latency.load" section).
 struct LatencyLoad {
   Method method = Method::kCe;
@@ -84,8 +86,8 @@ struct Config {
   TmaAxes tma;
   LatencySettings latency;
   AtomicSettings atomic;
-  InterferenceSettings interference;  // issue 13: the "interference" section
-  PatternSettings plan;               // issue 11: "patterns", "matrix", "sampled", "ring", ..., "flows"
+  InterferenceSettings interference;  // the "interference" section
+  PatternSettings plan;               // "patterns", "matrix", "sampled", "ring", ..., "flows"
 
   // The effective configuration, every key spelled out (recorded in the results' meta).
   nlohmann::json to_json() const;

@@ -1,4 +1,4 @@
-// The "interference" section of the config (issue 13): which workloads run beside which
+// The "interference" section of the config: which workloads run beside which
 // transfer engines, the GEMM's shape, the SM partitions swept, and whether both GPUs compute.
 #pragma once
 
@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "plan/case_spec.hpp"
+#include "vocab/flows.hpp"
+#include "vocab/methods.hpp"
+#include "vocab/variants.hpp"
 
 namespace p2pbench {
 

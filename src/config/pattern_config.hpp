@@ -1,4 +1,4 @@
-// The config keys that choose the plan's patterns (issue 11): which sets of concurrent flows the
+// The config keys that choose the plan's patterns: which sets of concurrent flows the
 // bandwidth methods run, and how the matrix is scheduled. Validated on their own here; rank
 // numbers are checked against the group when the plan is made (the group's size is known then).
 #pragma once
@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "plan/case_spec.hpp"
+#include "vocab/flows.hpp"
+#include "vocab/methods.hpp"
+#include "vocab/variants.hpp"
 
 namespace p2pbench {
 

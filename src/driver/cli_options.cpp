@@ -77,6 +77,9 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
                "print the GPU pair matrix, link peaks and link health through NVML, then exit (no MPI; needs the NVIDIA "
                "driver)")
       ->excludes(app.get_option("--dry-run"));
+  auto* list = app.add_flag("--list-methods", o.list_methods,
+                            "print every method: its kind, figure, kernel-shape axes and what it measures; then exit");
+  app.add_flag("--json", o.json, "with --list-methods: as JSON (the committed schema/methods.json)")->needs(list);
   app.add_flag("--progress", o.progress, "print a progress line on stderr even when it is not a terminal");
   app.add_option("--devices", o.devices,
                  "GPU of each rank, comma-separated: index, UUID or PCI bus id (default: node-local rank); rank r takes "
@@ -100,9 +103,10 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_option("-e,--maxbytes", o.max_bytes, "largest message size")->group(sweep);
   app.add_option("-f,--stepfactor", o.step_factor, "size multiplication factor of the range (default 2)")->group(sweep);
   app.add_option("--sizes", o.sizes, "message sizes: list or range (sizes)")->group(sweep);
-  app.add_option("--methods", o.methods,
-                 "comma-separated: ce,ldst,tma; h2d,d2h; staged,nccl; latency_signal,latency_read,latency_ce; atomic "
-                 "(methods)")->group(sweep);
+  app.add_option("--methods", o.methods, "comma-separated: " + method_list([](const MethodInfo& m) {
+                   return m.kind != MethodKind::kInterference;  // configured by its own section
+                 }) + " (methods; --list-methods says what each measures)")
+      ->group(sweep);
   app.add_option("--directions", o.directions, "comma-separated: push,pull (directions)")->group(sweep);
   app.add_option("--modes", o.modes, "comma-separated: uni,bidir (modes)")->group(sweep);
   app.add_option("--patterns", o.patterns,

@@ -24,6 +24,8 @@ struct CliOptions {
   bool dry_run = false;
   bool force = false;  // --force: replace an existing results file that is not a checkpoint
   bool topology = false;
+  bool list_methods = false;
+  bool json = false;  // with --list-methods
   bool progress = false;
   bool no_verify = false;
   double timeout_scale = 1.0;
@@ -45,7 +47,7 @@ struct CliOptions {
   std::string min_bytes, max_bytes, step_factor, sizes;
   std::string samples, min_sample_time, warmup_time, buffer_pool;
   std::string methods, directions, modes;
-  std::string patterns, schedule;  // issue 11: "patterns", "matrix.schedule"
+  std::string patterns, schedule;  // "patterns", "matrix.schedule"
   std::string blocks, ldst_blocks, tma_blocks, threads, unroll, smem, stages;
 };
 

@@ -7,9 +7,9 @@
 #include <map>
 
 #include "common/text_format.hpp"
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 #include "stats/statistics.hpp"
-#include "driver/trade_table.hpp"  // issue 13
+#include "driver/trade_table.hpp"
 
 namespace p2pbench {
 
@@ -93,7 +93,7 @@ std::string headline_figure(const json& row) {
 void print_group_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
   if (rows.empty()) return;
   if (rows.front()["method"].get<std::string>().rfind("latency_", 0) == 0) return print_latency_table(out, title, rows);
-  if (rows.front()["method"] == "interference") return print_interference_table(out, title, rows);  // issue 13
+  if (rows.front()["method"] == "interference") return print_interference_table(out, title, rows);
   const bool bidir = rows.front()["mode"] == "bidir";
   std::fprintf(out, "\n%s   [GB/s, 1 GB = 1e9 B; median, min..max over samples]\n", title.c_str());
   std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", "size", "src->dst", "iters", "GB/s", "min..max",

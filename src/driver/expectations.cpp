@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "common/errors.hpp"
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 #include "config/config.hpp"
 
 namespace p2pbench {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/device_connections.hpp"
+#include "driver/method_list.hpp"
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
 #include "config/axis.hpp"
@@ -113,6 +114,10 @@ int main(int argc, char** argv) {
   }
   const bool printer = first_rank_by_environment();
   if (options.topology) return run_topology_report();
+  if (options.list_methods) {
+    std::fputs((options.json ? method_list_json() : method_list_text()).c_str(), stdout);
+    return kExitOk;
+  }
 
   Config config;
   std::vector<CaseSpec> cases;

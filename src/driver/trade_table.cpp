@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 
 namespace p2pbench {
 

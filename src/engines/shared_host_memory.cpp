@@ -14,7 +14,7 @@
 
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 
 namespace p2pbench {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/interference_samples.hpp"  // issue 13
+#include "measure/interference_samples.hpp"
 #include "plan/case_spec.hpp"
 
 namespace p2pbench {
@@ -54,7 +54,7 @@ struct CaseOutcome {
   std::vector<double> latency_at_peak_clock_us;
   // latency_read: the chase variant and its side figures (the row's "read_chase"); null otherwise.
   nlohmann::json read_chase;
-  std::optional<InterferenceSamples> interference;  // interference cases (issue 13)
+  std::optional<InterferenceSamples> interference;  // interference cases
   std::optional<LoadOutcome> load;                  // latency cases with a load beside them
 };
 

@@ -1,4 +1,4 @@
-// SM partitions with CUDA green contexts (issue 13): K SMs for the transfer, the rest for the
+// SM partitions with CUDA green contexts: K SMs for the transfer, the rest for the
 // workload, each with a stream of its own. The driver's entry points are fetched at run time
 // (cudaGetDriverEntryPointByVersion), so binaries still start where there is no libcuda; where
 // a driver or GPU lacks green contexts, create() says why and the caller skips its cases.

@@ -1,4 +1,4 @@
-// One stream's part of a gated phase of an interference sample (issue 13): a window that opens at the shared
+// One stream's part of a gated phase of an interference sample: a window that opens at the shared
 // start gate and closes after the stream's work, timed with the stream's own CUDA events and
 // this GPU's %globaltimer; and the workload feeder that keeps launching the workload until the
 // transfer's window has closed, with only a few launches queued ahead so that the workload's

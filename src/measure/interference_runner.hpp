@@ -1,4 +1,4 @@
-// Who waits for whom in an interference case (issue 13). Every rank calls run() with the same
+// Who waits for whom in an interference case. Every rank calls run() with the same
 // case. A sample has three or four gated phases, each released by the same start gate:
 //   1. the transfer alone (in its SM group where partitioned), verified;
 //   2. the workload alone on the whole GPU, and 2b. alone in its SM group (partitioned cases);

@@ -1,4 +1,4 @@
-// What an interference case measured (issue 13), per sample, before any formatting.
+// What an interference case measured, per sample, before any formatting.
 #pragma once
 
 #include <optional>

@@ -15,14 +15,9 @@ bool sanitizer_mode_wanted(bool requested) {
 }
 
 std::optional<std::string> sanitizer_skip_reason(Method m) {
-  const char* why = nullptr;
-  switch (m) {
-    case Method::kLatencySignal: why = "its ping-pong kernels spin on flags the peer GPU writes"; break;
-    case Method::kStaged: why = "its pipeline kernels spin on flags written by copies and by the peer"; break;
-    case Method::kNccl: why = "NCCL's kernels spin waiting for their peers"; break;
-    default: return std::nullopt;
-  }
-  return std::string("not run in sanitizer mode: ") + why + " (compute-sanitizer serializes kernels)";
+  const std::string why = method_info(m).sanitizer_skip;
+  if (why.empty()) return std::nullopt;
+  return "not run in sanitizer mode: " + why + " (compute-sanitizer serializes kernels)";
 }
 
 double effective_timeout_scale(bool sanitizer_mode, bool scale_given, double scale) {

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "common/errors.hpp"
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 
 namespace p2pbench {
 

@@ -65,7 +65,7 @@ void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout
       is_latency(c.method) || c.method == Method::kAtomic
           ? 1.0
           : std::clamp(std::ceil(config.warmup_time_ms * 1e-3 / std::max(work.seconds, 1e-9)), 1.0, kMaxWarmupLaunches);
-  // interference (issue 13): transfer alone, workload alone (twice where partitioned), both at
+  // interference: transfer alone, workload alone (twice where partitioned), both at
   // once; a warm-up of each instead of warmup_time_ms; the transfer moves bytes in two phases.
   double phases = 1, transfer_phases = 1;
   if (is_interference(c.method)) {

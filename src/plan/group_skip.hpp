@@ -1,4 +1,4 @@
-// What a group's layout rules out for a case, known from the plan alone (issue 11).
+// What a group's layout rules out for a case, known from the plan alone.
 #pragma once
 
 #include <optional>

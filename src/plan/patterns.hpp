@@ -1,4 +1,4 @@
-// The flow sets of the configured patterns (issue 11): which flows each case of a bandwidth
+// The flow sets of the configured patterns: which flows each case of a bandwidth
 // method runs at once, for a group of ranks. Method, direction, size and kernel shape are applied
 // on top (plan/sweep.hpp); the sets depend only on the pattern keys, the mode and the group.
 #pragma once

@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 #include "plan/sweep.hpp"
 
 namespace p2pbench {

@@ -1,4 +1,4 @@
-// The dry run's account of a plan (issue 11): the group, the cases by pattern, the flow sets,
+// The dry run's account of a plan: the group, the cases by pattern, the flow sets,
 // the memory formula with its figures, the time estimate and its parts, what was not checked,
 // and every case. Text only: --dry-run prints it, tests read it.
 #pragma once

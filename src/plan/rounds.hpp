@@ -1,4 +1,4 @@
-// The matrix in rounds (issue 11): every pair of ranks exactly once, in rounds of disjoint pairs
+// The matrix in rounds: every pair of ranks exactly once, in rounds of disjoint pairs
 // in which no GPU appears twice, so a round measures its pairs at once and no two of them share
 // a GPU's link. Linear in the group's size, where one pair at a time is quadratic.
 #pragma once

@@ -221,7 +221,7 @@ void expand_probe_method(Method m, const Config& config, const std::vector<Flow>
   }
 }
 
-// --- interference (issue 13) ---------------------------------------------------------------
+// --- interference ---------------------------------------------------------------
 // One case per workload, engine, engine shape, direction, mode, size and SM partition (the
 // partition innermost: one trade curve per engine). The copy engine takes no SMs: it runs once,
 // unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull).
@@ -343,7 +343,7 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
   const std::vector<Flow> pairs = ordered_pairs(layout.size());
   FlowSetsByMode sets(config, layout);
   for (Method m : config.methods) {
-    if (is_interference(m))  // issue 13: ranks 0 and 1
+    if (is_interference(m))  // ranks 0 and 1
       expand_interference(config, cases);
     else if (is_latency(m) || m == Method::kAtomic) {
       const size_t first = cases.size();
@@ -390,7 +390,7 @@ uint64_t count_cases(const Config& config, const GroupLayout& layout) {
 uint64_t count_cases(const Config& config) { return count_cases(config, GroupLayout::distinct(2)); }
 
 std::optional<std::string> static_skip_reason(const CaseSpec& c) {
-  if (is_interference(c.method))  // issue 13: the transfer's own reasons
+  if (is_interference(c.method))  // the transfer's own reasons
     return c.engine ? static_skip_reason(transfer_case_of(c)) : std::optional<std::string>("an interference case needs an engine");
   if (c.method != Method::kTma) return std::nullopt;
   const uint64_t chunk = *c.smem_bytes / uint64_t(*c.stages);

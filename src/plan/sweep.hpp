@@ -27,7 +27,7 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
 // Two ranks on two GPUs (GroupLayout::distinct(2)).
 std::vector<CaseSpec> expand_cases(const Config& config);
 
-// An interference case's transfer as a case of its engine's method (issue 13); other cases as they are.
+// An interference case's transfer as a case of its engine's method; other cases as they are.
 CaseSpec transfer_case_of(const CaseSpec& c);
 
 // Why a case can never run, whatever the GPU (e.g. a TMA chunk that is not a multiple of

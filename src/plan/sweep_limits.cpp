@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "common/errors.hpp"
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 #include "plan/sweep.hpp"
 
 namespace p2pbench {

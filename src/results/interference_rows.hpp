@@ -1,4 +1,4 @@
-// The fields of an interference row (issue 13); the results writer calls this for those rows.
+// The fields of an interference row; the results writer calls this for those rows.
 #pragma once
 
 #include <nlohmann/json.hpp>

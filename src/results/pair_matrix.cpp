@@ -4,7 +4,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "config/axis.hpp"
+#include "common/text_format.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {

@@ -1,4 +1,4 @@
-// The all-pairs view of a run (issue 11): the N x N matrix of every group of matrix rows, how
+// The all-pairs view of a run: the N x N matrix of every group of matrix rows, how
 // far the pairs measured in rounds agree with the same pairs measured alone, and the suspect
 // pairs (the first thing an operator reads). Built from result rows (schema v2, docs/groups.md;
 // v1 rows read as two-rank matrix rows) and the run meta; pure C++: JSON in, plain structs out.

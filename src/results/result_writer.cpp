@@ -4,7 +4,7 @@
 
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
-#include "results/interference_rows.hpp"  // issue 13
+#include "results/interference_rows.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
@@ -194,7 +194,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
   row["aggregate"] = json();
   row["gpus"] = json::array();
   row["overlap"] = json();
-  if (is_interference(c.method)) return interference_row(c, o, std::move(row));  // issue 13
+  if (is_interference(c.method)) return interference_row(c, o, std::move(row));
   if (is_latency(c.method)) {
     if (c.load) add_load_fields(c, o, facts, row);
     row["samples"] = o.latency_us.size();

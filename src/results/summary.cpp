@@ -33,7 +33,7 @@ json summarize_rows(const std::vector<json>& rows) {
   std::vector<Key> order;
   for (const json& row : rows) {
     if (row["status"] != "ok" || row["bandwidth_gbps"].is_null()) continue;
-    if (row["method"] == "interference") continue;  // issue 13: the trade table summarizes these
+    if (row["method"] == "interference") continue;  // the trade table summarizes these
     if (!is_single_pair_row(row)) continue;  // a round's or a pattern's figure adds several pairs
     if (involves_same_device(row)) continue;  // a copy inside one GPU, not a P2P figure
     const Key key{row["method"], row["direction"], row["mode"]};

@@ -1,4 +1,4 @@
-// A workload that runs beside a transfer (issue 13): the bf16 GEMM or the HBM stream. Like a
+// A workload that runs beside a transfer: the bf16 GEMM or the HBM stream. Like a
 // TransferEngine it only enqueues work; who waits for whom is the InterferenceRunner's business.
 #pragma once
 

@@ -584,3 +584,23 @@ def test_a_path_in_use_is_refused_naming_the_holder(tmp_path):
             assert "in use by another p2pbench run (pid 4242 on host node-a since 2026-11-25T01:00:00Z)" in r.stderr
     r = run("--config", DEFAULT, "--output", str(out), "--dry-run")
     assert r.returncode == 0, "a lock file nobody holds is stale: " + r.stderr
+
+
+def test_methods_file_is_the_registry():
+    """schema/methods.json (read by the schema's enums and the Python report) is exactly what the
+    registry prints: a method added in C++ cannot be missing from the report."""
+    r = run("--list-methods", "--json")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (REPO / "schema" / "methods.json").read_text(), \
+        "regenerate: p2pbench --list-methods --json > schema/methods.json"
+    text = run("--list-methods")
+    assert text.returncode == 0 and "latency_signal" in text.stdout and "blocks,smem_bytes,stages" in text.stdout
+    assert run("--json").returncode == 2  # only with --list-methods
+
+
+def test_methods_help_lists_the_registry():
+    r = run("--help")
+    doc = json.loads((REPO / "schema" / "methods.json").read_text())
+    for m in doc["methods"]:
+        if m["kind"] != "interference":
+            assert m["name"] in r.stdout, m["name"]

@@ -1,0 +1,93 @@
+#include "vocab/methods.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+constexpr MethodAxes kNoAxes{};
+constexpr MethodAxes kLdstAxes{true, true, true, false, false};
+constexpr MethodAxes kTmaAxes{true, false, false, true, true};
+constexpr MethodAxes kGridAxes{true, true, false, false, false};  // blocks and threads
+
+const std::vector<MethodInfo>& table() {
+  static const std::vector<MethodInfo> methods = {
+      {Method::kCe, "ce", MethodKind::kCopy, kNoAxes, "copy engine", "tab:blue", 0, true, "",
+       "the copy engine: cudaMemcpyAsync through the peer mapping"},
+      {Method::kLdst, "ldst", MethodKind::kCopy, kLdstAxes, "LD/ST kernel", "tab:orange", 1, true, "",
+       "an SM kernel of 16-byte loads and stores through the peer mapping"},
+      {Method::kTma, "tma", MethodKind::kCopy, kTmaAxes, "TMA kernel", "tab:green", 2, true, "",
+       "an SM kernel of Hopper bulk copies (TMA) staged in shared memory"},
+      {Method::kH2d, "h2d", MethodKind::kHostLink, kGridAxes, "host→device", "tab:brown", 5, false, "",
+       "pinned host memory to the rank's own GPU (its host link)"},
+      {Method::kD2h, "d2h", MethodKind::kHostLink, kGridAxes, "device→host", "tab:pink", 6, false, "",
+       "the rank's own GPU to pinned host memory (its host link)"},
+      {Method::kStaged, "staged", MethodKind::kTwoSidedBaseline, kNoAxes, "staged", "tab:purple", 3, false,
+       "its pipeline kernels spin on flags written by copies and by the peer",
+       "through a ring of pinned host buffers, without peer access (a baseline)"},
+      {Method::kNccl, "nccl", MethodKind::kTwoSidedBaseline, kNoAxes, "NCCL", "tab:red", 4, false,
+       "NCCL's kernels spin waiting for their peers", "ncclSend/ncclRecv between the ranks (a baseline)"},
+      {Method::kLatencySignal, "latency_signal", MethodKind::kLatency, kNoAxes, "ping-pong latency", "", 7, false,
+       "its ping-pong kernels spin on flags the peer GPU writes",
+       "half a round trip of a flag (and payload) written into the peer's memory"},
+      {Method::kLatencyRead, "latency_read", MethodKind::kLatency, kNoAxes, "pointer-chase latency", "", 8, false, "",
+       "one dependent load from the peer's memory (a pointer chase)"},
+      {Method::kLatencyCe, "latency_ce", MethodKind::kLatency, kNoAxes, "copy-engine latency", "", 9, false, "",
+       "one small copy-engine copy to the peer, start to end"},
+      {Method::kAtomic, "atomic", MethodKind::kAtomic, kGridAxes, "remote atomics", "", 10, false, "",
+       "atomic adds into the peer's memory (types and address patterns)"},
+      {Method::kInterference, "interference", MethodKind::kInterference, kNoAxes, "interference", "", 11, false, "",
+       "a transfer engine beside a GEMM or HBM workload: what each costs the other"},
+  };
+  return methods;
+}
+
+}  // namespace
+
+std::vector<std::string> MethodAxes::names() const {
+  std::vector<std::string> n;
+  if (blocks) n.push_back("blocks");
+  if (threads) n.push_back("threads");
+  if (unroll) n.push_back("unroll");
+  if (smem_bytes) n.push_back("smem_bytes");
+  if (stages) n.push_back("stages");
+  return n;
+}
+
+const std::vector<MethodInfo>& method_registry() { return table(); }
+
+const MethodInfo& method_info(Method m) { return table().at(static_cast<size_t>(m)); }
+
+const char* to_string(Method m) { return method_info(m).name; }
+
+std::optional<Method> parse_method(const std::string& s) {
+  for (const MethodInfo& m : table())
+    if (s == m.name) return m.id;
+  return std::nullopt;
+}
+
+std::vector<std::string> method_names() {
+  std::vector<std::string> names;
+  for (const MethodInfo& m : table()) names.push_back(m.name);
+  return names;
+}
+
+std::string method_list(bool (*keep)(const MethodInfo&)) {
+  std::string list;
+  for (const MethodInfo& m : table())
+    if (keep(m)) list += (list.empty() ? "" : ", ") + std::string(m.name);
+  return list;
+}
+
+const char* to_string(MethodKind k) {
+  switch (k) {
+    case MethodKind::kCopy: return "copy";
+    case MethodKind::kHostLink: return "host_link";
+    case MethodKind::kTwoSidedBaseline: return "two_sided_baseline";
+    case MethodKind::kLatency: return "latency";
+    case MethodKind::kAtomic: return "atomic";
+    case MethodKind::kInterference: return "interference";
+  }
+  return "?";
+}
+
+}  // namespace p2pbench

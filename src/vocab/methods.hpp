@@ -1,0 +1,69 @@
+// The method registry: every way p2pbench moves (or times) bytes, in one table. The sweep's
+// axes, the config's and CLI's method names, the console, `p2pbench --list-methods`, the
+// committed schema/methods.json (which the schema's method enums and the Python report read) all
+// derive from it. The ground floor: nothing here includes anything of p2pbench's.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
+                    kInterference };
+
+// What a method's case is, which decides the loop that runs it and the figure it reports.
+enum class MethodKind {
+  kCopy,              // one-sided: one rank's engine moves the bytes through the peer mapping
+  kHostLink,          // one GPU and pinned host memory: cases run r -> r
+  kTwoSidedBaseline,  // both ranks take part (no push/pull): recorded as push
+  kLatency,           // a latency_us figure
+  kAtomic,            // remote atomic operations through the peer mapping
+  kInterference,      // a transfer engine beside a workload; the engine is a field of the case
+};
+
+// The kernel-shape axes a method sweeps (config keys of the method's section).
+struct MethodAxes {
+  bool blocks = false;
+  bool threads = false;
+  bool unroll = false;
+  bool smem_bytes = false;
+  bool stages = false;
+  std::vector<std::string> names() const;
+};
+
+struct MethodInfo {
+  Method id;
+  const char* name;         // in configs, on the command line and in results
+  MethodKind kind;
+  MethodAxes axes;
+  const char* title;        // in plots and tables
+  const char* color;        // the report's plot colour (matplotlib); "" for none
+  int report_order;         // the report's order of methods: copies, baselines, host link, latency
+  bool runs_as_load;        // may be the bandwidth load beside a latency case (latency.load.method)
+  const char* sanitizer_skip;  // why it cannot run under compute-sanitizer, or ""
+  const char* help;         // one line for --help and --list-methods
+};
+
+// Every method, in the order of the Method enum.
+const std::vector<MethodInfo>& method_registry();
+const MethodInfo& method_info(Method m);
+const char* to_string(Method m);
+std::optional<Method> parse_method(const std::string& s);
+std::vector<std::string> method_names();
+// "ce, ldst, tma" for the methods that satisfy `keep`.
+std::string method_list(bool (*keep)(const MethodInfo&));
+
+const char* to_string(MethodKind k);
+
+inline bool is_latency(Method m) { return method_info(m).kind == MethodKind::kLatency; }
+inline bool is_interference(Method m) { return method_info(m).kind == MethodKind::kInterference; }
+inline bool is_host_link(Method m) { return method_info(m).kind == MethodKind::kHostLink; }
+inline bool is_two_sided_baseline(Method m) { return method_info(m).kind == MethodKind::kTwoSidedBaseline; }
+// Whether the method reaches the peer's memory through its IPC mapping (everything but the host
+// link and the two-sided baselines, which is what still runs where peer access is impossible).
+inline bool needs_peer_mapping(Method m) { return !(is_host_link(m) || is_two_sided_baseline(m)); }
+inline MethodAxes axes_of(Method m) { return method_info(m).axes; }
+
+}  // namespace p2pbench

@@ -1,0 +1,41 @@
+// The method registry: one entry per Method, in the enum's order (method_info indexes by it),
+// names that parse back, and the properties the loops and the plan ask for.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "vocab/methods.hpp"
+
+namespace p2pbench {
+namespace {
+
+TEST(MethodRegistry, OneEntryPerMethodInEnumOrder) {
+  const auto& table = method_registry();
+  ASSERT_EQ(table.size(), size_t(Method::kInterference) + 1);
+  std::set<std::string> names;
+  std::set<int> orders;
+  for (size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(static_cast<size_t>(table[i].id), i) << table[i].name;
+    EXPECT_EQ(parse_method(table[i].name), table[i].id);
+    EXPECT_TRUE(names.insert(table[i].name).second) << "two methods named " << table[i].name;
+    EXPECT_TRUE(orders.insert(table[i].report_order).second) << table[i].name;
+    EXPECT_NE(std::string(table[i].help), "") << table[i].name;
+  }
+  EXPECT_FALSE(parse_method("memcpy"));
+}
+
+TEST(MethodRegistry, KindsDecideTheLoopAndThePath) {
+  EXPECT_TRUE(is_latency(Method::kLatencyRead));
+  EXPECT_FALSE(is_latency(Method::kAtomic));
+  EXPECT_TRUE(is_host_link(Method::kD2h));
+  EXPECT_TRUE(is_two_sided_baseline(Method::kNccl));
+  EXPECT_FALSE(needs_peer_mapping(Method::kStaged));
+  EXPECT_TRUE(needs_peer_mapping(Method::kTma));
+  EXPECT_EQ(axes_of(Method::kTma).names(), (std::vector<std::string>{"blocks", "smem_bytes", "stages"}));
+  EXPECT_EQ(axes_of(Method::kCe).names(), std::vector<std::string>{});
+  EXPECT_EQ(method_list([](const MethodInfo& m) { return m.runs_as_load; }), "ce, ldst, tma");
+}
+
+}  // namespace
+}  // namespace p2pbench
