@@ -152,6 +152,8 @@ class Baselines final : public BaselineResources {
     area_ = StagingArea{staging_.host(), staging_.device(), layout, node, heartbeat_->device_word()};
     counters_ = DeviceBuffer(area_.counter_bytes(), "the staged pipeline's counters");
     area_.counters = static_cast<uint32_t*>(counters_.get());
+    streams_ = std::make_unique<StagingStreams>(layout.geometry.lanes);
+    area_.streams = streams_.get();
     return std::nullopt;
   }
 
@@ -196,6 +198,7 @@ class Baselines final : public BaselineResources {
   SharedHostMemory staging_;
   std::unique_ptr<HostHeartbeat> heartbeat_;
   DeviceBuffer counters_;  // every staged engine's, one case at a time: no cudaFree between cases
+  std::unique_ptr<StagingStreams> streams_;  // and their streams: none made while a ring spins
   StagingArea area_;
   uint32_t epoch_ = 0;
   double timeout_scale_ = 1.0;  // --timeout-scale: the GPU-side waits of the staged ring stretch with it

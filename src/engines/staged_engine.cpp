@@ -92,13 +92,10 @@ void StagedEngine::reset_own_flags() {
   }
 }
 
-void StagedEngine::make_lanes() {
+StagingStreams::StagingStreams(uint32_t lanes) {
   for (uint32_t role : {kStagingSender, kStagingReceiver}) {
-    lanes_[role].clear();
-    joins_[role].clear();
-    if (sides_[role].ring < 0) continue;
     forks_[role] = untimed_event("fork event");
-    for (uint32_t lane = 0; lane < area_.layout.geometry.lanes; ++lane) {
+    for (uint32_t lane = 0; lane < lanes; ++lane) {
       lanes_[role].push_back(make_stream("a lane of the staged pipeline"));
       joins_[role].push_back(untimed_event("join event"));
     }
@@ -118,11 +115,13 @@ void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   // On a stream of its own, never the whole device: ranks that share a context (threads of one
   // process) have flag kernels spinning until this rank's flags move, and a device-wide wait
   // here would wait for them until their timeout.
-  const Stream clear = make_stream("clearing the staged pipeline's counters");
-  cuda_check(cudaMemsetAsync(counters_, 0, area_.counter_bytes(), clear.get()), "clearing the staged pipeline's counters");
-  cuda_check(cudaStreamSynchronize(clear.get()), "clearing the staged pipeline's counters");
+  if (!area_.streams && !own_streams_) own_streams_ = std::make_unique<StagingStreams>(area_.layout.geometry.lanes);
+  streams_ = area_.streams ? area_.streams : own_streams_.get();
+  // On a lane of this rank's own, idle since its last case, never the whole device.
+  const cudaStream_t clear = streams_->lane(kStagingSender, 0);
+  cuda_check(cudaMemsetAsync(counters_, 0, area_.counter_bytes(), clear), "clearing the staged pipeline's counters");
+  cuda_check(cudaStreamSynchronize(clear), "clearing the staged pipeline's counters");
   reset_own_flags();
-  make_lanes();
 }
 
 uint32_t StagedEngine::role_of(const Transfer& t) const {
@@ -140,8 +139,8 @@ void StagedEngine::enqueue_side(uint32_t role, const Transfer& t, cudaStream_t s
   const std::vector<std::vector<staging::Op>> plan = staging::plan_transfer(t.bytes, g, &side.position);
   for (uint32_t lane = 0; lane < plan.size(); ++lane) {
     if (plan[lane].empty()) continue;
-    const cudaStream_t lane_stream = lanes_[role][lane].get();
-    cuda_check(cudaStreamWaitEvent(lane_stream, forks_[role].get(), 0), "forking a lane of the staged pipeline");
+    const cudaStream_t lane_stream = streams_->lane(role, lane);
+    cuda_check(cudaStreamWaitEvent(lane_stream, streams_->fork(role), 0), "forking a lane of the staged pipeline");
     for (const staging::Op& op : plan[lane]) {
       if (op.kind == staging::Op::kStep) {
         kernels::StagingStep s;
@@ -176,8 +175,8 @@ void StagedEngine::enqueue_side(uint32_t role, const Transfer& t, cudaStream_t s
                                    lane_stream),
                    "enqueuing a staged copy out of host memory");
     }
-    cuda_check(cudaEventRecord(joins_[role][lane].get(), lane_stream), "joining a lane of the staged pipeline");
-    cuda_check(cudaStreamWaitEvent(stream, joins_[role][lane].get(), 0), "joining a lane of the staged pipeline");
+    cuda_check(cudaEventRecord(streams_->join(role, lane), lane_stream), "joining a lane of the staged pipeline");
+    cuda_check(cudaStreamWaitEvent(stream, streams_->join(role, lane), 0), "joining a lane of the staged pipeline");
   }
 }
 
@@ -194,7 +193,7 @@ void StagedEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStre
   // Every side forks from the same point of the stream before any joins back into it, so a
   // rank's send and receive chains run at once.
   for (const auto& [role, t] : sides)
-    cuda_check(cudaEventRecord(forks_[role].get(), stream), "forking the staged pipeline's lanes");
+    cuda_check(cudaEventRecord(streams_->fork(role), stream), "forking the staged pipeline's lanes");
   for (const auto& [role, t] : sides) enqueue_side(role, *t, stream);
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,24 @@
 namespace p2pbench {
 
 // The staging area of this rank's node as this rank maps it.
+// The streams a rank's staged pipeline runs on: `lanes` per role, with their fork and join
+// events. Made once per baseline and lent to every case's engine: streams take the context's
+// hardware queues round-robin as they are made, so making them anew each case (while other
+// ranks' flag kernels may spin, when ranks share a context) can put two on one queue, where a
+// spinning kernel holds back the copy queued behind it.
+class StagingStreams {
+ public:
+  explicit StagingStreams(uint32_t lanes);
+  cudaStream_t lane(uint32_t role, uint32_t lane) const { return lanes_[role].at(lane).get(); }
+  cudaEvent_t join(uint32_t role, uint32_t lane) const { return joins_[role].at(lane).get(); }
+  cudaEvent_t fork(uint32_t role) const { return forks_[role].get(); }
+
+ private:
+  std::vector<Stream> lanes_[2];
+  std::vector<Event> joins_[2];
+  Event forks_[2];
+};
+
 struct StagingArea {
   void* host = nullptr;    // this process's mapping: the copies' host end
   void* device = nullptr;  // the device-mapped address of the same memory: the flag kernels'
@@ -44,6 +63,8 @@ struct StagingArea {
   // Null: each engine allocates its own (tests of one engine).
   uint32_t* counters = nullptr;
   uint64_t counter_bytes() const { return (2 * uint64_t(layout.geometry.slots) + 1) * sizeof(uint32_t); }
+  // The rank's pipeline streams (owned as the counters are); null: each engine makes its own.
+  const StagingStreams* streams = nullptr;
 
   // The region of `rank`, or -1 when it is not on this node.
   int region_of(int rank) const;
@@ -90,7 +111,6 @@ class StagedEngine final : public TwoSidedEngine {
   uint32_t* count(uint32_t role, uint32_t slot) const;
   void add_flow(const Flow& flow);
   void reset_own_flags();
-  void make_lanes();
   // The role this rank plays in t.flow (checked against prepare()).
   uint32_t role_of(const Transfer& t) const;
   // Enqueues one side's chains on its lane streams (each after fork_[role], each joined into
@@ -106,9 +126,8 @@ class StagedEngine final : public TwoSidedEngine {
   // Device memory: this rank's own count per (role, slot), then the sticky abort word.
   DeviceBuffer own_counters_;  // where the area has none
   uint32_t* counters_ = nullptr;
-  std::vector<Stream> lanes_[2];  // per role, one stream per lane
-  std::vector<Event> joins_[2];
-  Event forks_[2];
+  std::unique_ptr<StagingStreams> own_streams_;  // where the area has none
+  const StagingStreams* streams_ = nullptr;
 };
 
 }  // namespace p2pbench

@@ -105,6 +105,9 @@ TEST(StagedGroup, RingOfThreeRanksOnOneNode) {
       RankBuffers b(me, 3, fused_bytes, stream.get());
       const auto engine = resources->make_engine(c);
       engine->prepare(device, me, mine);
+      // As the case loop's lock-steps order them: every rank's set-up (allocations, the
+      // counters' clearing) is done before any rank's flag kernels spin.
+      peers.barrier("every rank prepared the fused case");
       const auto transfers = b.transfers(mine, fused_bytes);
       launch_plain_then_graph(stream.get(), [&](cudaStream_t s) { engine->launch_fused(transfers, s); });
       peers.barrier("every rank finished the fused case");
@@ -118,11 +121,11 @@ TEST(StagedGroup, RingOfThreeRanksOnOneNode) {
       RankBuffers b(me, 3, split_bytes, stream.get());
       const auto engine = resources->make_engine(c);
       engine->prepare(device, me, mine);
+      const std::vector<Transfer> transfers = b.transfers(mine, split_bytes);
       std::vector<Stream> streams;
-      for (const Transfer& t : b.transfers(mine, split_bytes)) {
-        streams.push_back(make_stream("a flow's stream"));
-        engine->launch(t, streams.back().get());
-      }
+      for (size_t i = 0; i < transfers.size(); ++i) streams.push_back(make_stream("a flow's stream"));
+      peers.barrier("every rank prepared the split case");
+      for (size_t i = 0; i < transfers.size(); ++i) engine->launch(transfers[i], streams[i].get());
       for (const Stream& s : streams) cuda_check(cudaStreamSynchronize(s.get()), "waiting for a flow");
       peers.barrier("every rank finished the split case");
       expect_received(*engine, b, mine, me, split_bytes, stream.get());
