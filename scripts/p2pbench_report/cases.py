@@ -36,17 +36,16 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from p2pbench_report.methods import LATENCY_METHODS, METHOD_ORDER
 from p2pbench_report.units import format_size
 
 PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses",
-                     "engine", "workload", "sm_partition", "both_gpus_busy")  # the last four: interference rows (issue 13)
+                     "engine", "workload", "sm_partition", "both_gpus_busy")  # the last four: interference rows
 PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses"}  # a bare number would not say what it counts
 INDEPENDENT_VARIABLES = ("method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks", "threads",
                          "unroll", "smem_bytes", "stages", "buffer_pool_bytes") + PAYLOAD_VARIABLES
 INTEGER_VARIABLES = ("bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll", "smem_bytes", "stages",
                      "buffer_pool_bytes")
-METHOD_ORDER = ("ce", "ldst", "tma", "staged", "nccl", "h2d", "d2h", "latency_signal", "latency_read",
-                "latency_ce", "atomic", "interference")
 DIRECTION_ORDER = {"push": 0, "pull": 1}
 MODE_ORDER = {"uni": 0, "bidir": 1}
 KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"))
@@ -78,7 +77,7 @@ def metric_name_of(row: dict) -> str | None:
         return BANDWIDTH.name
     if isinstance(row.get("latency_us"), dict):
         return LATENCY.name
-    if str(row.get("method", "")).startswith("latency_"):
+    if row.get("method") in LATENCY_METHODS:  # a failed latency row has no statistics to tell
         return LATENCY.name
     return BANDWIDTH.name if row.get("status") == "ok" or row.get("samples_gbps") else None
 

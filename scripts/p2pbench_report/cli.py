@@ -98,7 +98,7 @@ def _group_summary(result_sets) -> str:
 
 def run_plot(args: argparse.Namespace) -> int:
     from p2pbench_report.loader import load_many
-    from p2pbench_report.plot import build_figures, close_figures, write_figures
+    from p2pbench_report.plots.figures import build_figures, close_figures, write_figures
 
     result_sets = load_many(args.results)
     sys.stdout.write(_group_summary(result_sets))

@@ -158,7 +158,7 @@ def _figure_html(name: str, figure) -> str:
 
 def render_html(comparison: Comparison) -> str:
     """A self-contained page: metadata, figures (inline base64 PNG), tables."""
-    from p2pbench_report.plot import build_figures, close_figures  # matplotlib only when asked for
+    from p2pbench_report.plots.figures import build_figures, close_figures  # matplotlib only when asked for
 
     names = ", ".join(r.name for r in comparison.result_sets)
     body = [f"<h1>p2pbench comparison: {html.escape(names)}</h1>", "<ul>"]

@@ -12,101 +12,19 @@ summary's count and the highlighted cells agree.
 from __future__ import annotations
 
 import html
-import math
 import re
-from dataclasses import dataclass
 
-from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case
 from p2pbench_report.compare import Comparison, _figure_html, render_html as render_tables_html
+from p2pbench_report.plots.figures import close_figures
+from p2pbench_report.plots.ratio import ratio_figures
+from p2pbench_report.ratios import (DEFAULT_THRESHOLD, MethodSummary, Ratio, is_outside,  # noqa: F401
+                                    ratios, summaries)
 
-DEFAULT_THRESHOLD = 0.03
-RATIO_DECIMALS = 3  # as compare.values_table prints a ratio
-
-
-def is_outside(ratio: float, threshold: float) -> bool:
-    """|ratio - 1| > threshold for the ratio as printed (1.0304 prints 1.030: not outside ±3%)."""
-    return abs(round(ratio, RATIO_DECIMALS) - 1) > threshold + 1e-12
 HIGHLIGHT_STYLE = """
 td.outside-low { background: #f8d0cc; font-weight: 600; }
 td.outside-high { background: #cfe8cf; font-weight: 600; }
 p.summary { font-family: ui-monospace, monospace; font-size: 0.9em; margin: 0.2em 0; }
 """
-
-
-@dataclass(frozen=True)
-class Ratio:
-    """file / reference for one case."""
-
-    case: MatchedCase
-    file_index: int
-    metric: Metric
-    value: float
-
-    def worse_than(self, other: Ratio) -> bool:
-        return self.value < other.value if self.metric.higher_is_better else self.value > other.value
-
-    def describe(self) -> str:
-        case = describe_case(self.case.key)
-        return " ".join(v for v in (case["method"], case["direction"], case["mode"], case["size"], case["ranks"],
-                                    case["config"]) if v)
-
-
-def ratios(comparison: Comparison) -> list[Ratio]:
-    """Every case listed in the tables, for each later file that measured it beside the first."""
-    found = []
-    for metric in (BANDWIDTH, LATENCY):
-        for case in comparison.listed(metric):
-            reference = case.figure(0, metric)
-            for index in range(1, len(case.rows)):
-                value = case.figure(index, metric)
-                if value is not None and reference:
-                    found.append(Ratio(case, index, metric, value / reference))
-    return found
-
-
-@dataclass
-class MethodSummary:
-    """The ratios of one later file for one method."""
-
-    file_name: str
-    reference_name: str
-    method: str
-    metric: Metric
-    ratios: list[Ratio]
-
-    @property
-    def geometric_mean(self) -> float:
-        return math.exp(sum(math.log(r.value) for r in self.ratios) / len(self.ratios))
-
-    @property
-    def worst(self) -> Ratio:
-        worst = self.ratios[0]
-        for ratio in self.ratios[1:]:
-            if ratio.worse_than(worst):
-                worst = ratio
-        return worst
-
-    def outside(self, threshold: float) -> int:
-        return sum(1 for r in self.ratios if is_outside(r.value, threshold))
-
-    def line(self, threshold: float) -> str:
-        worst = self.worst
-        count = len(self.ratios)
-        better = "higher" if self.metric.higher_is_better else "lower"
-        return (f"{self.file_name} / {self.reference_name} · {self.method} ({self.metric.name}, {better} is better): "
-                f"geometric-mean ratio {self.geometric_mean:.3f} over {count} case{'s' if count != 1 else ''}; "
-                f"worst {worst.value:.3f} ({(worst.value - 1) * 100:+.1f}%) at {worst.describe()}; "
-                f"{self.outside(threshold)} outside ±{threshold * 100:g}%")
-
-
-def summaries(comparison: Comparison) -> list[MethodSummary]:
-    """One per later file x metric x method, in the tables' order."""
-    groups: dict[tuple, list[Ratio]] = {}
-    for ratio in ratios(comparison):
-        groups.setdefault((ratio.file_index, ratio.metric.name, ratio.case.key[0]), []).append(ratio)
-    names = [r.name for r in comparison.result_sets]
-    return [MethodSummary(names[index], names[0], method, items[0].metric, items)
-            for (index, _, method), items in groups.items()]
 
 
 def summary_lines(comparison: Comparison, threshold: float = DEFAULT_THRESHOLD) -> list[str]:
@@ -174,9 +92,6 @@ def highlight_ratio_cells(page: str, threshold: float) -> str:
 
 
 def _summary_html(comparison: Comparison, threshold: float) -> str:
-    from p2pbench_report.plot import close_figures
-    from p2pbench_report.plot_ratio import ratio_figures
-
     parts = ["<h2>Summary: ratio to the first file, per method</h2>"]
     lines = summary_lines(comparison, threshold)
     parts += [f'<p class="summary">{html.escape(line)}</p>' for line in lines] or [

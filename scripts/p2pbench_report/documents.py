@@ -14,11 +14,14 @@ import statistics
 from typing import Any, Iterable, Sequence
 
 from p2pbench_report import __version__
+from p2pbench_report.methods import names_of_kinds
 
 SCHEMA_VERSION = 1        # what the importers write: a pair of ranks
 GROUP_SCHEMA_VERSION = 2  # rows of flows, meta.group and meta.pairs (docs/groups.md)
 UNITS = {"bandwidth": "GB/s, 1 GB = 1e9 bytes", "time": "microseconds", "size": "bytes"}  # as the driver
-BIDIR_METHODS_NEEDING_DIRECTIONS = ("ce", "ldst", "tma", "nccl", "staged")
+# The schemas' rule: an ok bidir row of these carries `overlap` and each direction's figures
+# (version 1: `directions`; version 2: a flow per direction).
+BIDIR_METHODS_NEEDING_DIRECTIONS = names_of_kinds("copy", "two_sided_baseline")
 
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:

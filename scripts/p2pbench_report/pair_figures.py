@@ -4,10 +4,10 @@ of ranks (pattern `matrix` with any schedule, and `sampled`), in bandwidth.
 Remote atomics and interference rows are left out (their GB/s is not the link's own figure), as
 are latency rows. A uni matrix row is one flow; a bidir row two (each direction's own figure while both ran); a
 rounds row one per pair of its round. Rows of other patterns (one_to_all, ring, ...) measure the
-group under load, not a pair: their aggregate is drawn by plot_patterns.py instead. Flows whose
+group under load, not a pair: their aggregate is drawn by plots/patterns.py instead. Flows whose
 two ends are one rank (h2d, d2h) are no pair and are left out.
 
-The matrix heatmaps (plot_matrix.py), the suspect-pairs table (suspects.py) and the rounds /
+The matrix heatmaps (plots/matrix.py), the suspect-pairs table (suspects.py) and the rounds /
 alone agreement (agreement.py) read these.
 """
 
@@ -20,11 +20,12 @@ import pandas as pd
 
 from p2pbench_report.cases import KERNEL_VARIABLES, PAYLOAD_VARIABLES, describe_config, plain_value
 from p2pbench_report.loader import ResultSet
+from p2pbench_report.methods import LATENCY_METHODS, names_of_kinds
 from p2pbench_report.units import format_size
 
 PAIR_PATTERNS = ("matrix", "sampled")
 SHAPE_VARIABLES = KERNEL_VARIABLES + ("buffer_pool_bytes",) + PAYLOAD_VARIABLES
-NOT_LINK_BANDWIDTH = ("interference", "atomic")  # GB/s that is not what the link carries alone
+NOT_LINK_BANDWIDTH = names_of_kinds("atomic", "interference")  # GB/s that is not what the link carries alone
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def _flow_median(flow: dict) -> float | None:
 
 def _measures_pairs(row: dict) -> bool:
     return (isinstance(row.get("flows"), list) and row.get("pattern") in PAIR_PATTERNS
-            and not str(row.get("method", "")).startswith("latency_") and row.get("method") not in NOT_LINK_BANDWIDTH)
+            and row.get("method") not in LATENCY_METHODS + NOT_LINK_BANDWIDTH)
 
 
 def pair_figures(result_set: ResultSet) -> list[PairFigure]:

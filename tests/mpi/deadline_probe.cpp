@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       if (due && mode == "busy") sleep_s(seconds);
       if (due && mode == "signal") raise(SIGTERM);
       const std::string what = "step " + std::to_string(k);
-      steps.run(what.c_str(), [&](nlohmann::json&) {
+      steps.run_reports(what.c_str(), [&](StepReport&) {
         sleep_s(step_ms * 1e-3);
         if (due && mode == "slow") sleep_s(seconds);
         if (due && mode == "watchdog") {

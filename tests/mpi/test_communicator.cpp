@@ -19,6 +19,14 @@ namespace {
 
 int failures = 0;
 
+// A step's own data, as the latency and interference runners declare theirs.
+struct ProbeData {
+  std::string name;
+  double value = 0;
+  std::vector<unsigned> list;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeData, name, value, list)
+
 void check(bool ok, const std::string& what, int rank) {
   std::printf("rank %d: %s: %s\n", rank, ok ? "ok" : "FAILED", what.c_str());
   if (!ok) ++failures;
@@ -42,6 +50,24 @@ void group_steps(p2pbench::Communicator& comm) {
             x.lanes[0].end_ns == 20.0 * r && (r == n - 1) == !x.error.empty();
   }
   check(typed, "typed step reports (flows, timings, one rank's error) reach every rank", me);
+
+  // A step with data of its own: a rank that failed reports the default value, the others theirs.
+  const auto with_data = steps.run<ProbeData>("a step with data", [&](StepReport& r, ProbeData& d) {
+    d = {"rank " + std::to_string(me), 0.25 * me, std::vector<unsigned>(size_t(me), 7u)};
+    if (me == 0) r.verify_error = "rank 0 saw bad data";
+    if (me == n - 1) throw std::runtime_error("an error on the last rank");
+  });
+  bool carried = with_data.size() == size_t(n);
+  for (int r = 0; carried && r < n; ++r) {
+    const ProbeData& d = with_data[size_t(r)].data;
+    const bool failed = r == n - 1;
+    carried = failed ? (d.name.empty() && d.value == 0 && d.list.empty() && !with_data[size_t(r)].report.error.empty())
+                     : (d.name == "rank " + std::to_string(r) && d.value == 0.25 * r && d.list == std::vector<unsigned>(size_t(r), 7u));
+  }
+  CaseOutcome out;
+  const auto data_reports = reports_of(with_data);
+  const bool verify_seen = any_verify_failed(data_reports, out) && out.error == "verification failed: rank 0 saw bad data";
+  check(carried && verify_seen, "a step's typed data reaches every rank (a failed rank's: the default)", me);
 
   // Every two ranks of the host as a node (--ranks-per-node 2): one gate per node.
   std::vector<std::string> gpus, hosts;

@@ -11,8 +11,8 @@ from p2pbench_report.compare import compare
 from p2pbench_report.compare_view import highlight_ratio_cells, render_html, summaries, summary_lines
 from p2pbench_report.importers import import_nvbandwidth
 from p2pbench_report.loader import load_many
-from p2pbench_report.plot import close_figures
-from p2pbench_report.plot_ratio import ratio_figures
+from p2pbench_report.plots.figures import close_figures
+from p2pbench_report.plots.ratio import ratio_figures
 from test_equivalent_configs import _load_config, synthetic_run
 
 
@@ -42,7 +42,7 @@ def test_one_summary_line_per_method_with_geometric_mean_and_worst_case(equivale
 
 
 def test_ratio_cells_outside_the_threshold_are_highlighted(equivalent_pair, monkeypatch):
-    monkeypatch.setattr("p2pbench_report.plot.build_figures", lambda result_sets: [])  # the tables are the point
+    monkeypatch.setattr("p2pbench_report.plots.figures.build_figures", lambda result_sets: [])  # the tables are the point
     comparison = compare(load_many(equivalent_pair))
     page = render_html(comparison, 0.03)
     marked = re.findall(r'<td class="num (outside-(?:low|high))" title="([^"]*)">([0-9.]+)</td>', page)

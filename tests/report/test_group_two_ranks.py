@@ -55,7 +55,7 @@ def test_v2_bidir_rows_add_their_flows_against_nvbandwidth(write_json):
 
 
 def test_version_1_file_and_its_v2_form_plot_alike(version_2_path, baseline_path):
-    from p2pbench_report.plot import build_figures, close_figures
+    from p2pbench_report.plots.figures import build_figures, close_figures
 
     v1, v2 = build_figures([load_results(baseline_path)]), build_figures([load_results(version_2_path)])
     try:

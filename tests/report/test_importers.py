@@ -9,7 +9,7 @@ from make_fixtures import DATA
 from p2pbench_report.errors import InputError
 from p2pbench_report.importers import import_nccl_tests, import_nvbandwidth
 from p2pbench_report.loader import load_many
-from p2pbench_report.plot import build_figures, close_figures
+from p2pbench_report.plots.figures import build_figures, close_figures
 from p2pbench_report.schema import first_error
 
 NVBANDWIDTH = DATA / "nvbandwidth-h200-nv18.json"

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from p2pbench_report.agreement import agreements
 from p2pbench_report.loader import load_results
-from p2pbench_report.plot import build_figures, close_figures
-from p2pbench_report.plot_matrix import matrix_figures
-from p2pbench_report.plot_patterns import pattern_figures
+from p2pbench_report.plots.figures import build_figures, close_figures
+from p2pbench_report.plots.matrix import matrix_figures
+from p2pbench_report.plots.patterns import pattern_figures
 
 SEQUENTIAL = ("matrix_ce_push_uni_1G_sequential_group-4ranks", "matrix_ldst_push_uni_1G_sequential_group-4ranks",
               "matrix_ce_push_bidir_1G_sequential_group-4ranks")

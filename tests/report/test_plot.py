@@ -8,7 +8,7 @@ import matplotlib
 import pandas as pd
 import pytest
 from p2pbench_report.loader import load_many
-from p2pbench_report.plot import build_figures, close_figures, knee
+from p2pbench_report.plots.figures import build_figures, close_figures, knee
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

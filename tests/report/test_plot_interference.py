@@ -10,8 +10,8 @@ import pytest
 from make_fixtures import synthetic_results
 from p2pbench_report.cases import identity
 from p2pbench_report.loader import load_many
-from p2pbench_report.plot import build_figures, close_figures
-from p2pbench_report.plot_interference import interference_figures
+from p2pbench_report.plots.figures import build_figures, close_figures
+from p2pbench_report.plots.interference import interference_figures
 
 
 def _stats(values):

@@ -10,7 +10,7 @@ from make_fixtures import REAL_RESULTS
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 from p2pbench_report.loader import load_many
-from p2pbench_report.plot import build_figures, close_figures
+from p2pbench_report.plots.figures import build_figures, close_figures
 
 TOLERANCE_PX = 1.0
 

@@ -14,11 +14,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Annotation, Text
 from p2pbench_report.compare import compare
 from p2pbench_report.loader import load_many, load_results
-from p2pbench_report.plot import build_figures, close_figures
-from p2pbench_report.plot_interference import interference_figures
-from p2pbench_report.plot_labels import PointLabel, place_point_labels
-from p2pbench_report.plot_ratio import ratio_figures
-from p2pbench_report.plot_style import new_figure
+from p2pbench_report.plots.figures import build_figures, close_figures
+from p2pbench_report.plots.interference import interference_figures
+from p2pbench_report.plots.labels import PointLabel, place_point_labels
+from p2pbench_report.plots.ratio import ratio_figures
+from p2pbench_report.plots.style import new_figure
 from test_plot_layout import _texts_outside as texts_outside
 
 RUNS = REPO / "results" / "h200-nv18"

@@ -1,4 +1,4 @@
-"""What the figures' series are made of, shared by plot.py (curves) and plot_bars.py (bars): the
+"""What the figures' series are made of, shared by plots/figures.py (curves) and plots/bars.py (bars): the
 measures (bandwidth, latency, time per transfer), the rows each plots with their series name,
 kernel shape and rank pair, the shape measured at the most sizes, series order and colours, and the
 log-2 size axis."""
@@ -8,18 +8,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import matplotlib
+import pandas as pd
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-matplotlib.use("Agg")
-
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
-
-from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, PAYLOAD_VARIABLES,  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, PAYLOAD_VARIABLES,
                                    Metric, describe_config, describe_ranks, plain_value)
-from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.plot_style import METHOD_COLORS, MODE_WORDS  # noqa: E402
-from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, LATENCY_AXIS_LABEL, format_size  # noqa: E402
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.plots.style import MODE_WORDS
+from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, LATENCY_AXIS_LABEL, format_size
 
 
 SHAPE_AXES = ("blocks", "threads", "unroll", "smem_bytes", "stages", "buffer_pool_bytes") + PAYLOAD_VARIABLES
@@ -76,7 +74,7 @@ def pair_cases(frame: pd.DataFrame) -> pd.Series:
     """Which rows measure one pair on its own (a mask): every version 1 row; of version 2 rows
     those of the matrix one pair at a time (sequential, alone_check, and rounds that held that one
     pair only: nothing else ran beside it) and `sampled`, not rounds of several pairs (pairs under
-    load) nor the other patterns (plot_patterns.py, plot_matrix.py draw those), and never a pair of
+    load) nor the other patterns (plots/patterns.py, plots/matrix.py draw those), and never a pair of
     ranks on one GPU (same_device: no P2P figure)."""
     if "pattern" not in frame.columns:
         return pd.Series(True, index=frame.index)
@@ -130,7 +128,7 @@ def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     metric = measure.metric
     frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
                   & frame[metric.median_column].notna() & pair_cases(frame)
-                  & (frame["method"] != "interference")].copy()  # plot_interference.py draws those
+                  & (frame["method"] != "interference")].copy()  # plots/interference.py draws those
     if frame.empty:
         return frame
     frame["median"] = frame[metric.median_column]

@@ -8,15 +8,13 @@ from __future__ import annotations
 import math
 import re
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-from p2pbench_report.compare import Comparison  # noqa: E402
-from p2pbench_report.compare_view import Ratio, ratios  # noqa: E402
-from p2pbench_report.plot_series import PALETTE, power_of_two_axis  # noqa: E402
-from p2pbench_report.plot_style import METHOD_COLORS, PlottedFigure, new_figure, place_legend, set_title  # noqa: E402
-from p2pbench_report.units import SIZE_AXIS_LABEL  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.compare import Comparison
+from p2pbench_report.ratios import Ratio, ratios
+from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.plots.series import PALETTE, power_of_two_axis
+from p2pbench_report.plots.style import PlottedFigure, new_figure, place_legend, set_title
+from p2pbench_report.units import SIZE_AXIS_LABEL
 
 
 def _per_size(items: list[Ratio]) -> list[tuple[float, float, float, float]]:

@@ -1,4 +1,4 @@
-"""Styling and drawing helpers shared by the figure modules (plot.py, plot_shapes.py): colors per
+"""Styling and drawing helpers shared by the figure modules (plots/figures.py, plots/shapes.py): colors per
 method, line styles per system, titles, the link's peak lines, axis headroom, new figures."""
 
 from __future__ import annotations
@@ -6,20 +6,15 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
-import matplotlib
+import matplotlib.colors as mcolors
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-matplotlib.use("Agg")
-
-import matplotlib.colors as mcolors  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
-
-from p2pbench_report.loader import ResultSet  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.loader import ResultSet
 
 
-METHOD_COLORS = {"ce": "tab:blue", "ldst": "tab:orange", "tma": "tab:green", "nccl": "tab:red",
-                 "staged": "tab:purple", "h2d": "tab:brown", "d2h": "tab:pink"}
 SYSTEM_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v")]
 MODE_WORDS = {"uni": "one direction", "bidir": "both directions, total"}
 

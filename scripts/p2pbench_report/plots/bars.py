@@ -3,17 +3,14 @@ latency_bars_<direction>_<mode>): one horizontal bar per case, min–max (or min
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import pandas as pd  # noqa: E402
-
-from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.plot_series import (Measure, of_direction_mode, series_colors, series_order,  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.plots.series import (Measure, of_direction_mode, series_colors, series_order,
                                          shape_order, shape_text)
-from p2pbench_report.plot_style import PlottedFigure, link_peaks, new_figure, set_title, shaded_color  # noqa: E402
-from p2pbench_report.units import format_size, format_value  # noqa: E402
+from p2pbench_report.plots.style import PlottedFigure, link_peaks, new_figure, set_title, shaded_color
+from p2pbench_report.units import format_size, format_value
 
 MAX_BARS = 24  # more single-size cases than this: only the best shape of each method, pair and size
 

@@ -5,25 +5,21 @@ from __future__ import annotations
 
 import re
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
-
-from p2pbench_report.cases import plain_value  # noqa: E402
-from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size  # noqa: E402
-from p2pbench_report.plot_style import (METHOD_COLORS, MODE_WORDS, SYSTEM_STYLES, PlottedFigure,  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.cases import plain_value
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.methods import METHOD_COLORS, METHOD_TITLES
+from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size
+from p2pbench_report.plots.style import (MODE_WORDS, SYSTEM_STYLES, PlottedFigure,
                                          draw_peak_lines, link_peaks, new_figure, place_legend, set_headroom,
                                          set_title, shaded_color)
 
 
 KNEE_FRACTION = 0.9
-METHOD_TITLES = {"ce": "copy engine", "ldst": "LD/ST kernel", "tma": "TMA kernel", "nccl": "NCCL",
-                 "staged": "staged", "h2d": "host→device", "d2h": "device→host"}
 
 
 def _first_pair(rows: pd.DataFrame) -> pd.DataFrame:
@@ -211,6 +207,7 @@ def uni_vs_bidir_figures(result_sets: list[ResultSet], prepared: list[pd.DataFra
             if rows.empty:
                 continue
             rows = rows[rows["direction"] == direction]
+            # the methods with a colour of their own (the link-bandwidth ones), in report order
             for method in [m for m in METHOD_COLORS if m in set(rows["method"])]:
                 uni = _first_pair(rows[(rows["method"] == method) & (rows["mode"] == "uni")])
                 bidir = rows[(rows["method"] == method) & (rows["mode"] == "bidir")]

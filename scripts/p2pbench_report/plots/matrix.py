@@ -24,16 +24,15 @@ import re
 
 import matplotlib
 
-matplotlib.use("Agg")
+import numpy as np
+from matplotlib.patches import Rectangle
 
-import numpy as np  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-from p2pbench_report.agreement import Agreement, agreements  # noqa: E402
-from p2pbench_report.group import Group, describe_group  # noqa: E402
-from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.pair_figures import CaseGroup, PairFigure, by_pair, pair_figures, pair_median  # noqa: E402
-from p2pbench_report.plot_style import PlottedFigure, new_figure, set_title  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.agreement import Agreement, agreements
+from p2pbench_report.group import Group, describe_group
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.pair_figures import CaseGroup, PairFigure, by_pair, pair_figures, pair_median
+from p2pbench_report.plots.style import PlottedFigure, new_figure, set_title
 
 HEATMAP_SCHEDULES = ("sequential", "rounds")
 AGREEMENT_SCALE_PCT = 10.0

@@ -9,15 +9,12 @@ whisker; the first orientation (0->1 where measured) of the first file that has 
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import pandas as pd  # noqa: E402
-
-from p2pbench_report.cases import plain_value  # noqa: E402
-from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.plot_style import PlottedFigure, new_figure, place_legend, set_title, shaded_color  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.cases import plain_value
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.plots.style import PlottedFigure, new_figure, place_legend, set_title, shaded_color
 
 TYPE_ORDER = ("u32", "f32", "f32x4", "f16x2", "bf16x2", "f16x8", "bf16x8")
 PATTERN_COLORS = {"distinct": "tab:blue", "hot_spot": "tab:red"}

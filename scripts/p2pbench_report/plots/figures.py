@@ -26,13 +26,13 @@ Drawn only where the data supports them:
                                      system x method x protocol (x orientation); band min–p95.
   latency_bars_<direction>_<mode>    instead of latency_*, where no series spans two sizes
                                      (latency_read: one chain size): one bar per case.
-  matrix_<case>_<schedule>_<system>  version 2 files: the N x N matrix of each case (plot_matrix.py),
+  matrix_<case>_<schedule>_<system>  version 2 files: the N x N matrix of each case (plots/matrix.py),
                                      colours from 0 to the link peak; agreement_<case>_<system>: rounds
                                      vs pairs re-measured alone.
   patterns_<method>_<dir>_<mode>_<system>  version 2 files: aggregate of each pattern case vs the
-                                     sum of its flows' peaks (plot_patterns.py).
+                                     sum of its flows' peaks (plots/patterns.py).
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
-The curves and bars above show rows of one pair measured alone (plot_series.pair_cases; a round
+The curves and bars above show rows of one pair measured alone (series.pair_cases; a round
 holding one pair only counts, an alone_check repeating such a pair does not): a version 2 file's
 rounds of several pairs, patterns and same-GPU pairs are in the matrix and pattern figures, and
 its bars' title says how many of the ordered pairs of two GPUs they show.
@@ -43,26 +43,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import pandas as pd  # noqa: E402
-
-from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.plot_atomics import atomic_figures  # noqa: E402
-from p2pbench_report.plot_bars import bar_figure  # noqa: E402
-from p2pbench_report.plot_series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TIME_MEASURE, Measure,  # noqa: E402,F401
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.plots.atomics import atomic_figures
+from p2pbench_report.plots.bars import bar_figure
+from p2pbench_report.plots.series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TIME_MEASURE, Measure,  # noqa: F401
                                          bandwidth_rows, direction_mode_combos, measured_rows, of_direction_mode,
                                          power_of_two_axis, series_colors, series_order, size_series)
-from p2pbench_report.plot_interference import interference_figures  # noqa: E402  (issue 13)
-from p2pbench_report.plot_matrix import matrix_figures  # noqa: E402  (issue 11)
-from p2pbench_report.plot_patterns import pattern_figures  # noqa: E402  (issue 11)
-from p2pbench_report.plot_shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: E402,F401 (knee: public)
+from p2pbench_report.plots.interference import interference_figures
+from p2pbench_report.plots.matrix import matrix_figures
+from p2pbench_report.plots.patterns import pattern_figures
+from p2pbench_report.plots.shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: F401 (knee: public)
                                          uni_vs_bidir_figures)
-from p2pbench_report.plot_style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, label_log_axis,  # noqa: E402
+from p2pbench_report.plots.style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, label_log_axis,
                                          new_figure, place_legend, set_headroom, set_title)
-from p2pbench_report.units import SIZE_AXIS_LABEL  # noqa: E402
+from p2pbench_report.units import SIZE_AXIS_LABEL
 
 FORMATS = ("png", "svg")
 TIME_FIGURE_BELOW_BYTES = 2**20  # drawn when some series has a size below 1 MiB
@@ -183,7 +180,7 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
             + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
             + uni_vs_bidir_figures(result_sets, prepared) + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE)
-            + interference_figures(result_sets))  # issue 13
+            + interference_figures(result_sets))
 
 
 def write_figures(figures: list[PlottedFigure], directory: str | Path, formats=FORMATS) -> list[Path]:

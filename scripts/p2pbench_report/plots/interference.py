@@ -1,14 +1,16 @@
-"""Figures of interference rows (issue 13): per workload, the trade between the link and the
+"""Figures of interference rows: per workload, the trade between the link and the
 workload (x: link GB/s beside the workload, y: the workload's figure beside the transfer; one
 point per SM partition K, one line per engine, the alone figures as reference lines; axes fitted
-to the data, not from 0; point labels placed where they overprint nothing: plot_labels.py), and
+to the data, not from 0; point labels placed where they overprint nothing: plots/labels.py), and
 the slowdown of each in % as bars. Rows whose windows overlapped less than 0.95 are marked."""
 
 from __future__ import annotations
 
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.plot_labels import PointLabel, place_point_labels
-from p2pbench_report.plot_style import METHOD_COLORS, SYSTEM_STYLES, PlottedFigure, new_figure, place_legend, set_title
+from p2pbench_report.plots.labels import PointLabel, place_point_labels
+from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.plots.style import SYSTEM_STYLES, PlottedFigure, new_figure, place_legend, set_title
 
 MIN_OVERLAP = 0.95
 ENGINES = ("ce", "ldst", "tma")

@@ -12,18 +12,16 @@ no P2P figure.
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import pandas as pd  # noqa: E402
-
-from p2pbench_report.cases import describe_config  # noqa: E402
-from p2pbench_report.loader import ResultSet  # noqa: E402
-from p2pbench_report.pair_figures import case_group  # noqa: E402
-from p2pbench_report.plot_matrix import system_slug  # noqa: E402
-from p2pbench_report.plot_style import METHOD_COLORS, PlottedFigure, new_figure, set_title  # noqa: E402
-from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size  # noqa: E402
+import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
+from p2pbench_report.cases import describe_config
+from p2pbench_report.loader import ResultSet
+from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.pair_figures import case_group
+from p2pbench_report.plots.matrix import system_slug
+from p2pbench_report.plots.style import PlottedFigure, new_figure, set_title
+from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size
 
 LOAD_PATTERNS = ("one_to_all", "all_to_one", "all_to_all", "ring", "bisection", "flows")
 

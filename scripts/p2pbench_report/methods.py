@@ -1,0 +1,45 @@
+"""The methods the report knows, read once from schema/methods.json.
+
+That file is what `p2pbench --list-methods --json` prints from the C++ method registry
+(src/vocab/methods.cpp; tests/cli keeps the two equal), so a method added there reaches the
+report's order, colours and titles without a Python list to edit. It is found beside the results
+schema in use (schema.py: the repository's schema/, or the folder P2PBENCH_SCHEMA names when the
+package is copied elsewhere), else in the repository's schema/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from p2pbench_report.errors import InputError
+from p2pbench_report.schema import REPOSITORY_SCHEMA, SCHEMA_ENV_VARIABLE, schema_path
+
+METHODS_FILE_NAME = "methods.json"
+
+
+def methods_path() -> Path:
+    beside = schema_path().parent / METHODS_FILE_NAME
+    return beside if beside.is_file() else REPOSITORY_SCHEMA.parent / METHODS_FILE_NAME
+
+
+def _read_methods(path: Path) -> list[dict]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))["methods"]
+    except OSError as error:
+        raise InputError(path, f"cannot read the method list ({error.strerror}); set {SCHEMA_ENV_VARIABLE} "
+                               f"to the folder of the results schema and {METHODS_FILE_NAME}") from None
+
+
+METHODS: list[dict] = _read_methods(methods_path())  # in the file's (the C++ enum's) order
+_IN_REPORT_ORDER = sorted(METHODS, key=lambda m: m["report_order"])
+METHOD_ORDER = tuple(m["name"] for m in _IN_REPORT_ORDER)
+# Report order also orders whatever iterates the colours (the uni-vs-bidir bar groups).
+METHOD_COLORS = {m["name"]: m["color"] for m in _IN_REPORT_ORDER if m["color"] is not None}
+METHOD_TITLES = {m["name"]: m["title"] for m in _IN_REPORT_ORDER}
+LATENCY_METHODS = tuple(m["name"] for m in _IN_REPORT_ORDER if m["figure"] == "latency")
+
+
+def names_of_kinds(*kinds: str) -> tuple[str, ...]:
+    """The methods of the given kinds ("copy", "two_sided_baseline", ...), in report order."""
+    return tuple(m["name"] for m in _IN_REPORT_ORDER if m["kind"] in kinds)
