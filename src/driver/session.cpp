@@ -191,7 +191,7 @@ double Session::load_seconds(const CaseSpec& c) const {
 // The GPU faults of the test switch surface inside a step, as a real one would.
 std::optional<CaseOutcome> Session::inject_gpu_fault(size_t index) {
   if (!fault_ || fault_->on_host() || fault_->at_case != index) return std::nullopt;
-  const auto results = LockStep(comm_, &watchdog_).run("running a case (fault injection)", [&](json&) {
+  const auto results = LockStep(comm_, &watchdog_).run_reports("running a case (fault injection)", [&](StepReport&) {
     if (fault_->rank != me_) return;
     std::fprintf(stderr, "p2pbench: rank %d: injecting a GPU fault at case %zu\n", me_, index);
     Stream stream = make_stream("fault injection");
@@ -202,7 +202,7 @@ std::optional<CaseOutcome> Session::inject_gpu_fault(size_t index) {
     wait_for_event(done.get(), kGpuFaultWaitS * comm_.timeouts().scale, "the injected fault kernel");
   });
   CaseOutcome out;
-  if (!LockStep::failed(results, out)) return std::nullopt;
+  if (!any_failed(results, out)) return std::nullopt;
   return out;
 }
 

@@ -10,7 +10,6 @@
 namespace p2pbench {
 
 namespace {
-using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 }  // namespace
@@ -113,43 +112,47 @@ double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t
   return std::max(1e-4, ms[1]);
 }
 
-double max_of(const std::vector<json>& reports, const char* key, double fallback) {
-  double v = fallback;
-  for (const auto& r : reports)
-    if (r["data"].contains(key)) v = std::max(v, r["data"][key].get<double>());
-  return v;
+double longest_transfer_window_ns(const std::vector<PhaseFigures>& ranks) {
+  double longest = 0;
+  for (const PhaseFigures& r : ranks)
+    if (r.transfer) longest = std::max(longest, r.transfer_window_ns);
+  return longest;
 }
 
-double transfer_gbps(const std::vector<json>& reports, double bytes_per_rank, bool bidir) {
+double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir) {
   if (!bidir)
-    for (const auto& r : reports)
-      if (r["data"].contains("transfer_ms")) return bytes_per_rank / (r["data"]["transfer_ms"].get<double>() * 1e-3) / 1e9;
-  return 2.0 * bytes_per_rank / (max_of(reports, "transfer_window_ns") * 1e-9) / 1e9;
+    for (const PhaseFigures& r : ranks)
+      if (r.transfer) return bytes_per_rank / (r.transfer_ms * 1e-3) / 1e9;
+  return 2.0 * bytes_per_rank / (longest_transfer_window_ns(ranks) * 1e-9) / 1e9;
 }
 
-double workload_figure(const std::vector<json>& reports, double work_per_launch) {
+double workload_figure(const std::vector<PhaseFigures>& ranks, double work_per_launch) {
   double sum = 0;
   int gpus = 0;
-  for (const auto& r : reports)
-    if (r["data"].contains("workload_ms")) {
-      sum += r["data"]["workload_launches"].get<double>() * work_per_launch / (r["data"]["workload_ms"].get<double>() * 1e-3);
+  for (const PhaseFigures& r : ranks)
+    if (r.workload) {
+      sum += r.workload_launches * work_per_launch / (r.workload_ms * 1e-3);
       ++gpus;
     }
   return gpus ? sum / gpus : 0.0;
 }
 
-double overlap_of(const std::vector<json>& reports) {
-  double shortest = 0, longest = 0;
-  bool any = false;
-  for (const auto& r : reports)
-    for (const char* key : {"transfer_window_ns", "workload_window_ns"})
-      if (r["data"].contains(key)) {
-        const double w = r["data"][key].get<double>();
-        shortest = any ? std::min(shortest, w) : w;
-        longest = std::max(longest, w);
-        any = true;
-      }
-  return longest > 0 ? shortest / longest : 0.0;
+double most_workload_launches(const std::vector<PhaseFigures>& ranks) {
+  double most = 0;
+  for (const PhaseFigures& r : ranks)
+    if (r.workload) most = std::max(most, r.workload_launches);
+  return most;
+}
+
+double overlap_of(const std::vector<PhaseFigures>& ranks) {
+  std::vector<double> windows;
+  for (const PhaseFigures& r : ranks) {
+    if (r.transfer) windows.push_back(r.transfer_window_ns);
+    if (r.workload) windows.push_back(r.workload_window_ns);
+  }
+  if (windows.empty()) return 0.0;
+  const auto [shortest, longest] = std::minmax_element(windows.begin(), windows.end());
+  return *longest > 0 ? *shortest / *longest : 0.0;
 }
 
 }  // namespace p2pbench

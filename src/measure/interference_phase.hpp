@@ -73,17 +73,30 @@ class WorkloadFeeder {
 // Median of three event-timed, ungated launches of `enqueue` on `stream`, in ms (calibration).
 double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s);
 
-// Figures of one gated phase from every rank's report (LockStep entries whose "data" may hold
-// transfer_ms, transfer_window_ns, workload_ms, workload_launches, workload_window_ns).
-// The largest value of `key` over the ranks (`fallback` where none has it).
-double max_of(const std::vector<nlohmann::json>& reports, const char* key, double fallback = 0);
+// What one rank reports from a gated phase: the part it ran (a transfer it drove, the workload
+// on its GPU), each timed by its stream's events and its window from the gate's release.
+struct PhaseFigures {
+  bool transfer = false;
+  double transfer_ms = 0;
+  double transfer_window_ns = 0;
+  bool workload = false;
+  double workload_ms = 0;
+  double workload_window_ns = 0;  // the together phase only
+  double workload_launches = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PhaseFigures, transfer, transfer_ms, transfer_window_ns, workload,
+                                                workload_ms, workload_window_ns, workload_launches)
+
+// Figures of one gated phase from every rank's report.
 // Transfer GB/s: uni, the driving rank's events; bidir, both directions' bytes over the longer
 // window (both windows start at the gate's release).
-double transfer_gbps(const std::vector<nlohmann::json>& reports, double bytes_per_rank, bool bidir);
+double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir);
+double longest_transfer_window_ns(const std::vector<PhaseFigures>& ranks);
 // The workload's figure: per GPU, the mean over the GPUs that ran it.
-double workload_figure(const std::vector<nlohmann::json>& reports, double work_per_launch);
+double workload_figure(const std::vector<PhaseFigures>& ranks, double work_per_launch);
+double most_workload_launches(const std::vector<PhaseFigures>& ranks);
 // Every window of the together phase starts at the gate's release, so the overlap
 // (intersection over union) is the shortest window over the longest.
-double overlap_of(const std::vector<nlohmann::json>& reports);
+double overlap_of(const std::vector<PhaseFigures>& ranks);
 
 }  // namespace p2pbench

@@ -13,7 +13,6 @@ namespace p2pbench {
 
 namespace {
 
-using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kMaxLaunches = 256;  // per stream and phase: the launch queue never fills behind the closed gate
@@ -24,6 +23,43 @@ uint64_t seed_of(uint64_t case_index, int sample) { return (case_index << 20) ^ 
 
 uint64_t launches_for(double single_ms, double sample_ms) {
   return uint64_t(std::clamp(std::ceil(sample_ms / std::max(single_ms, 1e-4)), 1.0, double(kMaxLaunches)));
+}
+
+// One launch of each, ungated, on this rank (0: it ran none): the case's sizes derive from them.
+struct Calibration {
+  double workload_single_ms = 0;            // on the whole GPU
+  double partition_workload_single_ms = 0;  // in the workload's SM group (partitioned cases)
+  double transfer_single_ms = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Calibration, workload_single_ms, partition_workload_single_ms,
+                                                transfer_single_ms)
+
+// The longest of each over the ranks, 0.1 us at least.
+Calibration slowest(const std::vector<RankStep<Calibration>>& ranks) {
+  Calibration c{1e-4, 1e-4, 1e-4};
+  for (const auto& r : ranks) {
+    c.workload_single_ms = std::max(c.workload_single_ms, r.data.workload_single_ms);
+    c.partition_workload_single_ms = std::max(c.partition_workload_single_ms, r.data.partition_workload_single_ms);
+    c.transfer_single_ms = std::max(c.transfer_single_ms, r.data.transfer_single_ms);
+  }
+  return c;
+}
+
+// The workload as a GPU that ran it describes it (every rank learns it).
+struct WorkloadDescription {
+  bool ran = false;
+  std::string unit, description;
+  double work_per_launch = 0;  // TFLOP or GB
+  int transfer_group_sms = 0;  // partitioned cases: the SM groups (0: unpartitioned)
+  int workload_group_sms = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadDescription, ran, unit, description, work_per_launch,
+                                                transfer_group_sms, workload_group_sms)
+
+std::vector<PhaseFigures> figures_of(const std::vector<RankStep<PhaseFigures>>& ranks) {
+  std::vector<PhaseFigures> figures;
+  for (const auto& r : ranks) figures.push_back(r.data);
+  return figures;
 }
 
 }  // namespace
@@ -90,8 +126,9 @@ bool InterferenceRunner::agree_on_skips(Case& k, CaseOutcome& out) {
   k.drive = !k.mine.empty();
   k.busy = k.drive || (k.spec.both_gpus_busy.value_or(false) && comm_.rank() < 2);
   const int sms = k.spec.sm_partition.value_or(0);
-  auto skips = steps_.run("agreeing on skips", [&](json& d) {
-    std::optional<std::string> reason = static_skip_reason(k.transfer_spec);
+  auto skips = steps_.run_reports("agreeing on skips", [&](StepReport& r) {
+    std::optional<std::string>& reason = r.skip;
+    reason = static_skip_reason(k.transfer_spec);
     if (!reason && !k.engine) reason = "engine " + std::string(to_string(*k.spec.engine)) + " cannot run beside a workload";
     if (!reason && buffers_.no_peer_reason()) reason = *buffers_.no_peer_reason();
     if (!reason && k.drive) reason = k.engine->unsupported_reason(device_);
@@ -101,15 +138,8 @@ bool InterferenceRunner::agree_on_skips(Case& k, CaseOutcome& out) {
       k.partition = GreenPartition::create(device_, sms, why_not);
       if (!k.partition) reason = why_not;
     }
-    if (reason) d["skip"] = *reason;
   });
-  for (const auto& s : skips)
-    if (s["data"].contains("skip")) {
-      out.status = CaseStatus::kSkipped;
-      out.error = s["data"]["skip"].get<std::string>();
-      return false;
-    }
-  return !LockStep::failed(skips, out);
+  return !any_skipped(skips, out) && !any_failed(skips, out);
 }
 
 bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
@@ -121,7 +151,7 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
   k.ends = {buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(other), buffers_.peer_dst(other), nullptr,
             Flow{comm_.rank(), other}};
   const double launch_deadline_s = 60.0 * options_.timeout_scale;
-  auto calibration = steps_.run("calibrating the case", [&](json& d) {
+  auto calibration = steps_.run<Calibration>("calibrating the case", [&](StepReport& r, Calibration& d) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
     if (k.fills_src) k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed_of(0, 0), aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling the source");
@@ -129,32 +159,32 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
       k.workload = &workload(*k.spec.workload);
       const auto launch = [&](cudaStream_t s) { k.workload->enqueue(s); };
       k.workload->set_sm_target(0, k.full_stream);
-      d["workload_single_ms"] = time_single_ms(k.full_stream, launch, launch_deadline_s);
+      d.workload_single_ms = time_single_ms(k.full_stream, launch, launch_deadline_s);
       if (k.partition) {
         k.workload->set_sm_target(k.partition->split().workload_sms, k.workload_stream);
-        d["partition_workload_single_ms"] = time_single_ms(k.workload_stream, launch, launch_deadline_s);
+        d.partition_workload_single_ms = time_single_ms(k.workload_stream, launch, launch_deadline_s);
       }
     }
     if (!k.drive) return;
     k.engine->prepare(device_, comm_.rank(), k.mine);
     const Transfer t = k.engine->transfer(k.spec.direction, k.ends, 0, size_t(k.spec.bytes));
-    if (auto sms = k.engine->measure_sms_used(t, k.transfer_stream)) d["sms_used"] = *sms;
-    d["transfer_single_ms"] = time_single_ms(k.transfer_stream, [&](cudaStream_t s) { k.engine->launch(t, s); }, launch_deadline_s);
+    r.sms_used = k.engine->measure_sms_used(t, k.transfer_stream);
+    d.transfer_single_ms = time_single_ms(k.transfer_stream, [&](cudaStream_t s) { k.engine->launch(t, s); }, launch_deadline_s);
   });
-  if (LockStep::failed(calibration, out)) return false;
-  const double transfer_single = max_of(calibration, "transfer_single_ms", 1e-4);
-  k.transfer_launches = launches_for(transfer_single, options_.min_sample_time_ms);
-  k.transfer_sample_ms = transfer_single * double(k.transfer_launches);
-  k.workload_launches = launches_for(max_of(calibration, "workload_single_ms", 1e-4), k.transfer_sample_ms);
-  k.partition_workload_launches = launches_for(max_of(calibration, "partition_workload_single_ms", 1e-4), k.transfer_sample_ms);
+  if (any_failed(reports_of(calibration), out)) return false;
+  const Calibration single = slowest(calibration);
+  k.transfer_launches = launches_for(single.transfer_single_ms, options_.min_sample_time_ms);
+  k.transfer_sample_ms = single.transfer_single_ms * double(k.transfer_launches);
+  k.workload_launches = launches_for(single.workload_single_ms, k.transfer_sample_ms);
+  k.partition_workload_launches = launches_for(single.partition_workload_single_ms, k.transfer_sample_ms);
   k.planned_cover_ms = k.drive ? (k.spec.mode == Mode::kBidir ? k.transfer_sample_ms : 0.0) : kPlannedCover * k.transfer_sample_ms;
   k.deadline_s = options_.gate_timeout_s * options_.timeout_scale + (k.transfer_sample_ms * 20e-3 + 10.0) * options_.timeout_scale;
   out.iterations = k.transfer_launches;
   for (const auto& r : calibration)
-    if (r["data"].contains("sms_used")) out.sms_used = std::max(out.sms_used.value_or(0), r["data"]["sms_used"].get<int>());
+    if (r.report.sms_used) out.sms_used = std::max(out.sms_used.value_or(0), *r.report.sms_used);
 
   // Warm-up: one sample's worth of each, ungated, so clocks and caches settle.
-  auto warmup = steps_.run("warming up", [&](json&) {
+  auto warmup = steps_.run_reports("warming up", [&](StepReport&) {
     if (k.drive) k.enqueue_transfers(k.transfer_stream);
     if (k.busy) {
       k.target_workload_group();
@@ -164,22 +194,24 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
     for (cudaStream_t s : {k.transfer_stream, k.workload_stream, k.full_stream})
       cuda_check(cudaStreamSynchronize(s), "warming up");
   });
-  return !LockStep::failed(warmup, out);
+  return !any_failed(warmup, out);
 }
 
-std::optional<std::vector<json>> InterferenceRunner::gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
-                                                                 const std::function<void(json&)>& finish, CaseOutcome& out) {
+std::optional<std::vector<PhaseFigures>> InterferenceRunner::gated_phase(const char* what,
+                                                                         const std::function<void(uint32_t)>& queue,
+                                                                         const std::function<void(PhaseFigures&)>& finish,
+                                                                         CaseOutcome& out) {
   const uint32_t ticket = gate_.next_ticket();
   GateRelease opens(gate_, ticket);
-  auto queued = steps_.run(what, [&](json&) { queue(ticket); });
+  auto queued = steps_.run_reports(what, [&](StepReport&) { queue(ticket); });
   opens.now();
-  auto finished = steps_.run(what, finish);
-  if (LockStep::failed(queued, out) || LockStep::failed(finished, out)) return std::nullopt;
-  return finished;
+  auto finished = steps_.run<PhaseFigures>(what, [&](StepReport&, PhaseFigures& f) { finish(f); });
+  if (any_failed(queued, out) || any_failed(reports_of(finished), out)) return std::nullopt;
+  return figures_of(finished);
 }
 
 bool InterferenceRunner::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
-  auto prepared = steps_.run("preparing a sample", [&](json&) {
+  auto prepared = steps_.run_reports("preparing a sample", [&](StepReport&) {
     if (transfer && options_.verify && k.fills_src)
       k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
     if (transfer && options_.verify && k.owns_dst)
@@ -187,27 +219,20 @@ bool InterferenceRunner::fill_and_poison(Case& k, uint64_t seed, bool transfer, 
     if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
   });
-  return !LockStep::failed(prepared, out);
+  return !any_failed(prepared, out);
 }
 
 // Only now, with every rank's work finished, may the destination be read.
 bool InterferenceRunner::verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
-  auto verified = steps_.run("verifying a sample", [&](json& d) {
+  auto verified = steps_.run_reports("verifying a sample", [&](StepReport& r) {
     const std::string where = " on rank " + std::to_string(comm_.rank()) + " (sample " + std::to_string(sample) + ")";
     if (workload && k.busy)
-      if (auto bad = k.workload->check(aux_stream_.get())) d["verify_error"] = "workload check failed" + where + ": " + *bad;
+      if (auto bad = k.workload->check(aux_stream_.get())) r.verify_error = "workload check failed" + where + ": " + *bad;
     if (!transfer || !options_.verify || !k.owns_dst) return;
     if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, 0, aux_stream_.get()))
-      d["verify_error"] = "transfer verification failed" + where + ": " + *bad;
+      r.verify_error = "transfer verification failed" + where + ": " + *bad;
   });
-  if (LockStep::failed(verified, out)) return false;
-  for (const auto& r : verified)
-    if (r["data"].contains("verify_error")) {
-      out.status = CaseStatus::kFailed;
-      out.error = r["data"]["verify_error"].get<std::string>();
-      return false;
-    }
-  return true;
+  return !any_failed(verified, out) && !any_verify_failed(verified, out);
 }
 
 bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out) {
@@ -224,11 +249,12 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
     transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
     k.enqueue_transfers(k.transfer_stream);
     transfer.close();
-  }, [&](json& d) {
+  }, [&](PhaseFigures& d) {
     if (!k.drive) return;
     const WindowFigures f = transfer.wait(k.deadline_s);
-    d["transfer_ms"] = f.elapsed_ms;
-    d["transfer_window_ns"] = f.window_ns;
+    d.transfer = true;
+    d.transfer_ms = f.elapsed_ms;
+    d.transfer_window_ns = f.window_ns;
   }, out);
   if (!a || !verify(k, sample, seed, true, false, out)) return false;
 
@@ -241,16 +267,17 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       w.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
       for (uint64_t i = 0; i < launches; ++i) k.workload->enqueue(w.stream());
       w.close();
-    }, [&](json& d) {
+    }, [&](PhaseFigures& d) {
       if (!k.busy) return;
-      d["workload_ms"] = w.wait(k.deadline_s).elapsed_ms;
-      d["workload_launches"] = double(launches);
+      d.workload = true;
+      d.workload_ms = w.wait(k.deadline_s).elapsed_ms;
+      d.workload_launches = double(launches);
     }, out);
   };
   if (sample == 0 && !fill_and_poison(k, seed, false, true, out)) return false;  // the workload's result only
   auto b = workload_alone(alone, k.workload_launches, "the workload alone");
   if (!b || (sample == 0 && !verify(k, sample, seed, false, true, out))) return false;
-  std::optional<std::vector<json>> b2;
+  std::optional<std::vector<PhaseFigures>> b2;
   if (k.spec.sm_partition.value_or(0) > 0 && !(b2 = workload_alone(grouped, k.partition_workload_launches, "the workload alone in its SM group")))
     return false;
 
@@ -269,7 +296,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       grouped.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
       feeder.prime();
     }
-  }, [&](json& d) {
+  }, [&](PhaseFigures& d) {
     if (k.busy) {
       const auto t0 = Clock::now();
       const auto cover = [&] {
@@ -281,14 +308,16 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
     }
     if (k.drive) {
       const WindowFigures f = transfer.wait(k.deadline_s);
-      d["transfer_ms"] = f.elapsed_ms;
-      d["transfer_window_ns"] = f.window_ns;
+      d.transfer = true;
+      d.transfer_ms = f.elapsed_ms;
+      d.transfer_window_ns = f.window_ns;
     }
     if (k.busy) {
       const WindowFigures f = grouped.wait(k.deadline_s);
-      d["workload_ms"] = f.elapsed_ms;
-      d["workload_window_ns"] = f.window_ns;
-      d["workload_launches"] = double(feeder.launches());
+      d.workload = true;
+      d.workload_ms = f.elapsed_ms;
+      d.workload_window_ns = f.window_ns;
+      d.workload_launches = double(feeder.launches());
     }
   }, out);
   if (!c || !verify(k, sample, seed, true, true, out)) return false;
@@ -299,9 +328,9 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
   if (b2) rec.workload_partition_alone.push_back(workload_figure(*b2, work));
   rec.transfer_together_gbps.push_back(transfer_gbps(*c, bytes, bidir));
   rec.workload_together.push_back(workload_figure(*c, work));
-  rec.workload_launches_together.push_back(max_of(*c, "workload_launches"));
+  rec.workload_launches_together.push_back(most_workload_launches(*c));
   rec.overlap.push_back(overlap_of(*c));
-  const double longest_ms = max_of(*c, "transfer_window_ns") * 1e-6;
+  const double longest_ms = longest_transfer_window_ns(*c) * 1e-6;
   if (!k.drive) k.planned_cover_ms = std::max(k.planned_cover_ms, kPlannedCover * longest_ms);
   else if (bidir) k.planned_cover_ms = longest_ms;
   out.gbps.push_back(rec.transfer_together_gbps.back());
@@ -320,29 +349,27 @@ CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {
   out.interference.emplace();
   InterferenceSamples& rec = *out.interference;
   // The workload's unit and description, from a GPU that ran it (every rank learns them).
-  auto described = steps_.run("describing the workload", [&](json& d) {
+  auto described = steps_.run<WorkloadDescription>("describing the workload", [&](StepReport&, WorkloadDescription& d) {
     if (!k.busy) return;
-    d["unit"] = k.workload->unit();
-    d["work_per_launch"] = k.workload->work_per_launch();
-    d["description"] = k.workload->describe();
+    d = {true, k.workload->unit(), k.workload->describe(), k.workload->work_per_launch(), 0, 0};
     if (k.partition) {
-      d["transfer_group_sms"] = k.partition->split().transfer_sms;
-      d["workload_group_sms"] = k.partition->split().workload_sms;
+      d.transfer_group_sms = k.partition->split().transfer_sms;
+      d.workload_group_sms = k.partition->split().workload_sms;
     }
   });
-  if (LockStep::failed(described, out)) return out;
+  if (any_failed(reports_of(described), out)) return out;
   rec.workload_gpus = 0;
-  for (const auto& r : described)
-    if (r["data"].contains("unit")) {
-      ++rec.workload_gpus;
-      rec.workload_unit = r["data"]["unit"];
-      rec.workload_description = r["data"]["description"];
-      k.work_per_launch = r["data"]["work_per_launch"].get<double>();
-      if (r["data"].contains("transfer_group_sms")) {
-        rec.transfer_group_sms = r["data"]["transfer_group_sms"].get<int>();
-        rec.workload_group_sms = r["data"]["workload_group_sms"].get<int>();
-      }
+  for (const auto& [report, d] : described) {
+    if (!d.ran) continue;
+    ++rec.workload_gpus;
+    rec.workload_unit = d.unit;
+    rec.workload_description = d.description;
+    k.work_per_launch = d.work_per_launch;
+    if (d.transfer_group_sms > 0) {
+      rec.transfer_group_sms = d.transfer_group_sms;
+      rec.workload_group_sms = d.workload_group_sms;
     }
+  }
 
   for (int s = 0; s < options_.samples; ++s)
     if (!run_sample(k, s, seed_of(case_index, s + 1), out)) break;

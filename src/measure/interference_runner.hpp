@@ -17,6 +17,7 @@
 #include "engines/transfer_engine.hpp"
 #include "workloads/workload.hpp"
 #include "measure/case_outcome.hpp"
+#include "measure/interference_phase.hpp"
 #include "measure/lock_step.hpp"
 #include "measure/peer_buffers.hpp"
 #include "measure/runner_options.hpp"
@@ -43,8 +44,8 @@ class InterferenceRunner {
   // One gated phase: `queue` enqueues this rank's work behind the gate's next ticket (its
   // argument), the gate
   // opens, then `finish` waits for it and reports; returns every rank's report, or nothing.
-  std::optional<std::vector<nlohmann::json>> gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
-                                                         const std::function<void(nlohmann::json&)>& finish, CaseOutcome& out);
+  std::optional<std::vector<PhaseFigures>> gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
+                                                       const std::function<void(PhaseFigures&)>& finish, CaseOutcome& out);
   // Before a phase: the transfer's source filled and destination poisoned (`transfer`), the
   // workload's result poisoned (`workload`). After it, the same ones checked.
   bool fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out);

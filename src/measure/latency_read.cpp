@@ -16,7 +16,7 @@ namespace p2pbench {
 
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::json;  // the row's read_chase description
 
 // An upper bound on one remote load (the H200 pair: ~0.85 us), for the owner's spin deadline.
 constexpr double kSlowestLoadS = 5e-6;
@@ -79,18 +79,20 @@ json describe_chase(const CaseSpec& c, const ReadChase& r, int grid, const std::
 
 }  // namespace
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChaseSample, loads, kernel_ns_per_load, event_ns_per_load, cycles_per_load,
+                                                us_at_peak_clock, launch_sm, launch_ns_per_load)
+
 // Reader only: one sample = one launch ("single") or one launch per SM ("every_sm", launch k's
 // block k chases, as nvbandwidth), each bracketed by CUDA events and synchronised before the
 // next (as nvbandwidth does), each chase's end checked.
-json LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks) const {
+void LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks, StepReport& report,
+                                 ChaseSample& sample) const {
   auto* result = static_cast<kernels::ChaseResult*>(result_.host());
   const uint64_t expected_end = kernels::expected_chase_end(c.bytes, r.stride_bytes, r.loads);
   const int launches = r.launch == "every_sm" ? grid_blocks : 1;
   double kernel_ns = 0;
   double event_ms = 0;
   double cycles = 0;
-  json d;
-  json per_launch = json::array();
   for (int k = 0; k < launches; ++k) {
     *result = {};
     cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording the start of a pointer-chase launch");
@@ -101,25 +103,24 @@ json LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid
     float ms = 0;
     cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a pointer-chase launch's event time");
     if (result->final_offset != expected_end || result->loads != r.loads || result->chaser_block != unsigned(k)) {
-      d["bad"] = "launch " + std::to_string(k) + " (block " + std::to_string(result->chaser_block) + ", " +
-                 std::to_string(result->loads) + " loads) ended at offset " + std::to_string(result->final_offset) +
-                 ", expected block " + std::to_string(k) + ", " + std::to_string(r.loads) + " loads, offset " +
-                 std::to_string(expected_end);
-      return d;
+      report.verify_error = "launch " + std::to_string(k) + " (block " + std::to_string(result->chaser_block) + ", " +
+                            std::to_string(result->loads) + " loads) ended at offset " + std::to_string(result->final_offset) +
+                            ", expected block " + std::to_string(k) + ", " + std::to_string(r.loads) + " loads, offset " +
+                            std::to_string(expected_end);
+      return;
     }
     kernel_ns += double(result->elapsed_ns);
     event_ms += double(ms);
     cycles += double(result->elapsed_cycles);
-    per_launch.push_back({result->smid, double(result->elapsed_ns) / double(r.loads)});
+    sample.launch_sm.push_back(result->smid);
+    sample.launch_ns_per_load.push_back(double(result->elapsed_ns) / double(r.loads));
   }
   const double loads = double(r.loads) * launches;
-  d["loads"] = r.loads * uint64_t(launches);
-  d["kernel_ns_per_load"] = kernel_ns / loads;
-  d["event_ns_per_load"] = event_ms * 1e6 / loads;
-  d["cycles_per_load"] = cycles / loads;
-  d["us_at_peak_clock"] = cycles / loads / peak_sm_clock_mhz_;  // the reader's GPU
-  d["launches"] = per_launch;
-  return d;
+  sample.loads = r.loads * uint64_t(launches);
+  sample.kernel_ns_per_load = kernel_ns / loads;
+  sample.event_ns_per_load = event_ms * 1e6 / loads;
+  sample.cycles_per_load = cycles / loads;
+  sample.us_at_peak_clock = cycles / loads / peak_sm_clock_mhz_;  // the reader's GPU
 }
 
 void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
@@ -133,7 +134,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   const uint32_t ticket = busy_owner ? gate_.next_ticket() : 0;  // every rank, in the same order
   GateRelease spin_release(gate_, ticket);
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
-  auto built = steps_.run("building the pointer chain", [&](json&) {
+  auto built = steps_.run_reports("building the pointer chain", [&](StepReport&) {
     if (auto why = kernels::chase_unsupported_reason(c.bytes, r.stride_bytes)) throw InputError(*why);
     if (!absolute && me == c.src_rank()) kernels::build_chase_chain(buffers_.local_src(), c.bytes, r.stride_bytes, stream_.get());
     if (absolute && me == c.dst_rank())
@@ -148,7 +149,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
                                  gate_.heartbeat_word(), static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
     }
   });
-  if (LockStep::failed(built, out)) return;
+  if (any_failed(built, out)) return;
 
   std::vector<double> kernel_us, events_us;
   std::map<unsigned, std::vector<double>> by_sm;  // ns per load of each SM's launches
@@ -156,39 +157,34 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   // One sample's chase may be long (read_loads up to 1e7 on every SM): its bound grows with it.
   const double sample_bound_s = grid * double(r.loads) * kSlowestLoadS + LockStep::kDefaultLocalWorkS;
   for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up (TLB misses); recorded apart
-    auto chased = steps_.run("chasing pointers", [&](json& d) {
-      if (me == c.dst_rank()) d = chase_sample(c, r, grid);
+    auto chased = steps_.run<ChaseSample>("chasing pointers", [&](StepReport& report, ChaseSample& sample) {
+      if (me == c.dst_rank()) chase_sample(c, r, grid, report, sample);
     }, sample_bound_s);
-    if (LockStep::failed(chased, out)) return;
-    const json& reader = chased[size_t(c.dst_rank())]["data"];
-    if (reader.contains("bad")) {
-      out.status = CaseStatus::kFailed;
-      out.error = "verification failed: " + reader["bad"].get<std::string>();
-      return;
-    }
-    out.iterations = reader["loads"].get<uint64_t>();
+    const auto chased_reports = reports_of(chased);
+    if (any_failed(chased_reports, out) || any_verify_failed(chased_reports, out)) return;
+    const ChaseSample& reader = chased[size_t(c.dst_rank())].data;
+    out.iterations = reader.loads;
     if (s == 0) {
-      warmup = {{"kernel_timer_us", reader["kernel_ns_per_load"].get<double>() * 1e-3},
-                {"events_us", reader["event_ns_per_load"].get<double>() * 1e-3}};
+      warmup = {{"kernel_timer_us", reader.kernel_ns_per_load * 1e-3}, {"events_us", reader.event_ns_per_load * 1e-3}};
       continue;
     }
-    kernel_us.push_back(reader["kernel_ns_per_load"].get<double>() * 1e-3);
-    events_us.push_back(reader["event_ns_per_load"].get<double>() * 1e-3);
-    out.cycles.push_back(reader["cycles_per_load"].get<double>());
-    out.latency_at_peak_clock_us.push_back(reader["us_at_peak_clock"].get<double>());
-    for (const json& l : reader["launches"]) by_sm[l[0].get<unsigned>()].push_back(l[1].get<double>());
+    kernel_us.push_back(reader.kernel_ns_per_load * 1e-3);
+    events_us.push_back(reader.event_ns_per_load * 1e-3);
+    out.cycles.push_back(reader.cycles_per_load);
+    out.latency_at_peak_clock_us.push_back(reader.us_at_peak_clock);
+    for (size_t k = 0; k < reader.launch_sm.size(); ++k) by_sm[reader.launch_sm[k]].push_back(reader.launch_ns_per_load[k]);
   }
   out.latency_us = r.timing == "events" ? events_us : kernel_us;
 
   spin_release.now();
-  auto ended = steps_.run("ending the owner's spin", [&](json&) {
+  auto ended = steps_.run_reports("ending the owner's spin", [&](StepReport&) {
     if (!busy_owner || me != c.src_rank()) return;
     sync("the owner's spin");
     if (stamps->timed_out)
       throw std::runtime_error("the owner's spin kernel reached its deadline before the chase ended: "
                                "the owner's GPU was not kept busy throughout");
   });
-  if (LockStep::failed(ended, out)) return;
+  if (any_failed(ended, out)) return;
   if (!kernel_us.empty())
     out.read_chase = describe_chase(c, r, grid, kernel_us, events_us, out.cycles, by_sm, warmup);
 }

@@ -13,8 +13,21 @@ namespace p2pbench {
 
 namespace {
 
-using json = nlohmann::json;
 constexpr size_t kResultBytes = 256;  // room for any of the kernels' result structs
+
+// What each rank of a ping-pong reports after a sample (the initiator's figures are the row's).
+struct PingPongTiming {
+  double elapsed_ns = 0;
+  double round_trips = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PingPongTiming, elapsed_ns, round_trips)
+
+// What the sender of latency_ce reports after a sample of small copies.
+struct SmallCopyTiming {
+  double end_to_end_us = 0;  // median issue -> completion of one copy, on the host clock
+  double interval_us = 0;    // per copy when queued back to back, on CUDA events
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SmallCopyTiming, end_to_end_us, interval_us)
 
 }  // namespace
 
@@ -79,20 +92,14 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
   args.result = static_cast<kernels::PingPongResult*>(result_.device());
   out.iterations = round_trips;
 
-  auto prepared = steps_.run("preparing a ping-pong", [&](json& d) {
+  auto prepared = steps_.run_reports("preparing a ping-pong", [&](StepReport& r) {
     if (!in_pair) return;
-    if (auto why = kernels::ping_pong_unsupported_reason(args)) d["skip"] = *why;
+    r.skip = kernels::ping_pong_unsupported_reason(args);
     kernels::ping_pong_reset_inbox(buffers_.local_dst(), inbox_bytes, stream_.get());
     kernels::ping_pong_prepare(c.bytes, flag_in_data);
     sync("resetting the inbox");
   });
-  for (const auto& r : prepared)
-    if (r["data"].contains("skip")) {
-      out.status = CaseStatus::kSkipped;
-      out.error = r["data"]["skip"];
-      return;
-    }
-  if (LockStep::failed(prepared, out)) return;
+  if (any_skipped(prepared, out) || any_failed(prepared, out)) return;
 
   // Launch 0 warms up (module load, TLB); each later launch is one sample. Both sides start
   // at the gate, with the same epoch, so their sequence numbers never collide.
@@ -101,7 +108,7 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
     const uint32_t ticket = gate_.next_ticket();
     GateRelease opens(gate_, ticket);
     auto* result = static_cast<kernels::PingPongResult*>(result_.host());
-    auto queued = steps_.run("queueing a ping-pong", [&](json&) {
+    auto queued = steps_.run_reports("queueing a ping-pong", [&](StepReport&) {
       if (!in_pair) return;
       *result = {};
       kernels::enqueue_gate_wait(gate_.device_word(), ticket, uint64_t(gate_timeout_s * 1e9), gate_.heartbeat_word(),
@@ -109,7 +116,7 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
       kernels::enqueue_ping_pong(args, stream_.get());
     });
     opens.now();  // the node leader opens it
-    auto finished = steps_.run("finishing a ping-pong", [&](json& d) {
+    auto finished = steps_.run<PingPongTiming>("finishing a ping-pong", [&](StepReport& r, PingPongTiming& t) {
       if (!in_pair) return;
       sync("a ping-pong of " + c.name());
       if (result->timed_out)
@@ -117,21 +124,15 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
                                  std::to_string(c.dst_rank()) + " timed out after " + std::to_string(result->round_trips_done) +
                                  " of " + std::to_string(round_trips) + " round trips");
       if (result->bad_payloads)
-        d["bad"] = std::to_string(result->bad_payloads) + " payloads arrived wrong on rank " + std::to_string(me) +
-                   " (first in round " + std::to_string(result->first_bad_round) + ")";
-      d["elapsed_ns"] = double(result->elapsed_ns);
-      d["round_trips"] = double(result->round_trips_done);
+        r.verify_error = std::to_string(result->bad_payloads) + " payloads arrived wrong on rank " + std::to_string(me) +
+                         " (first in round " + std::to_string(result->first_bad_round) + ")";
+      t = {double(result->elapsed_ns), double(result->round_trips_done)};
     });
-    if (LockStep::failed(queued, out) || LockStep::failed(finished, out)) return;
-    for (const auto& r : finished)
-      if (r["data"].contains("bad")) {
-        out.status = CaseStatus::kFailed;
-        out.error = "verification failed: " + r["data"]["bad"].get<std::string>();
-        return;
-      }
+    const auto finished_reports = reports_of(finished);
+    if (any_failed(queued, out) || any_failed(finished_reports, out) || any_verify_failed(finished_reports, out)) return;
     if (s == 0) continue;
-    const json& initiator = finished[size_t(c.src_rank())]["data"];
-    out.latency_us.push_back(initiator["elapsed_ns"].get<double>() / initiator["round_trips"].get<double>() / 2.0 * 1e-3);
+    const PingPongTiming& initiator = finished[size_t(c.src_rank())].data;
+    out.latency_us.push_back(initiator.elapsed_ns / initiator.round_trips / 2.0 * 1e-3);
   }
 }
 
@@ -141,13 +142,13 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
   out.iterations = copies;
   for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up
     const uint64_t seed = case_index * 1000003 + uint64_t(s);
-    auto prepared = steps_.run("preparing copies", [&](json&) {
+    auto prepared = steps_.run_reports("preparing copies", [&](StepReport&) {
       if (me == c.src_rank()) kernels::fill_pattern(buffers_.local_src(), c.bytes, seed, 0, stream_.get());
       if (me == c.dst_rank()) kernels::fill_poison(buffers_.local_dst(), c.bytes, seed, 0, stream_.get());
       sync("filling and poisoning");
     });
-    if (LockStep::failed(prepared, out)) return;
-    auto copied = steps_.run("timing small copies", [&](json& d) {
+    if (any_failed(prepared, out)) return;
+    auto copied = steps_.run<SmallCopyTiming>("timing small copies", [&](StepReport&, SmallCopyTiming& t) {
       if (me != c.src_rank()) return;
       // Issue -> completion, one copy at a time, on the host clock.
       std::vector<double> end_to_end;
@@ -166,11 +167,10 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
       sync("back-to-back copies");
       float ms = 0;
       cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading the issue-interval time");
-      d["end_to_end_us"] = quantile(end_to_end, 0.5);
-      d["interval_us"] = double(ms) * 1e3 / double(copies);
+      t = {quantile(end_to_end, 0.5), double(ms) * 1e3 / double(copies)};
     });
-    if (LockStep::failed(copied, out)) return;
-    auto verified = steps_.run("verifying small copies", [&](json& d) {
+    if (any_failed(reports_of(copied), out)) return;
+    auto verified = steps_.run_reports("verifying small copies", [&](StepReport& report) {
       if (me != c.dst_rank()) return;
       MappedHostBuffer check(sizeof(kernels::PatternCheck), "a verification result");
       auto* r = static_cast<kernels::PatternCheck*>(check.host());
@@ -179,19 +179,14 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
                              stream_.get());
       sync("verifying small copies");
       if (r->mismatches)
-        d["bad"] = std::to_string(r->mismatches) + " bytes differ; first bad offset " + std::to_string(r->first_bad_offset);
+        report.verify_error = std::to_string(r->mismatches) + " bytes differ on rank " + std::to_string(me) +
+                              "; first bad offset " + std::to_string(r->first_bad_offset);
     });
-    if (LockStep::failed(verified, out)) return;
-    if (verified[size_t(c.dst_rank())]["data"].contains("bad")) {
-      out.status = CaseStatus::kFailed;
-      out.error = "verification failed on rank " + std::to_string(c.dst_rank()) + ": " +
-                  verified[size_t(c.dst_rank())]["data"]["bad"].get<std::string>();
-      return;
-    }
+    if (any_failed(verified, out) || any_verify_failed(verified, out)) return;
     if (s == 0) continue;
-    const json& src = copied[size_t(c.src_rank())]["data"];
-    out.latency_us.push_back(src["end_to_end_us"].get<double>());
-    out.issue_interval_us.push_back(src["interval_us"].get<double>());
+    const SmallCopyTiming& sender = copied[size_t(c.src_rank())].data;
+    out.latency_us.push_back(sender.end_to_end_us);
+    out.issue_interval_us.push_back(sender.interval_us);
   }
 }
 

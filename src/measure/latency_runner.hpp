@@ -17,6 +17,18 @@
 
 namespace p2pbench {
 
+// The reader's figures of one latency_read sample, per load over all its launches, and the SM
+// each launch chased from (latency_read.cpp).
+struct ChaseSample {
+  uint64_t loads = 0;
+  double kernel_ns_per_load = 0;  // the in-kernel timer
+  double event_ns_per_load = 0;   // CUDA events around each launch
+  double cycles_per_load = 0;
+  double us_at_peak_clock = 0;    // cycles at the reader GPU's peak SM clock
+  std::vector<unsigned> launch_sm;               // per launch
+  std::vector<double> launch_ns_per_load;        // per launch, in-kernel timer
+};
+
 class LatencyRunner {
  public:
   // `peak_sm_clock_mhz`: this rank's GPU (the pointer chase converts its reader's cycles with it).
@@ -28,7 +40,8 @@ class LatencyRunner {
   void run_signal(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
   // latency_read (latency_read.cpp): the chase variants of CaseSpec::read_chase.
   void run_read(const CaseSpec& c, CaseOutcome& out);
-  nlohmann::json chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks) const;
+  // One sample on the reader; a chain that ends where it should not sets report.verify_error.
+  void chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks, StepReport& report, ChaseSample& sample) const;
   void run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
   void sync(const std::string& what) const;
   // The other end of the case's one flow, seen from this rank.

@@ -5,8 +5,6 @@
 
 namespace p2pbench {
 
-using json = nlohmann::json;
-
 StopRequested::StopRequested(int signal_number, int rank)
     : std::runtime_error("interrupted by " + signal_name(signal_number) + " (received by rank " + std::to_string(rank) + ")"),
       signal_(signal_number),
@@ -27,23 +25,6 @@ void LockStep::throw_if_stopped(const std::vector<int>& signals) {
     if (signals[r]) throw StopRequested(signals[r], int(r));
 }
 
-std::vector<json> LockStep::run(const char* what, const std::function<void(json&)>& local, double local_work_s) const {
-  json mine = {{"data", json::object()}};
-  StepReport report;
-  run_guarded(what, [&] { local(mine["data"]); }, local_work_s, report);
-  mine["error"] = report.error;
-  mine["fatal"] = report.fatal;
-  mine["stop"] = stop_signal_received();
-  std::vector<json> all;
-  std::vector<int> signals;
-  for (const auto& blob : comm_.exchange(mine.dump(), what, local_work_s + kSlackS)) {
-    all.push_back(json::parse(blob));
-    signals.push_back(all.back().value("stop", 0));
-  }
-  throw_if_stopped(signals);
-  return all;
-}
-
 std::vector<StepReport> LockStep::run_reports(const char* what, const std::function<void(StepReport&)>& local,
                                               double local_work_s) const {
   StepReport mine;
@@ -57,16 +38,6 @@ std::vector<StepReport> LockStep::run_reports(const char* what, const std::funct
   }
   throw_if_stopped(signals);
   return all;
-}
-
-bool LockStep::failed(const std::vector<json>& results, CaseOutcome& out) {
-  for (const auto& r : results) {
-    if (r["error"].get<std::string>().empty()) continue;
-    out.status = CaseStatus::kFailed;
-    out.error += (out.error.empty() ? "" : "; ") + r["error"].get<std::string>();
-    out.fatal = out.fatal || r["fatal"].get<bool>();
-  }
-  return out.status == CaseStatus::kFailed;
 }
 
 }  // namespace p2pbench

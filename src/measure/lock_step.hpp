@@ -19,6 +19,21 @@
 
 namespace p2pbench {
 
+// One rank's part of a step that carries data of its own.
+template <typename Payload>
+struct RankStep {
+  StepReport report;
+  Payload data;
+};
+
+// Reports of a step, without their data (for any_failed and its kin).
+template <typename Payload>
+std::vector<StepReport> reports_of(const std::vector<RankStep<Payload>>& steps) {
+  std::vector<StepReport> reports;
+  for (const auto& s : steps) reports.push_back(s.report);
+  return reports;
+}
+
 // A rank received a stop signal: every rank throws this from the same step.
 class StopRequested : public std::runtime_error {
  public:
@@ -43,19 +58,32 @@ class LockStep {
   explicit LockStep(const Communicator& comm, Watchdog* watchdog = nullptr, StepFaults* faults = nullptr)
       : comm_(comm), watchdog_(watchdog), faults_(faults) {}
 
-  // Entries indexed by rank: {"error": "...", "fatal": bool, "data": {...}}. A CUDA error that
-  // leaves the context unusable, and any RuntimeFailure (timeouts), is fatal. `local_work_s`
-  // bounds the local part on every rank (unscaled): the others wait that long plus kSlackS.
-  // Throws PeerLost (a rank did not arrive) or StopRequested (a rank was asked to stop).
-  std::vector<nlohmann::json> run(const char* what, const std::function<void(nlohmann::json&)>& local,
-                                  double local_work_s = kDefaultLocalWorkS) const;
-
-  // The typed form: every rank's report, indexed by rank.
+  // Every rank's report, indexed by rank. The local part's exception becomes its report's
+  // error: a CUDA error that leaves the context unusable, and any RuntimeFailure (timeouts), is
+  // fatal. `local_work_s` bounds the local part on every rank (unscaled): the others wait that
+  // long plus kSlackS. Throws PeerLost (a rank did not arrive) or StopRequested (a rank was
+  // asked to stop).
   std::vector<StepReport> run_reports(const char* what, const std::function<void(StepReport&)>& local,
                                       double local_work_s = kDefaultLocalWorkS) const;
 
-  // Marks `out` failed (and fatal where one was) if any rank reported an error.
-  static bool failed(const std::vector<nlohmann::json>& results, CaseOutcome& out);
+  // The same with a step's own data: a struct of named fields that nlohmann's to_json/from_json
+  // know (NLOHMANN_DEFINE_TYPE_*_WITH_DEFAULT beside it). A rank whose local part failed, or
+  // left it untouched, reports the default-constructed value.
+  template <typename Payload>
+  std::vector<RankStep<Payload>> run(const char* what, const std::function<void(StepReport&, Payload&)>& local,
+                                     double local_work_s = kDefaultLocalWorkS) const {
+    std::vector<RankStep<Payload>> all;
+    for (StepReport& report : run_reports(what, [&](StepReport& r) {
+           Payload mine{};
+           local(r, mine);
+           r.payload = nlohmann::json(mine).dump();
+         }, local_work_s)) {
+      Payload data{};
+      if (!report.payload.empty()) data = nlohmann::json::parse(report.payload).get<Payload>();
+      all.push_back({std::move(report), std::move(data)});
+    }
+    return all;
+  }
 
  private:
   // Runs `local` under the watchdog, its exception captured into `report`.

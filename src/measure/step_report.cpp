@@ -45,6 +45,7 @@ std::string StepReport::to_bytes() const {
   put_optional(j, "skip", skip);
   put_optional(j, "sms_used", sms_used);
   put_optional(j, "verify_error", verify_error);
+  if (!payload.empty()) j["payload"] = payload;
   if (!lanes.empty()) {
     j["lanes"] = json::array();
     for (const LaneTiming& l : lanes) j["lanes"].push_back(lane_to_json(l));
@@ -63,6 +64,7 @@ StepReport StepReport::from_bytes(const std::string& bytes) {
   r.skip = get_optional<std::string>(j, "skip");
   r.sms_used = get_optional<int>(j, "sms_used");
   r.verify_error = get_optional<std::string>(j, "verify_error");
+  r.payload = j.value("payload", std::string());
   if (j.contains("lanes"))
     for (const json& l : j["lanes"]) r.lanes.push_back(lane_from_json(l));
   return r;
@@ -90,6 +92,26 @@ bool any_failed(const std::vector<StepReport>& reports, CaseOutcome& out) {
     out.fatal = out.fatal || r.fatal;
   }
   return out.status == CaseStatus::kFailed;
+}
+
+bool any_skipped(const std::vector<StepReport>& reports, CaseOutcome& out) {
+  for (const StepReport& r : reports) {
+    if (!r.skip) continue;
+    out.status = CaseStatus::kSkipped;
+    out.error = *r.skip;
+    return true;
+  }
+  return false;
+}
+
+bool any_verify_failed(const std::vector<StepReport>& reports, CaseOutcome& out) {
+  for (const StepReport& r : reports) {
+    if (!r.verify_error) continue;
+    out.status = CaseStatus::kFailed;
+    out.error = "verification failed: " + *r.verify_error;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace p2pbench

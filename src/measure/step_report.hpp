@@ -34,6 +34,7 @@ struct StepReport {
   std::vector<LaneTiming> lanes;            // a sample's timings
   std::optional<std::string> verify_error;  // the first mismatch found
   int stop_signal = 0;                      // a stop signal this member received (0: none)
+  std::string payload;  // a step's own typed data, serialized by LockStep::run<Payload> (empty: none)
 
   std::string to_bytes() const;
   static StepReport from_bytes(const std::string& bytes);
@@ -45,5 +46,12 @@ void run_captured(const std::string& who, const std::function<void()>& local, St
 
 // Marks `out` failed (fatal where any report was) when any member reported an error.
 bool any_failed(const std::vector<StepReport>& reports, CaseOutcome& out);
+
+// Marks `out` skipped with the first member's skip reason; false when no member gave one.
+bool any_skipped(const std::vector<StepReport>& reports, CaseOutcome& out);
+
+// Marks `out` failed with "verification failed: " and the first member's verify_error; false
+// when every member's data checked out.
+bool any_verify_failed(const std::vector<StepReport>& reports, CaseOutcome& out);
 
 }  // namespace p2pbench
