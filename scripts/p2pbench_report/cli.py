@@ -244,12 +244,8 @@ def _add_suspects(subparsers) -> None:
                           help="text: a Markdown table per file (default); csv; json")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROGRAM, description=OVERVIEW, epilog=OVERVIEW_EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
-
+def _add_plot(subparsers) -> None:
+    """The plot subcommand."""
     plot = _subcommand(
         subparsers, "plot", run_plot, "figures (PNG and SVG) of one or several results files",
         "Draws the figures the data supports, one file each per format:\n"
@@ -278,6 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--format", type=_formats, default=("png", "svg"), metavar="png,svg",
                       help="comma-separated image formats (default: png,svg)")
 
+
+def _add_compare(subparsers) -> None:
+    """The compare subcommand."""
     comparison = _subcommand(
         subparsers, "compare", run_compare, "side-by-side table of several results files",
         "Matches cases on their independent variables (method, direction, mode, bytes, src_rank,\n"
@@ -300,6 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="ratios further than this from 1 are counted in the summary and highlighted "
                                  "in the HTML table (default 3%%)")
 
+
+def _add_regress(subparsers) -> None:
+    """The regress subcommand (a CI gate)."""
     regression = _subcommand(
         subparsers, "regress", run_regress, "regression check of a candidate run against a baseline (for CI)",
         "Classifies every case of the baseline:\n"
@@ -335,8 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="markdown for people and CI logs (default), json for bots")
     regression.add_argument("-v", "--verbose", action="store_true", help="list SAME cases too (markdown)")
 
-    _add_suspects(subparsers)
 
+def _add_export(subparsers) -> None:
+    """The export subcommand: CSV or Prometheus."""
     export = _subcommand(
         subparsers, "export", run_export, "CSV for spreadsheets, or a Prometheus textfile",
         "csv: one row per case, one column per field. Statistics are flattened (bandwidth_gbps_median,\n"
@@ -357,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", metavar="FILE", help="file to write ('-' for stdout)")
     export.add_argument("--csv", metavar="FILE", help="the same as --format csv -o FILE")
 
+
+def _add_importers(subparsers) -> None:
+    """The importers of nvbandwidth and nccl-tests output."""
     nvbandwidth = _subcommand(
         subparsers, "import-nvbandwidth", run_import_nvbandwidth,
         "turn nvbandwidth -j output into a p2pbench results file",
@@ -390,6 +396,19 @@ def build_parser() -> argparse.ArgumentParser:
     nccl.add_argument("input", metavar="FILE", help="nccl-tests output: its text (stdout) or its -J JSON file")
     nccl.add_argument("--in-place", action="store_true", help="use the in-place columns (default: out-of-place)")
     _import_options(nccl, "nccl-tests")
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROGRAM, description=OVERVIEW, epilog=OVERVIEW_EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
+
+    _add_plot(subparsers)
+    _add_compare(subparsers)
+    _add_regress(subparsers)
+    _add_suspects(subparsers)
+    _add_export(subparsers)
+    _add_importers(subparsers)
 
     from p2pbench_report.cli_expect import register as register_expectations
     register_expectations(subparsers, _subcommand)  # expect make, check

@@ -262,22 +262,23 @@ json read_json_file(const std::string& path, const std::string& key) {
   return parse_json_text(text.str(), key, "\"" + path + "\"");
 }
 
-Config parse_config(const json& doc, const KeyOrigins& origins) {
-  const KeyNamer name(origins);
-  if (!doc.is_object()) throw InputError("config", doc.dump().substr(0, 40), "the config must be a JSON object");
-  std::set<std::string> allowed;
-  for (const auto& [key, help] : config_key_help()) allowed.insert(key);
-  reject_unknown_keys(doc, allowed, "", name);
+namespace {
 
-  Config c;
+// "\"ce\", \"ldst\", ..." from the method registry, for the error of a wrong method name.
+std::string quoted_method_names() {
+  std::string out;
+  for (const std::string& m : method_names()) out += (out.empty() ? "\"" : ", \"") + m + "\"";
+  return out;
+}
+
+// What to measure: label, methods, directions, modes and sizes.
+void parse_sweep_keys(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("label")) {
     if (!doc["label"].is_string() || doc["label"].get<std::string>().empty())
       throw InputError(name("label"), doc["label"].dump(), "must be a non-empty string");
     c.label = doc["label"].get<std::string>();
   }
-  if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method,
-                                                         "\"ce\", \"ldst\", \"tma\", \"h2d\", \"d2h\", \"staged\", \"nccl\", "
-                                                         "\"latency_signal\", \"latency_read\", \"latency_ce\", \"atomic\", \"interference\"");
+  if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method, quoted_method_names());
   if (doc.contains("directions"))
     c.directions = parse_enum_list<Direction>(doc, "directions", name, parse_direction, "\"push\", \"pull\"");
   if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, "\"uni\", \"bidir\"");
@@ -293,6 +294,10 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
       throw InputError(name(e.key()) + std::string(e.what()).substr(e.key().size()));
     }
   }
+}
+
+// How each case is measured: samples, their time, the warm-up, the gate, verification, the pool.
+void parse_measurement_keys(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("samples")) {
     const json& v = doc["samples"];
     if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 100000)
@@ -315,29 +320,45 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
     const json& v = doc["buffer_pool_bytes"];
     c.buffer_pool_bytes = (v.is_number_integer() && v.get<int64_t>() == 0) ? 0 : parse_size(v, name("buffer_pool_bytes"));
   }
+}
 
-  auto parse_kernel_axes = [&](const char* section, const std::vector<std::pair<const char*, std::vector<uint64_t>*>>& axes) {
-    if (!doc.contains(section)) return;
-    const json& s = doc[section];
-    if (!s.is_object()) throw InputError(name(section), s.dump(), "must be an object of axes");
-    std::set<std::string> known;
-    for (const auto& [key, target] : axes) known.insert(key);
-    reject_unknown_keys(s, known, std::string(section) + ".", name);
-    for (const auto& [key, target] : axes) {
-      if (!s.contains(key)) continue;
-      const std::string full = std::string(section) + "." + key;
-      try {
-        *target = parse_axis(s[key], full, std::string(key) == "smem_bytes");
-      } catch (const InputError& e) {
-        throw InputError(name(e.key()) + std::string(e.what()).substr(e.key().size()));
-      }
+// A method's section of kernel-shape axes ("ldst", "tma"): each key an axis of sizes or counts.
+void parse_kernel_axes(const json& doc, const KeyNamer& name, const char* section,
+                       const std::vector<std::pair<const char*, std::vector<uint64_t>*>>& axes) {
+  if (!doc.contains(section)) return;
+  const json& s = doc[section];
+  if (!s.is_object()) throw InputError(name(section), s.dump(), "must be an object of axes");
+  std::set<std::string> known;
+  for (const auto& [key, target] : axes) known.insert(key);
+  reject_unknown_keys(s, known, std::string(section) + ".", name);
+  for (const auto& [key, target] : axes) {
+    if (!s.contains(key)) continue;
+    const std::string full = std::string(section) + "." + key;
+    try {
+      *target = parse_axis(s[key], full, std::string(key) == "smem_bytes");
+    } catch (const InputError& e) {
+      throw InputError(name(e.key()) + std::string(e.what()).substr(e.key().size()));
     }
-  };
+  }
+}
+
+}  // namespace
+
+Config parse_config(const json& doc, const KeyOrigins& origins) {
+  const KeyNamer name(origins);
+  if (!doc.is_object()) throw InputError("config", doc.dump().substr(0, 40), "the config must be a JSON object");
+  std::set<std::string> allowed;
+  for (const auto& [key, help] : config_key_help()) allowed.insert(key);
+  reject_unknown_keys(doc, allowed, "", name);
+
+  Config c;
+  parse_sweep_keys(doc, name, c);
+  parse_measurement_keys(doc, name, c);
   parse_latency_and_atomic(doc, name, c);
   if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);
   parse_pattern_keys(doc, name, c.plan);
-  parse_kernel_axes("ldst", {{"blocks", &c.ldst.blocks}, {"threads", &c.ldst.threads}, {"unroll", &c.ldst.unroll}});
-  parse_kernel_axes("tma", {{"blocks", &c.tma.blocks}, {"smem_bytes", &c.tma.smem_bytes}, {"stages", &c.tma.stages}});
+  parse_kernel_axes(doc, name, "ldst", {{"blocks", &c.ldst.blocks}, {"threads", &c.ldst.threads}, {"unroll", &c.ldst.unroll}});
+  parse_kernel_axes(doc, name, "tma", {{"blocks", &c.tma.blocks}, {"smem_bytes", &c.tma.smem_bytes}, {"stages", &c.tma.stages}});
   return c;
 }
 

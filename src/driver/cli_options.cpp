@@ -55,7 +55,10 @@ std::string footer() {
 
 }  // namespace
 
-void add_cli_options(CLI::App& app, CliOptions& o) {
+namespace {
+
+// What the run is, where it writes and which GPUs it takes.
+void add_run_options(CLI::App& app, CliOptions& o) {
   app.description(
       "p2pbench: GPU-to-GPU bandwidth between MPI ranks (2 or more, one GPU each) over NVLink or PCIe,\n"
       "through the copy engine (ce), SM load/store kernels (ldst) and Hopper TMA bulk copies (tma).\n"
@@ -98,6 +101,10 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_flag("--sanitize", o.sanitize,
                "sanitizer mode: no start gate or clock probes, one small sample per case, spinning methods skipped, so "
                "the run works under compute-sanitizer (on automatically there); figures are NOT measurements");
+}
+
+// The sweep's config keys, each with its flag; and the dry run's group of ranks.
+void add_sweep_options(CLI::App& app, CliOptions& o) {
   auto* sweep = "Sweep (override config keys)";
   app.add_option("-b,--minbytes", o.min_bytes, "smallest message size (sizes become a range)")->group(sweep);
   app.add_option("-e,--maxbytes", o.max_bytes, "largest message size")->group(sweep);
@@ -132,6 +139,13 @@ void add_cli_options(CLI::App& app, CliOptions& o) {
   app.add_option("--unroll", o.unroll, "16-byte loads in flight per thread, 1/2/4/8 (ldst.unroll)")->group(sweep);
   app.add_option("--smem", o.smem, "shared memory per block of the TMA kernel (tma.smem_bytes)")->group(sweep);
   app.add_option("--stages", o.stages, "shared-memory stages of the TMA ring (tma.stages)")->group(sweep);
+}
+
+}  // namespace
+
+void add_cli_options(CLI::App& app, CliOptions& o) {
+  add_run_options(app, o);
+  add_sweep_options(app, o);
 }
 
 void check_flag_combinations(const CliOptions& o) {

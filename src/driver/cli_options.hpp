@@ -37,7 +37,7 @@ struct CliOptions {
   // --ranks-per-node K: the node override (docs/groups.md): each K consecutive ranks of a host
   // are a node of their own, so cross-node paths can be exercised on one host; 0 = off.
   int ranks_per_node = 0;
-  // --expect FILE: expected values checked at the end (driver/expectations.hpp). main() parses
+  // --expect FILE: expected values checked at the end (judgement/expectations.hpp). main() parses
   // the file before the run into `expectations` (null without --expect).
   std::string expect_path;
   nlohmann::json expectations;

@@ -9,7 +9,7 @@
 #include "common/text_format.hpp"
 #include "common/text_format.hpp"
 #include "stats/statistics.hpp"
-#include "driver/trade_table.hpp"
+#include "judgement/trade_table.hpp"
 
 namespace p2pbench {
 

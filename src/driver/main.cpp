@@ -14,7 +14,7 @@
 #include "config/axis.hpp"
 #include "driver/benchmark_session.hpp"
 #include "driver/cli_options.hpp"
-#include "driver/expectations.hpp"
+#include "judgement/expectations.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/sweep.hpp"
 #include "results/output_guard.hpp"
@@ -94,6 +94,32 @@ std::vector<CaseSpec> load_sweep(const CliOptions& options, const GroupLayout& l
   return cases;
 }
 
+// What a run would run, checked before anything starts: the sweep, the expectations, the fault
+// switch of the tests and the output path. Throws InputError naming the key or flag.
+struct CheckedInput {
+  Config config;
+  std::vector<CaseSpec> cases;
+  std::string layout_origin;
+  GroupLayout layout;
+};
+
+CheckedInput check_input(CliOptions& options) {
+  CheckedInput in;
+  in.layout = planned_layout(options, in.layout_origin);
+  in.cases = load_sweep(options, in.layout, in.config);
+  options.fault = FaultPlan::from_environment();
+  if (options.fault) options.fault->check_in_range(in.layout.size(), in.cases.size());
+  if (!options.expect_path.empty()) {  // a bad expectations file stops the run before it starts
+    options.expectations = load_expectations(options.expect_path);
+    check_run_comparable(options.expectations, in.config.to_json(), options.expect_path);
+  }
+  // A dry run refuses what the run would refuse, so it can vet a job script.
+  check_output_path(options.output_path, "--output");
+  check_output_replaceable(options.output_path, options.force);
+  check_output_not_in_use(options.output_path);
+  return in;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,23 +145,9 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
 
-  Config config;
-  std::vector<CaseSpec> cases;
-  std::string layout_origin;
-  GroupLayout layout;
+  CheckedInput in;
   try {
-    layout = planned_layout(options, layout_origin);
-    cases = load_sweep(options, layout, config);
-    options.fault = FaultPlan::from_environment();
-    if (options.fault) options.fault->check_in_range(layout.size(), cases.size());
-    if (!options.expect_path.empty()) {  // a bad expectations file stops the run before it starts
-      options.expectations = load_expectations(options.expect_path);
-      check_run_comparable(options.expectations, config.to_json(), options.expect_path);
-    }
-    // A dry run refuses what the run would refuse, so it can vet a job script.
-    check_output_path(options.output_path, "--output");
-    check_output_replaceable(options.output_path, options.force);
-    check_output_not_in_use(options.output_path);
+    in = check_input(options);
   } catch (const InputError& e) {
     if (printer) std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
     return kExitBadInput;
@@ -144,7 +156,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (options.dry_run) {
-    std::fputs(describe_plan(config, cases, layout, layout_origin).c_str(), stdout);
+    std::fputs(describe_plan(in.config, in.cases, in.layout, in.layout_origin).c_str(), stdout);
     return kExitOk;
   }
   options.timeout_scale_given = app.count("--timeout-scale") > 0;
@@ -152,7 +164,7 @@ int main(int argc, char** argv) {
   // The session handles every failure of the run itself (it keeps what finished); this is the
   // last net, for one before the session exists (MPI start-up, say).
   try {
-    return run_benchmark_session(argc, argv, options, config);
+    return run_benchmark_session(argc, argv, options, in.config);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
     return kExitFailure;

@@ -13,7 +13,7 @@
 #include "driver/run_header.hpp"
 #include "driver/run_meta.hpp"
 #include "driver/session.hpp"
-#include "measure/cpu_binding.hpp"
+#include "device/cpu_binding.hpp"
 #include "measure/sanitizer_mode.hpp"
 #include "plan/sweep.hpp"
 

@@ -25,6 +25,41 @@ constexpr const char* kProgram = "p2pbench-gbench";
 
 void print_error(const std::string& message) { std::fprintf(stderr, "%s: error: %s\n", kProgram, message.c_str()); }
 
+// Runs the registered cases; the GPUs are opened as Google Benchmark starts. Returns the exit
+// status: set-up's error, a filter that matched nothing, or failed cases.
+int run_registered(TwoGpuSession& session, const Config& config) {
+  int setup_status = kExitOk;
+  std::string setup_error;
+  SessionReporter reporter([&] {
+    try {
+      session.open();
+      for (const auto& [key, value] : describe_run(session, config)) benchmark::AddCustomContext(key, value);
+      return true;
+    } catch (const InputError& e) {
+      setup_status = kExitBadInput;
+      setup_error = e.what();
+    } catch (const std::exception& e) {
+      setup_status = kExitFailure;
+      setup_error = e.what();
+    }
+    return false;
+  });
+  const size_t matched = benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  if (setup_status != kExitOk) {
+    print_error(setup_error);
+    return setup_status;
+  }
+  if (matched == 0) return kExitBadInput;  // Google Benchmark said which filter matched nothing
+  if (!session.failures().empty()) {
+    for (const std::string& f : session.failures()) print_error(f);
+    print_error(std::to_string(session.failures().size()) + " case(s) failed");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,34 +100,5 @@ int main(int argc, char** argv) {
                          RunnerOptions::from(config, options.driver.timeout_scale)});
   register_cases(selection.cases, session);
 
-  int setup_status = kExitOk;
-  std::string setup_error;
-  SessionReporter reporter([&] {
-    try {
-      session.open();
-      for (const auto& [key, value] : describe_run(session, config)) benchmark::AddCustomContext(key, value);
-      return true;
-    } catch (const InputError& e) {
-      setup_status = kExitBadInput;
-      setup_error = e.what();
-    } catch (const std::exception& e) {
-      setup_status = kExitFailure;
-      setup_error = e.what();
-    }
-    return false;
-  });
-  const size_t matched = benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-
-  if (setup_status != kExitOk) {
-    print_error(setup_error);
-    return setup_status;
-  }
-  if (matched == 0) return kExitBadInput;  // Google Benchmark said which filter matched nothing
-  if (!session.failures().empty()) {
-    for (const std::string& f : session.failures()) print_error(f);
-    print_error(std::to_string(session.failures().size()) + " case(s) failed");
-    return kExitFailure;
-  }
-  return kExitOk;
+  return run_registered(session, config);
 }

@@ -16,7 +16,7 @@
 #include "common/cuda_raii.hpp"
 #include "engines/transfer_engine.hpp"
 #include "measure/case_group.hpp"
-#include "measure/gpu_device.hpp"
+#include "device/gpu_device.hpp"
 #include "measure/runner_options.hpp"
 #include "measure/transfer_timer.hpp"
 

@@ -83,6 +83,12 @@ struct PhaseFigures {
   double workload_ms = 0;
   double workload_window_ns = 0;  // the together phase only
   double workload_launches = 0;
+
+  void set_transfer(const WindowFigures& f) {
+    transfer = true;
+    transfer_ms = f.elapsed_ms;
+    transfer_window_ns = f.window_ns;
+  }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PhaseFigures, transfer, transfer_ms, transfer_window_ns, workload,
                                                 workload_ms, workload_window_ns, workload_launches)

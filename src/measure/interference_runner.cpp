@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "measure/green_context.hpp"
+#include "device/green_context.hpp"
 #include "measure/interference_phase.hpp"
 #include "measure/transfer_timer.hpp"
 #include "plan/sweep.hpp"
@@ -235,65 +235,51 @@ bool InterferenceRunner::verify(Case& k, int sample, uint64_t seed, bool transfe
   return !any_failed(verified, out) && !any_verify_failed(verified, out);
 }
 
-bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out) {
-  InterferenceSamples& rec = *out.interference;
-  const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
-  const double bytes = double(k.spec.bytes) * double(k.transfer_launches);
-  const bool bidir = k.spec.mode == Mode::kBidir;
-  GatedWindow transfer(k.transfer_stream, "transfer"), alone(k.full_stream, "workload"), grouped(k.workload_stream, "workload");
+double InterferenceRunner::gate_timeout_s() const { return options_.gate_timeout_s * options_.timeout_scale; }
 
-  // 1. The transfer alone.
-  if (!fill_and_poison(k, seed, true, false, out)) return false;
-  auto a = gated_phase("the transfer alone", [&](uint32_t ticket) {
+// 1. The transfer alone (in its SM group where partitioned).
+InterferenceRunner::Phase InterferenceRunner::transfer_alone(Case& k, GatedWindow& transfer, CaseOutcome& out) {
+  return gated_phase("the transfer alone", [&](uint32_t ticket) {
     if (!k.drive) return;
-    transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
+    transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
     k.enqueue_transfers(k.transfer_stream);
     transfer.close();
   }, [&](PhaseFigures& d) {
-    if (!k.drive) return;
-    const WindowFigures f = transfer.wait(k.deadline_s);
-    d.transfer = true;
-    d.transfer_ms = f.elapsed_ms;
-    d.transfer_window_ns = f.window_ns;
+    if (k.drive) d.set_transfer(transfer.wait(k.deadline_s));
   }, out);
-  if (!a || !verify(k, sample, seed, true, false, out)) return false;
+}
 
-  // 2. The workload alone: on the whole GPU, then (partitioned) in its SM group.
-  auto workload_alone = [&](GatedWindow& w, uint64_t launches, const char* what) {
-    return gated_phase(what, [&](uint32_t ticket) {
-      if (!k.busy) return;
-      if (&w == &alone) k.target_whole_gpu();
-      else k.target_workload_group();
-      w.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
-      for (uint64_t i = 0; i < launches; ++i) k.workload->enqueue(w.stream());
-      w.close();
-    }, [&](PhaseFigures& d) {
-      if (!k.busy) return;
-      d.workload = true;
-      d.workload_ms = w.wait(k.deadline_s).elapsed_ms;
-      d.workload_launches = double(launches);
-    }, out);
-  };
-  if (sample == 0 && !fill_and_poison(k, seed, false, true, out)) return false;  // the workload's result only
-  auto b = workload_alone(alone, k.workload_launches, "the workload alone");
-  if (!b || (sample == 0 && !verify(k, sample, seed, false, true, out))) return false;
-  std::optional<std::vector<PhaseFigures>> b2;
-  if (k.spec.sm_partition.value_or(0) > 0 && !(b2 = workload_alone(grouped, k.partition_workload_launches, "the workload alone in its SM group")))
-    return false;
+// 2. The workload alone: `launches` of it on the whole GPU, or in its SM group.
+InterferenceRunner::Phase InterferenceRunner::workload_alone(Case& k, GatedWindow& w, bool whole_gpu, uint64_t launches,
+                                                             const char* what, CaseOutcome& out) {
+  return gated_phase(what, [&](uint32_t ticket) {
+    if (!k.busy) return;
+    if (whole_gpu) k.target_whole_gpu();
+    else k.target_workload_group();
+    w.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
+    for (uint64_t i = 0; i < launches; ++i) k.workload->enqueue(w.stream());
+    w.close();
+  }, [&](PhaseFigures& d) {
+    if (!k.busy) return;
+    d.workload = true;
+    d.workload_ms = w.wait(k.deadline_s).elapsed_ms;
+    d.workload_launches = double(launches);
+  }, out);
+}
 
-  // 3. Both at once behind the same gate; the workload keeps launching until the transfer's
-  // window has closed (a GPU that drives no transfer keeps it going for the planned time).
-  if (!fill_and_poison(k, seed, true, true, out)) return false;
+// 3. Both at once behind the same gate; the workload keeps launching until the transfer's
+// window has closed (a GPU that drives no transfer keeps it going for the planned time).
+InterferenceRunner::Phase InterferenceRunner::together(Case& k, GatedWindow& transfer, GatedWindow& grouped, CaseOutcome& out) {
   WorkloadFeeder feeder(k.workload_stream, kWorkloadAhead, [&](cudaStream_t s) { k.workload->enqueue(s); });
-  auto c = gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
+  return gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
     if (k.drive) {
-      transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
+      transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
       k.enqueue_transfers(k.transfer_stream);
       transfer.close();
     }
     if (k.busy) {
       k.target_workload_group();
-      grouped.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s);
+      grouped.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
       feeder.prime();
     }
   }, [&](PhaseFigures& d) {
@@ -306,12 +292,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       feeder.feed_while(cover, k.deadline_s);
       grouped.close();
     }
-    if (k.drive) {
-      const WindowFigures f = transfer.wait(k.deadline_s);
-      d.transfer = true;
-      d.transfer_ms = f.elapsed_ms;
-      d.transfer_window_ns = f.window_ns;
-    }
+    if (k.drive) d.set_transfer(transfer.wait(k.deadline_s));
     if (k.busy) {
       const WindowFigures f = grouped.wait(k.deadline_s);
       d.workload = true;
@@ -320,22 +301,47 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
       d.workload_launches = double(feeder.launches());
     }
   }, out);
-  if (!c || !verify(k, sample, seed, true, true, out)) return false;
+}
 
+bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out) {
+  GatedWindow transfer(k.transfer_stream, "transfer"), alone(k.full_stream, "workload"), grouped(k.workload_stream, "workload");
+  SampleFigures f;
+  if (!fill_and_poison(k, seed, true, false, out) || !(f.transfer_alone = transfer_alone(k, transfer, out)) ||
+      !verify(k, sample, seed, true, false, out))
+    return false;
+  // The workload's result is checked on the first sample only (a GEMM is the same each time).
+  if (sample == 0 && !fill_and_poison(k, seed, false, true, out)) return false;
+  if (!(f.workload_alone = workload_alone(k, alone, true, k.workload_launches, "the workload alone", out)) ||
+      (sample == 0 && !verify(k, sample, seed, false, true, out)))
+    return false;
+  if (k.spec.sm_partition.value_or(0) > 0 &&
+      !(f.workload_in_group = workload_alone(k, grouped, false, k.partition_workload_launches,
+                                             "the workload alone in its SM group", out)))
+    return false;
+  if (!fill_and_poison(k, seed, true, true, out) || !(f.together = together(k, transfer, grouped, out)) ||
+      !verify(k, sample, seed, true, true, out))
+    return false;
+  record_sample(k, f, out);
+  return true;
+}
+
+void InterferenceRunner::record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const {
+  InterferenceSamples& rec = *out.interference;
+  const double bytes = double(k.spec.bytes) * double(k.transfer_launches);
+  const bool bidir = k.spec.mode == Mode::kBidir;
   const double work = k.work_per_launch;  // from a GPU that ran the workload: every rank records the row
-  rec.transfer_alone_gbps.push_back(transfer_gbps(*a, bytes, bidir));
-  rec.workload_alone.push_back(workload_figure(*b, work));
-  if (b2) rec.workload_partition_alone.push_back(workload_figure(*b2, work));
-  rec.transfer_together_gbps.push_back(transfer_gbps(*c, bytes, bidir));
-  rec.workload_together.push_back(workload_figure(*c, work));
-  rec.workload_launches_together.push_back(most_workload_launches(*c));
-  rec.overlap.push_back(overlap_of(*c));
-  const double longest_ms = longest_transfer_window_ns(*c) * 1e-6;
+  rec.transfer_alone_gbps.push_back(transfer_gbps(*f.transfer_alone, bytes, bidir));
+  rec.workload_alone.push_back(workload_figure(*f.workload_alone, work));
+  if (f.workload_in_group) rec.workload_partition_alone.push_back(workload_figure(*f.workload_in_group, work));
+  rec.transfer_together_gbps.push_back(transfer_gbps(*f.together, bytes, bidir));
+  rec.workload_together.push_back(workload_figure(*f.together, work));
+  rec.workload_launches_together.push_back(most_workload_launches(*f.together));
+  rec.overlap.push_back(overlap_of(*f.together));
+  const double longest_ms = longest_transfer_window_ns(*f.together) * 1e-6;
   if (!k.drive) k.planned_cover_ms = std::max(k.planned_cover_ms, kPlannedCover * longest_ms);
   else if (bidir) k.planned_cover_ms = longest_ms;
   out.gbps.push_back(rec.transfer_together_gbps.back());
   out.time_us.push_back(double(k.spec.bytes) / (rec.transfer_together_gbps.back() * 1e9) * 1e6 * (bidir ? 2.0 : 1.0));
-  return true;
 }
 
 CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {

@@ -19,9 +19,9 @@
 #include "measure/case_outcome.hpp"
 #include "measure/interference_phase.hpp"
 #include "measure/lock_step.hpp"
-#include "measure/peer_buffers.hpp"
+#include "device/peer_buffers.hpp"
 #include "measure/runner_options.hpp"
-#include "measure/shared_gate.hpp"
+#include "device/shared_gate.hpp"
 #include "plan/case_spec.hpp"
 
 namespace p2pbench {
@@ -41,10 +41,22 @@ class InterferenceRunner {
   bool agree_on_skips(Case& k, CaseOutcome& out);
   bool calibrate(Case& k, CaseOutcome& out);
   bool run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out);
+
+  // A sample's phases, each every rank's figures or nothing where the case ended (out says why).
+  using Phase = std::optional<std::vector<PhaseFigures>>;
+  struct SampleFigures {
+    Phase transfer_alone, workload_alone, workload_in_group, together;  // workload_in_group: partitioned only
+  };
+  Phase transfer_alone(Case& k, GatedWindow& transfer, CaseOutcome& out);
+  Phase workload_alone(Case& k, GatedWindow& w, bool whole_gpu, uint64_t launches, const char* what, CaseOutcome& out);
+  Phase together(Case& k, GatedWindow& transfer, GatedWindow& grouped, CaseOutcome& out);
+  // The sample's figures into the row, and the cover the next sample plans.
+  void record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const;
+  double gate_timeout_s() const;
   // One gated phase: `queue` enqueues this rank's work behind the gate's next ticket (its
   // argument), the gate
   // opens, then `finish` waits for it and reports; returns every rank's report, or nothing.
-  std::optional<std::vector<PhaseFigures>> gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
+  Phase gated_phase(const char* what, const std::function<void(uint32_t)>& queue,
                                                        const std::function<void(PhaseFigures&)>& finish, CaseOutcome& out);
   // Before a phase: the transfer's source filled and destination poisoned (`transfer`), the
   // workload's result poisoned (`workload`). After it, the same ones checked.

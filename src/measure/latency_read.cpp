@@ -123,16 +123,13 @@ void LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid
   sample.us_at_peak_clock = cycles / loads / peak_sm_clock_mhz_;  // the reader's GPU
 }
 
-void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
+// The memory's owner (src) builds a chain of offsets, which mean the same in every process; for
+// "absolute" and "generic" the reader (dst) writes its own mapping's addresses instead. With a
+// busy owner, the owner's spin starts behind `ticket` (see below).
+bool LatencyRunner::build_chain(const CaseSpec& c, const ReadChase& r, int grid, uint32_t ticket, CaseOutcome& out) {
   const int me = comm_.rank();
-  const ReadChase r = c.read_chase.value_or(ReadChase{});
-  // The memory's owner (src) builds a chain of offsets, which mean the same in every process;
-  // for "absolute" and "generic" the reader (dst) writes its own mapping's addresses instead.
   const bool absolute = r.load == "absolute" || r.load == "generic";
   const bool busy_owner = r.owner == "busy";
-  const int grid = r.launch == "every_sm" ? current_sm_count() : 1;
-  const uint32_t ticket = busy_owner ? gate_.next_ticket() : 0;  // every rank, in the same order
-  GateRelease spin_release(gate_, ticket);
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   auto built = steps_.run_reports("building the pointer chain", [&](StepReport&) {
     if (auto why = kernels::chase_unsupported_reason(c.bytes, r.stride_bytes)) throw InputError(*why);
@@ -149,7 +146,29 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
                                  gate_.heartbeat_word(), static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
     }
   });
-  if (any_failed(built, out)) return;
+  return !any_failed(built, out);
+}
+
+// The owner's spin has been released: it must end, and must not have timed out before.
+bool LatencyRunner::end_owner_spin(const CaseSpec& c, const ReadChase& r, CaseOutcome& out) {
+  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
+  auto ended = steps_.run_reports("ending the owner's spin", [&](StepReport&) {
+    if (r.owner != "busy" || comm_.rank() != c.src_rank()) return;
+    sync("the owner's spin");
+    if (stamps->timed_out)
+      throw std::runtime_error("the owner's spin kernel reached its deadline before the chase ended: "
+                               "the owner's GPU was not kept busy throughout");
+  });
+  return !any_failed(ended, out);
+}
+
+void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
+  const int me = comm_.rank();
+  const ReadChase r = c.read_chase.value_or(ReadChase{});
+  const int grid = r.launch == "every_sm" ? current_sm_count() : 1;
+  const uint32_t ticket = r.owner == "busy" ? gate_.next_ticket() : 0;  // every rank, in the same order
+  GateRelease spin_release(gate_, ticket);
+  if (!build_chain(c, r, grid, ticket, out)) return;
 
   std::vector<double> kernel_us, events_us;
   std::map<unsigned, std::vector<double>> by_sm;  // ns per load of each SM's launches
@@ -177,14 +196,7 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   out.latency_us = r.timing == "events" ? events_us : kernel_us;
 
   spin_release.now();
-  auto ended = steps_.run_reports("ending the owner's spin", [&](StepReport&) {
-    if (!busy_owner || me != c.src_rank()) return;
-    sync("the owner's spin");
-    if (stamps->timed_out)
-      throw std::runtime_error("the owner's spin kernel reached its deadline before the chase ended: "
-                               "the owner's GPU was not kept busy throughout");
-  });
-  if (any_failed(ended, out)) return;
+  if (!end_owner_spin(c, r, out)) return;
   if (!kernel_us.empty())
     out.read_chase = describe_chase(c, r, grid, kernel_us, events_us, out.cycles, by_sm, warmup);
 }

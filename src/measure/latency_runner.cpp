@@ -71,25 +71,32 @@ CaseOutcome LatencyRunner::run(const CaseSpec& c, uint64_t case_index) {
   return out;
 }
 
-void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutcome& out) {
+kernels::PingPongArgs LatencyRunner::ping_pong_args(const CaseSpec& c, uint64_t case_index) const {
   const int me = comm_.rank();
-  const bool flag_in_data = c.protocol.value_or("flag_in_data") == "flag_in_data";
-  const size_t inbox_bytes = kernels::ping_pong_inbox_bytes(c.bytes, flag_in_data);
-  const uint32_t round_trips = uint32_t(options_.latency.round_trips);
-  const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
-  kernels::PingPongArgs args;
-  // Only the pair's two ranks take part; the others keep step with them.
   const bool in_pair = me == c.src_rank() || me == c.dst_rank();
+  kernels::PingPongArgs args;
   args.my_inbox = buffers_.local_dst();  // polled here, written by the peer
   args.peer_inbox = in_pair ? buffers_.peer_dst(peer_of(c)) : nullptr;
   args.payload_bytes = c.bytes;
-  args.round_trips = round_trips;
+  args.round_trips = uint32_t(options_.latency.round_trips);
   args.initiator = me == c.src_rank();
-  args.flag_in_data = flag_in_data;
+  args.flag_in_data = c.protocol.value_or("flag_in_data") == "flag_in_data";
   args.seed = case_index * 7919 + 17;
-  args.timeout_ns = uint64_t(gate_timeout_s * 1e9);
+  args.timeout_ns = uint64_t(options_.gate_timeout_s * options_.timeout_scale * 1e9);
   args.heartbeat = gate_.heartbeat_word();
   args.result = static_cast<kernels::PingPongResult*>(result_.device());
+  return args;
+}
+
+void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutcome& out) {
+  const int me = comm_.rank();
+  kernels::PingPongArgs args = ping_pong_args(c, case_index);
+  const bool flag_in_data = args.flag_in_data;
+  const size_t inbox_bytes = kernels::ping_pong_inbox_bytes(c.bytes, flag_in_data);
+  const uint32_t round_trips = args.round_trips;
+  const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
+  // Only the pair's two ranks take part; the others keep step with them.
+  const bool in_pair = me == c.src_rank() || me == c.dst_rank();
   out.iterations = round_trips;
 
   auto prepared = steps_.run_reports("preparing a ping-pong", [&](StepReport& r) {

@@ -10,9 +10,10 @@
 #include "common/cuda_raii.hpp"
 #include "measure/case_outcome.hpp"
 #include "measure/lock_step.hpp"
-#include "measure/peer_buffers.hpp"
+#include "device/peer_buffers.hpp"
 #include "measure/runner_options.hpp"
-#include "measure/shared_gate.hpp"
+#include "device/shared_gate.hpp"
+#include "kernels/latency_kernels.hpp"
 #include "plan/case_spec.hpp"
 
 namespace p2pbench {
@@ -38,8 +39,11 @@ class LatencyRunner {
 
  private:
   void run_signal(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);
+  kernels::PingPongArgs ping_pong_args(const CaseSpec& c, uint64_t case_index) const;
   // latency_read (latency_read.cpp): the chase variants of CaseSpec::read_chase.
   void run_read(const CaseSpec& c, CaseOutcome& out);
+  bool build_chain(const CaseSpec& c, const ReadChase& r, int grid, uint32_t ticket, CaseOutcome& out);
+  bool end_owner_spin(const CaseSpec& c, const ReadChase& r, CaseOutcome& out);
   // One sample on the reader; a chain that ends where it should not sets report.verify_error.
   void chase_sample(const CaseSpec& c, const ReadChase& r, int grid_blocks, StepReport& report, ChaseSample& sample) const;
   void run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome& out);

@@ -11,9 +11,9 @@
 #include "common/cuda_raii.hpp"
 #include "measure/case_group.hpp"
 #include "measure/lock_step.hpp"
-#include "measure/peer_buffers.hpp"
+#include "device/peer_buffers.hpp"
 #include "measure/runner_options.hpp"
-#include "measure/shared_gate.hpp"
+#include "device/shared_gate.hpp"
 
 namespace p2pbench {
 

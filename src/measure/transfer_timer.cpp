@@ -20,18 +20,6 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 }  // namespace
 
-void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what) {
-  const auto t0 = Clock::now();
-  while (true) {
-    const cudaError_t err = cudaEventQuery(event);
-    if (err == cudaSuccess) return;
-    if (err != cudaErrorNotReady) cuda_check(err, "waiting for " + what);
-    if (seconds_since(t0) > deadline_s)
-      throw RuntimeFailure("timed out after " + std::to_string(deadline_s) + " s waiting for " + what);
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
-  }
-}
-
 TransferTimer::TransferTimer(double timeout_scale, bool ungated)
     : timeout_scale_(timeout_scale),
       ungated_(ungated),

@@ -8,12 +8,10 @@
 #include <string>
 
 #include "common/cuda_raii.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/gate_kernels.hpp"
 
 namespace p2pbench {
-
-// Polls `event` until it completes; throws RuntimeFailure after `deadline_s` seconds.
-void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what);
 
 class TransferTimer {
  public:

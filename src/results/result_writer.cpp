@@ -150,9 +150,8 @@ void add_load_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& 
   if (o.load && !o.load->error.empty()) row["load"]["error"] = o.load->error;
 }
 
-}  // namespace
-
-json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
+// The case's identity and its raw samples: every row starts with these, whatever its method.
+json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
   const bool single = c.flows.size() == 1;
   json row = {
       {"method", to_string(c.method)},
@@ -194,29 +193,40 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
   row["aggregate"] = json();
   row["gpus"] = json::array();
   row["overlap"] = json();
-  if (is_interference(c.method)) return interference_row(c, o, std::move(row));
-  if (is_latency(c.method)) {
-    if (c.load) add_load_fields(c, o, facts, row);
-    row["samples"] = o.latency_us.size();
-    row["latency_us"] = json();
-    row["samples_us"] = o.latency_us;
-    if (o.status == CaseStatus::kOk && !o.latency_us.empty()) row["latency_us"] = latency_stats(o.latency_us);
-    if (o.status == CaseStatus::kOk && !o.issue_interval_us.empty()) {
-      row["issue_interval_us"] = latency_stats(o.issue_interval_us);
-      row["samples_issue_interval_us"] = o.issue_interval_us;
-    }
-    if (o.status == CaseStatus::kOk && !o.cycles.empty()) {
-      row["cycles"] = latency_stats(o.cycles);
-      row["latency_at_peak_clock_us"] = latency_stats(o.latency_at_peak_clock_us);
-    }
-    if (o.status == CaseStatus::kOk && !o.read_chase.is_null()) {  // latency_read: both timings' statistics
-      json chase = o.read_chase;
-      chase["kernel_timer_us"] = latency_stats(chase.at("samples_kernel_timer_us").get<std::vector<double>>());
-      chase["events_us"] = latency_stats(chase.at("samples_events_us").get<std::vector<double>>());
-      row["read_chase"] = chase;
-    }
-    return row;
+  return row;
+}
+
+// A latency row's statistics: latency_us, and where measured the issue interval, the cycles and
+// latency_read's two timings.
+json latency_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts, json row) {
+  if (c.load) add_load_fields(c, o, facts, row);
+  row["samples"] = o.latency_us.size();
+  row["latency_us"] = json();
+  row["samples_us"] = o.latency_us;
+  if (o.status == CaseStatus::kOk && !o.latency_us.empty()) row["latency_us"] = latency_stats(o.latency_us);
+  if (o.status == CaseStatus::kOk && !o.issue_interval_us.empty()) {
+    row["issue_interval_us"] = latency_stats(o.issue_interval_us);
+    row["samples_issue_interval_us"] = o.issue_interval_us;
   }
+  if (o.status == CaseStatus::kOk && !o.cycles.empty()) {
+    row["cycles"] = latency_stats(o.cycles);
+    row["latency_at_peak_clock_us"] = latency_stats(o.latency_at_peak_clock_us);
+  }
+  if (o.status == CaseStatus::kOk && !o.read_chase.is_null()) {  // latency_read: both timings' statistics
+    json chase = o.read_chase;
+    chase["kernel_timer_us"] = latency_stats(chase.at("samples_kernel_timer_us").get<std::vector<double>>());
+    chase["events_us"] = latency_stats(chase.at("samples_events_us").get<std::vector<double>>());
+    row["read_chase"] = chase;
+  }
+  return row;
+}
+
+}  // namespace
+
+json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
+  json row = row_head(c, o, facts);
+  if (is_interference(c.method)) return interference_row(c, o, std::move(row));
+  if (is_latency(c.method)) return latency_row(c, o, facts, std::move(row));
   if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const Summary bw = summarize(o.gbps);
   row["bandwidth_gbps"] = to_json(bw);

@@ -18,7 +18,7 @@ namespace p2pbench {
 // clock_event_reasons {raw, names}, persistence_mode, violation_ns {power, thermal, ...} (see
 // throttle_health.hpp), temperature_c, power_w, processes [{pid, used_memory_bytes, is_self}]]}.
 // is_self compares with this process only; the driver re-marks it from every rank's pid
-// (driver/verdicts.hpp, mark_own_processes). A query that fails leaves null and its reason under
+// (judgement/verdicts.hpp, mark_own_processes). A query that fails leaves null and its reason under
 // the enclosing object's "unavailable"; a GPU that cannot be found gets "error". Never throws for
 // NVML failures.
 nlohmann::json health_snapshot(const NvmlLibrary& lib, const std::vector<GpuIdentity>& gpus);

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "kernels/workload_kernels.hpp"
-#include "measure/transfer_timer.hpp"
+#include "common/event_wait.hpp"
 
 namespace p2pbench {
 

@@ -21,7 +21,7 @@
 #include "kernels/copy_kernels.hpp"
 #include "kernels/pattern_kernels.hpp"
 #include "kernels/workload_kernels.hpp"
-#include "measure/green_context.hpp"
+#include "device/green_context.hpp"
 #include "measure/transfer_timer.hpp"
 
 namespace p2pbench {

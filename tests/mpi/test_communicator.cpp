@@ -12,7 +12,7 @@
 
 #include "comm/communicator.hpp"
 #include "measure/lock_step.hpp"
-#include "measure/shared_gate.hpp"
+#include "device/shared_gate.hpp"
 #include "plan/group_layout.hpp"
 
 namespace {

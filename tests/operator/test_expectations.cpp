@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/errors.hpp"
-#include "driver/expectations.hpp"
+#include "judgement/expectations.hpp"
 
 namespace p2pbench {
 namespace {

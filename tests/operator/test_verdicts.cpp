@@ -4,7 +4,7 @@
 #include <fstream>
 #include <string>
 
-#include "driver/verdicts.hpp"
+#include "judgement/verdicts.hpp"
 
 namespace p2pbench {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
-#include "driver/trade_table.hpp"
+#include "judgement/trade_table.hpp"
 #include "example_results.hpp"
 #include "results/interference_rows.hpp"
 #include "plan/sweep.hpp"

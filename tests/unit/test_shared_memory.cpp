@@ -16,7 +16,7 @@
 #include "child_process.hpp"
 #include "common/errors.hpp"
 #include "engines/shared_host_memory.hpp"
-#include "measure/shared_gate.hpp"
+#include "device/shared_gate.hpp"
 
 namespace p2pbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "measure/shared_gate.hpp"
+#include "device/shared_gate.hpp"
 
 namespace p2pbench {
 

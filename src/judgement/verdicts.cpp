@@ -19,12 +19,12 @@
 //   DCGM_FR_CLOCKS_EVENT_POWER / _THERMAL). Here: any limiter other than low utilization, and
 //   any clock event reason other than idle / applications clocks set in a snapshot.
 #include "common/text_format.hpp"
-#include "driver/verdicts.hpp"
+#include "judgement/verdicts.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "driver/verdict_detail.hpp"
+#include "judgement/verdict_detail.hpp"
 
 namespace p2pbench {
 

@@ -1,4 +1,4 @@
-#include "measure/cpu_binding.hpp"
+#include "device/cpu_binding.hpp"
 
 #include <sched.h>
 

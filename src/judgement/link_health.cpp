@@ -1,4 +1,4 @@
-#include "driver/link_health.hpp"
+#include "judgement/link_health.hpp"
 
 #include <cuda_runtime.h>
 

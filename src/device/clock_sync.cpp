@@ -1,4 +1,4 @@
-#include "measure/clock_sync.hpp"
+#include "device/clock_sync.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "measure/gpu_device.hpp"
+#include "device/gpu_device.hpp"
 
 #include <sys/stat.h>
 

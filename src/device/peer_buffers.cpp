@@ -1,4 +1,4 @@
-#include "measure/peer_buffers.hpp"
+#include "device/peer_buffers.hpp"
 
 #include <cstring>
 #include <utility>

@@ -1,5 +1,5 @@
 #include "common/text_format.hpp"
-#include "driver/expectations.hpp"
+#include "judgement/expectations.hpp"
 
 #include <algorithm>
 #include <cstring>

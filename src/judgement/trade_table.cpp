@@ -1,4 +1,4 @@
-#include "driver/trade_table.hpp"
+#include "judgement/trade_table.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "measure/green_context.hpp"
+#include "device/green_context.hpp"
 
 #include <cuda.h>  // types only: every driver function is fetched at run time
 

@@ -14,8 +14,8 @@
 #include <set>
 
 #include "common/text_format.hpp"
-#include "driver/verdict_detail.hpp"
-#include "driver/verdicts.hpp"
+#include "judgement/verdict_detail.hpp"
+#include "judgement/verdicts.hpp"
 
 namespace p2pbench {
 
