@@ -235,8 +235,15 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"verify", "check every byte after every sample (default true)"},
       {"buffer_pool_bytes", "rotate through this much memory per buffer so small messages miss L2 (0 = off)"},
       {"gate_timeout_s", "a GPU waiting at the start gate gives up after this long (1 to 3600 s, default 10)"},
-      {"ldst", "{\"blocks\", \"threads\", \"unroll\"} axes of the LD/ST kernel"},
-      {"tma", "{\"blocks\", \"smem_bytes\", \"stages\"} axes of the TMA kernel"},
+    };
+    // Each method that sweeps kernel-shape axes has a section of them, named after it.
+    for (const MethodInfo& m : method_registry()) {
+      if (m.swept.empty()) continue;
+      std::string axes;
+      for (const SweptAxis& a : m.swept) axes += (axes.empty() ? "{\"" : ", \"") + std::string(to_string(a.axis)) + "\"";
+      list.push_back({m.name, axes + "} axes of the " + m.title});
+    }
+    list.insert(list.end(), {
       {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"ce_copies\"} of the latency methods; latency_read "
                   "axes {\"read_protocols\" (plain, relaxed_sys, absolute, generic), \"read_launch\" (single, every_sm), "
                   "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
@@ -246,7 +253,7 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
       {"interference", "{\"workloads\", \"gemm\": {m, n, k}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
                        "of the interference method (a transfer beside a GEMM or an HBM stream)"},
-    };
+    });
     const auto& patterns = pattern_key_help();
     list.insert(list.end(), patterns.begin(), patterns.end());
     return list;
@@ -322,20 +329,21 @@ void parse_measurement_keys(const json& doc, const KeyNamer& name, Config& c) {
   }
 }
 
-// A method's section of kernel-shape axes ("ldst", "tma"): each key an axis of sizes or counts.
-void parse_kernel_axes(const json& doc, const KeyNamer& name, const char* section,
-                       const std::vector<std::pair<const char*, std::vector<uint64_t>*>>& axes) {
+// A method's section of swept kernel-shape axes ("ldst": {"blocks": ...}), as the registry
+// declares them: each key an axis of counts (smem_bytes: sizes), each value within its rule.
+void parse_kernel_axes(const json& doc, const KeyNamer& name, const MethodInfo& m, KernelAxes& out) {
+  const std::string section = m.name;
   if (!doc.contains(section)) return;
   const json& s = doc[section];
   if (!s.is_object()) throw InputError(name(section), s.dump(), "must be an object of axes");
   std::set<std::string> known;
-  for (const auto& [key, target] : axes) known.insert(key);
-  reject_unknown_keys(s, known, std::string(section) + ".", name);
-  for (const auto& [key, target] : axes) {
+  for (const SweptAxis& a : m.swept) known.insert(to_string(a.axis));
+  reject_unknown_keys(s, known, section + ".", name);
+  for (const SweptAxis& a : m.swept) {
+    const std::string key = to_string(a.axis);
     if (!s.contains(key)) continue;
-    const std::string full = std::string(section) + "." + key;
     try {
-      *target = parse_axis(s[key], full, std::string(key) == "smem_bytes");
+      out.set(m.id, a.axis, parse_axis(s[key], section + "." + key, a.axis == ShapeAxis::kSmemBytes));
     } catch (const InputError& e) {
       throw InputError(name(e.key()) + std::string(e.what()).substr(e.key().size()));
     }
@@ -357,9 +365,16 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
   parse_latency_and_atomic(doc, name, c);
   if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);
   parse_pattern_keys(doc, name, c.plan);
-  parse_kernel_axes(doc, name, "ldst", {{"blocks", &c.ldst.blocks}, {"threads", &c.ldst.threads}, {"unroll", &c.ldst.unroll}});
-  parse_kernel_axes(doc, name, "tma", {{"blocks", &c.tma.blocks}, {"smem_bytes", &c.tma.smem_bytes}, {"stages", &c.tma.stages}});
+  for (const MethodInfo& m : method_registry())
+    if (!m.swept.empty()) parse_kernel_axes(doc, name, m, c.kernel_axes);
   return c;
+}
+
+const std::vector<uint64_t>& KernelAxes::of(Method m, ShapeAxis a) const {
+  const auto it = values_.find({m, a});
+  if (it != values_.end()) return it->second;
+  if (const SweptAxis* s = swept_axis(m, a)) return s->defaults;
+  throw std::logic_error(std::string("method ") + to_string(m) + " sweeps no " + to_string(a));
 }
 
 json Config::to_json() const {
@@ -379,8 +394,6 @@ json Config::to_json() const {
               {"verify", verify},
               {"buffer_pool_bytes", buffer_pool_bytes},
               {"gate_timeout_s", gate_timeout_s},
-              {"ldst", {{"blocks", ldst.blocks}, {"threads", ldst.threads}, {"unroll", ldst.unroll}}},
-              {"tma", {{"blocks", tma.blocks}, {"smem_bytes", tma.smem_bytes}, {"stages", tma.stages}}},
               {"latency",
                {{"payload_bytes", latency.payload_bytes},
                 {"protocols", latency.protocols},
@@ -407,6 +420,8 @@ json Config::to_json() const {
                               {"pattern", to_string(latency.load->pattern)},
                               {"bytes", latency.load->bytes}};
   out.update(plan.to_json());  // the pattern keys are top-level keys
+  for (const MethodInfo& m : method_registry())
+    for (const SweptAxis& a : m.swept) out[m.name][to_string(a.axis)] = kernel_axes.of(m.id, a.axis);
   return out;
 }
 

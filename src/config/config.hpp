@@ -17,16 +17,15 @@
 
 namespace p2pbench {
 
-struct LdstAxes {
-  std::vector<uint64_t> blocks{32};
-  std::vector<uint64_t> threads{1024};
-  std::vector<uint64_t> unroll{4};
-};
+// The values of every swept kernel-shape axis (the method registry's SweptAxis), by method:
+// what the config's section of the method ("ldst": {"blocks": [...]}) set, else the defaults.
+class KernelAxes {
+ public:
+  const std::vector<uint64_t>& of(Method m, ShapeAxis a) const;
+  void set(Method m, ShapeAxis a, std::vector<uint64_t> values) { values_[{m, a}] = std::move(values); }
 
-struct TmaAxes {
-  std::vector<uint64_t> blocks{32};
-  std::vector<uint64_t> smem_bytes{131072};
-  std::vector<uint64_t> stages{4};
+ private:
+  std::map<std::pair<Method, ShapeAxis>, std::vector<uint64_t>> values_;
 };
 
 // Latency under load: every latency case is measured a second time while these
@@ -82,8 +81,7 @@ struct Config {
   bool verify = true;
   uint64_t buffer_pool_bytes = 0;  // 0: one buffer; else rotate slots through a pool this large
   double gate_timeout_s = 10.0;
-  LdstAxes ldst;
-  TmaAxes tma;
+  KernelAxes kernel_axes;
   LatencySettings latency;
   AtomicSettings atomic;
   InterferenceSettings interference;  // the "interference" section

@@ -193,16 +193,17 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
   if (!o.warmup_time.empty()) set("warmup_time_ms", number_flag(o.warmup_time, "--warmup-time", false), "--warmup-time");
   if (!o.buffer_pool.empty()) set("buffer_pool_bytes", o.buffer_pool == "0" ? json(0) : json(o.buffer_pool), "--buffer-pool");
   if (o.no_verify) set("verify", false, "--no-verify");
-  if (!o.blocks.empty()) {
-    set_nested("ldst", "blocks", axis_flag_to_json(o.blocks, "--blocks"), "--blocks");
-    set_nested("tma", "blocks", axis_flag_to_json(o.blocks, "--blocks"), "--blocks");
-  }
+  // An axis flag sets that axis in the section of every method that sweeps it (the registry's).
+  const std::pair<ShapeAxis, std::pair<const std::string*, const char*>> axis_flags[] = {
+      {ShapeAxis::kBlocks, {&o.blocks, "--blocks"}},   {ShapeAxis::kThreads, {&o.threads, "--threads"}},
+      {ShapeAxis::kUnroll, {&o.unroll, "--unroll"}},   {ShapeAxis::kSmemBytes, {&o.smem, "--smem"}},
+      {ShapeAxis::kStages, {&o.stages, "--stages"}}};
+  for (const auto& [axis, flag] : axis_flags)
+    if (!flag.first->empty())
+      for (const MethodInfo& m : method_registry())
+        if (swept_axis(m.id, axis)) set_nested(m.name, to_string(axis), axis_flag_to_json(*flag.first, flag.second), flag.second);
   if (!o.ldst_blocks.empty()) set_nested("ldst", "blocks", axis_flag_to_json(o.ldst_blocks, "--ldst-blocks"), "--ldst-blocks");
   if (!o.tma_blocks.empty()) set_nested("tma", "blocks", axis_flag_to_json(o.tma_blocks, "--tma-blocks"), "--tma-blocks");
-  if (!o.threads.empty()) set_nested("ldst", "threads", axis_flag_to_json(o.threads, "--threads"), "--threads");
-  if (!o.unroll.empty()) set_nested("ldst", "unroll", axis_flag_to_json(o.unroll, "--unroll"), "--unroll");
-  if (!o.smem.empty()) set_nested("tma", "smem_bytes", axis_flag_to_json(o.smem, "--smem"), "--smem");
-  if (!o.stages.empty()) set_nested("tma", "stages", axis_flag_to_json(o.stages, "--stages"), "--stages");
 }
 
 }  // namespace p2pbench

@@ -15,29 +15,47 @@ namespace {
 struct Shape {
   std::optional<int> blocks, threads, unroll, stages;
   std::optional<uint64_t> smem_bytes;
+
+  void set(ShapeAxis a, uint64_t v) {
+    switch (a) {
+      case ShapeAxis::kBlocks: blocks = int(v); break;
+      case ShapeAxis::kThreads: threads = int(v); break;
+      case ShapeAxis::kUnroll: unroll = int(v); break;
+      case ShapeAxis::kSmemBytes: smem_bytes = v; break;
+      case ShapeAxis::kStages: stages = int(v); break;
+    }
+  }
+  template <typename Spec>  // CaseSpec or LoadSpec
+  void apply_to(Spec& s) const {
+    s.blocks = blocks;
+    s.threads = threads;
+    s.unroll = unroll;
+    s.smem_bytes = smem_bytes;
+    s.stages = stages;
+  }
 };
 
+// Every combination of the method's swept axes (the registry's order, the first outermost);
+// one empty shape for a method that sweeps none.
 std::vector<Shape> shapes_of(Method m, const Config& c) {
-  std::vector<Shape> out;
-  switch (m) {
-    case Method::kCe:
-    case Method::kH2d:
-    case Method::kD2h:
-    default:
-      out.push_back({});
-      break;
-    case Method::kLdst:
-      for (auto b : c.ldst.blocks)
-        for (auto t : c.ldst.threads)
-          for (auto u : c.ldst.unroll) out.push_back({int(b), int(t), int(u), std::nullopt, std::nullopt});
-      break;
-    case Method::kTma:
-      for (auto b : c.tma.blocks)
-        for (auto s : c.tma.smem_bytes)
-          for (auto st : c.tma.stages) out.push_back({int(b), std::nullopt, std::nullopt, int(st), s});
-      break;
+  std::vector<Shape> out{Shape{}};
+  for (const SweptAxis& axis : method_info(m).swept) {
+    std::vector<Shape> grown;
+    for (const Shape& partial : out)
+      for (uint64_t v : c.kernel_axes.of(m, axis.axis)) {
+        grown.push_back(partial);
+        grown.back().set(axis.axis, v);
+      }
+    out = std::move(grown);
   }
   return out;
+}
+
+// The first value of each swept axis: the shape a method runs with as a latency case's load.
+Shape first_shape_of(Method m, const Config& c) {
+  Shape s;
+  for (const SweptAxis& axis : method_info(m).swept) s.set(axis.axis, c.kernel_axes.of(m, axis.axis).front());
+  return s;
 }
 
 // --- counting without expanding (count_cases) ----------------------------------------------
@@ -56,9 +74,9 @@ uint64_t product(std::initializer_list<uint64_t> factors) {
 }
 
 uint64_t shape_count(Method m, const Config& c) {
-  if (m == Method::kLdst) return product({c.ldst.blocks.size(), c.ldst.threads.size(), c.ldst.unroll.size()});
-  if (m == Method::kTma) return product({c.tma.blocks.size(), c.tma.smem_bytes.size(), c.tma.stages.size()});
-  return 1;
+  uint64_t count = 1;
+  for (const SweptAxis& axis : method_info(m).swept) count = saturating_mul(count, c.kernel_axes.of(m, axis.axis).size());
+  return count;
 }
 
 // Latency and atomic cases of one ordered pair (as expand_probe_method).
@@ -161,16 +179,7 @@ void add_load_twins(const Config& config, int ranks, size_t first, std::vector<C
     load.pattern = l.pattern;
     load.bytes = l.bytes;
     load.flows = load_flows(l, twin.flows.at(0), ranks);
-    if (l.method == Method::kLdst) {
-      load.blocks = int(config.ldst.blocks.front());
-      load.threads = int(config.ldst.threads.front());
-      load.unroll = int(config.ldst.unroll.front());
-    }
-    if (l.method == Method::kTma) {
-      load.blocks = int(config.tma.blocks.front());
-      load.smem_bytes = config.tma.smem_bytes.front();
-      load.stages = int(config.tma.stages.front());
-    }
+    first_shape_of(l.method, config).apply_to(load);
     twin.load = load;
     out.push_back(twin);
   }
@@ -244,11 +253,7 @@ void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
                 c.mode = mode;
                 c.bytes = bytes;
                 c.flows = mode == Mode::kUni ? std::vector<Flow>{{0, 1}} : std::vector<Flow>{{0, 1}, {1, 0}};
-                c.blocks = shape.blocks;
-                c.threads = shape.threads;
-                c.unroll = shape.unroll;
-                c.smem_bytes = shape.smem_bytes;
-                c.stages = shape.stages;
+                shape.apply_to(c);
                 cases.push_back(c);
               }
 }
@@ -269,11 +274,7 @@ CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, ui
   c.direction = is_two_sided_baseline(m) || is_host_link(m) ? Direction::kPush : d;
   c.mode = is_host_link(m) ? Mode::kUni : mode;
   c.bytes = bytes;
-  c.blocks = shape.blocks;
-  c.threads = shape.threads;
-  c.unroll = shape.unroll;
-  c.smem_bytes = shape.smem_bytes;
-  c.stages = shape.stages;
+  shape.apply_to(c);
   return c;
 }
 

@@ -31,18 +31,15 @@ void validate_kernel_axes(const Config& config, const KeyOrigins& origins) {
       if (!ok(values[i]))
         throw InputError(key_with_origin(origins, key + "[" + std::to_string(i) + "]"), std::to_string(values[i]), why);
   };
-  check_all(config.ldst.blocks, "ldst.blocks", [](uint64_t v) { return v >= 1 && v <= 65535; }, "blocks must be 1..65535");
-  check_all(config.tma.blocks, "tma.blocks", [](uint64_t v) { return v >= 1 && v <= 65535; }, "blocks must be 1..65535");
-  check_all(config.ldst.threads, "ldst.threads",
-            [](uint64_t v) { return v >= 32 && v <= kMaxThreadsPerBlock && v % 32 == 0; },
-            "threads per block must be a multiple of 32 (whole warps) from 32 to 1024");
-  check_all(config.ldst.unroll, "ldst.unroll", [](uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; },
-            "unroll must be 1, 2, 4 or 8");
-  check_all(config.tma.stages, "tma.stages", [](uint64_t v) { return v >= 1 && v <= 32; }, "stages must be 1..32");
+  // Each swept axis by its own rule (the method registry's).
+  for (const MethodInfo& m : method_registry())
+    for (const SweptAxis& a : m.swept)
+      if (a.valid) check_all(config.kernel_axes.of(m.id, a.axis), std::string(m.name) + "." + to_string(a.axis), a.valid, a.rule);
   // As tma_unsupported_reason: smem_bytes plus one mbarrier per stage within the GPU's limit.
-  for (size_t i = 0; i < config.tma.smem_bytes.size(); ++i)
-    for (uint64_t stages : config.tma.stages) {
-      const uint64_t smem = config.tma.smem_bytes[i];
+  const auto& tma_smem = config.kernel_axes.of(Method::kTma, ShapeAxis::kSmemBytes);
+  for (size_t i = 0; i < tma_smem.size(); ++i)
+    for (uint64_t stages : config.kernel_axes.of(Method::kTma, ShapeAxis::kStages)) {
+      const uint64_t smem = tma_smem[i];
       if (smem >= 16 && smem + stages * kMbarrierBytesPerStage <= kLargestSmemPerBlockOptin) continue;
       throw InputError(key_with_origin(origins, "tma.smem_bytes[" + std::to_string(i) + "]"), std::to_string(smem),
                        "with " + std::to_string(stages) + " stages, shared memory per block plus " +

@@ -1,5 +1,7 @@
 #include "vocab/methods.hpp"
 
+#include <stdexcept>
+
 namespace p2pbench {
 
 namespace {
@@ -9,14 +11,33 @@ constexpr MethodAxes kLdstAxes{true, true, true, false, false};
 constexpr MethodAxes kTmaAxes{true, false, false, true, true};
 constexpr MethodAxes kGridAxes{true, true, false, false, false};  // blocks and threads
 
-const std::vector<MethodInfo>& table() {
-  static const std::vector<MethodInfo> methods = {
+bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
+bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
+bool unroll_choice(uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; }
+bool tma_stages(uint64_t v) { return v >= 1 && v <= 32; }
+
+const SweptAxis kBlocks{ShapeAxis::kBlocks, {32}, any_block_count, "blocks must be 1..65535", "blocks (= SMs) of the kernel"};
+const std::vector<SweptAxis> kLdstSwept = {
+    kBlocks,
+    {ShapeAxis::kThreads, {1024}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
+     "threads per block"},
+    {ShapeAxis::kUnroll, {4}, unroll_choice, "unroll must be 1, 2, 4 or 8", "16-byte loads in flight per thread"},
+};
+const std::vector<SweptAxis> kTmaSwept = {
+    kBlocks,
+    // Bounded together with the stages (sweep_limits), and per GPU by the engine.
+    {ShapeAxis::kSmemBytes, {131072}, nullptr, "", "shared memory per block (bytes)"},
+    {ShapeAxis::kStages, {4}, tma_stages, "stages must be 1..32", "shared-memory stages of the ring"},
+};
+
+std::vector<MethodInfo>& table() {
+  static std::vector<MethodInfo> methods = {
       {Method::kCe, "ce", MethodKind::kCopy, kNoAxes, "copy engine", "tab:blue", 0, true, "",
        "the copy engine: cudaMemcpyAsync through the peer mapping"},
       {Method::kLdst, "ldst", MethodKind::kCopy, kLdstAxes, "LD/ST kernel", "tab:orange", 1, true, "",
-       "an SM kernel of 16-byte loads and stores through the peer mapping"},
+       "an SM kernel of 16-byte loads and stores through the peer mapping", kLdstSwept},
       {Method::kTma, "tma", MethodKind::kCopy, kTmaAxes, "TMA kernel", "tab:green", 2, true, "",
-       "an SM kernel of Hopper bulk copies (TMA) staged in shared memory"},
+       "an SM kernel of Hopper bulk copies (TMA) staged in shared memory", kTmaSwept},
       {Method::kH2d, "h2d", MethodKind::kHostLink, kGridAxes, "host→device", "tab:brown", 5, false, "",
        "pinned host memory to the rank's own GPU (its host link)"},
       {Method::kD2h, "d2h", MethodKind::kHostLink, kGridAxes, "device→host", "tab:pink", 6, false, "",
@@ -54,6 +75,30 @@ std::vector<std::string> MethodAxes::names() const {
 }
 
 const std::vector<MethodInfo>& method_registry() { return table(); }
+
+Method register_method(MethodInfo info) {
+  if (parse_method(info.name)) throw std::logic_error(std::string("method name registered twice: ") + info.name);
+  info.id = static_cast<Method>(table().size());
+  table().push_back(info);
+  return info.id;
+}
+
+const SweptAxis* swept_axis(Method m, ShapeAxis a) {
+  for (const SweptAxis& s : method_info(m).swept)
+    if (s.axis == a) return &s;
+  return nullptr;
+}
+
+const char* to_string(ShapeAxis a) {
+  switch (a) {
+    case ShapeAxis::kBlocks: return "blocks";
+    case ShapeAxis::kThreads: return "threads";
+    case ShapeAxis::kUnroll: return "unroll";
+    case ShapeAxis::kSmemBytes: return "smem_bytes";
+    case ShapeAxis::kStages: return "stages";
+  }
+  return "?";
+}
 
 const MethodInfo& method_info(Method m) { return table().at(static_cast<size_t>(m)); }
 

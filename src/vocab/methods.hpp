@@ -4,6 +4,7 @@
 // derive from it. The ground floor: nothing here includes anything of p2pbench's.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,21 @@ struct MethodAxes {
   std::vector<std::string> names() const;
 };
 
+// The kernel-shape fields of a case (and of its row).
+enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages };
+const char* to_string(ShapeAxis a);  // "blocks", "threads", "unroll", "smem_bytes", "stages"
+
+// A kernel-shape axis a method sweeps: the config section named after the method holds its
+// values ("ldst": {"blocks": [...]}), expanded with the method's other swept axes in the order
+// declared (the first outermost).
+struct SweptAxis {
+  ShapeAxis axis;
+  std::vector<uint64_t> defaults;  // without the key in the config
+  bool (*valid)(uint64_t value);   // the value's own rule, or null (a rule across axes is the method's own)
+  const char* rule;                // what `valid` asks, for the error
+  const char* help;                // config key help
+};
+
 struct MethodInfo {
   Method id;
   const char* name;         // in configs, on the command line and in results
@@ -44,10 +60,19 @@ struct MethodInfo {
   bool runs_as_load;        // may be the bandwidth load beside a latency case (latency.load.method)
   const char* sanitizer_skip;  // why it cannot run under compute-sanitizer, or ""
   const char* help;         // one line for --help and --list-methods
+  std::vector<SweptAxis> swept = {};  // the axes of its config section ({} : none, no section)
 };
 
-// Every method, in the order of the Method enum.
+// Every method: the built-in ones in the order of the Method enum, then those registered.
 const std::vector<MethodInfo>& method_registry();
+
+// Adds a method beyond the built-in ones, before main() runs (a static initializer of the
+// method's engine, P2PBENCH_REGISTER_METHOD in engines/engine_registry.hpp); returns its id, a
+// Method value past the enumerators. The registry is only written before main(): everything
+// after reads it. Throws std::logic_error for a name already taken.
+Method register_method(MethodInfo info);
+// The method's swept axis `a`, or null where it does not sweep it.
+const SweptAxis* swept_axis(Method m, ShapeAxis a);
 const MethodInfo& method_info(Method m);
 const char* to_string(Method m);
 std::optional<Method> parse_method(const std::string& s);

@@ -25,9 +25,9 @@ TEST(Config, DefaultsAndOverrides) {
   doc["tma"] = {{"smem_bytes", {"64KiB", 131072}}};
   c = parse_config(doc);
   EXPECT_EQ(c.methods.size(), 3u);
-  EXPECT_EQ(c.ldst.blocks, (std::vector<uint64_t>{1, 2, 4, 8, 16}));
-  EXPECT_EQ(c.ldst.unroll, (std::vector<uint64_t>{1, 8}));
-  EXPECT_EQ(c.tma.smem_bytes, (std::vector<uint64_t>{65536, 131072}));
+  EXPECT_EQ(c.kernel_axes.of(Method::kLdst, ShapeAxis::kBlocks), (std::vector<uint64_t>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(c.kernel_axes.of(Method::kLdst, ShapeAxis::kUnroll), (std::vector<uint64_t>{1, 8}));
+  EXPECT_EQ(c.kernel_axes.of(Method::kTma, ShapeAxis::kSmemBytes), (std::vector<uint64_t>{65536, 131072}));
 }
 
 TEST(Config, LatencyOnlyConfigNeedsNoSizesAndRoundTrips) {

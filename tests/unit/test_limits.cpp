@@ -74,13 +74,13 @@ TEST(CaseCount, MoreThanTheLimitIsRefusedBeforeExpanding) {
   // 64 sizes x 65535 block counts x 1024 thread counts x 8 unrolls: far beyond memory if expanded.
   Config c = parse_config(json{{"sizes", {4096}}, {"methods", {"ldst"}}});
   c.sizes.assign(64, 4096);
-  c.ldst.blocks.assign(65535, 1);
-  c.ldst.threads.assign(1024, 32);
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kBlocks, std::vector<uint64_t>(65535, 1));
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kThreads, std::vector<uint64_t>(1024, 32));
   EXPECT_GT(count_cases(c), kMaxCases);
   const std::string why = error_of([&] { check_case_count(c); });
   EXPECT_NE(why.find("more than the limit of 100000 cases"), std::string::npos) << why;
-  c.ldst.blocks.assign(1, 1);
-  c.ldst.threads.assign(1, 32);
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kBlocks, std::vector<uint64_t>(1, 1));
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kThreads, std::vector<uint64_t>(1, 32));
   EXPECT_NO_THROW(check_case_count(c));  // 64 sizes x 2 orientations x 4 (dir x mode)
 }
 
@@ -118,26 +118,26 @@ TEST(BufferArithmetic, NeedMatchesTheSessionsFormula) {
 TEST(KernelAxes, ErrorsNameTheFlag) {
   KeyOrigins origins{{"ldst.threads", "--threads"}, {"tma.smem_bytes", "--smem"}, {"ldst.blocks", "--blocks"}};
   Config c = parse_config(json{{"sizes", {4096}}});
-  c.ldst.threads = {1025};
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kThreads, std::vector<uint64_t>{1025});
   std::string why = error_of([&] { validate_kernel_axes(c, origins); });
   EXPECT_NE(why.find("ldst.threads[0] (from --threads) = 1025"), std::string::npos) << why;
-  c.ldst.threads = {96};  // whole warps are fine
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kThreads, std::vector<uint64_t>{96});  // whole warps are fine
   EXPECT_NO_THROW(validate_kernel_axes(c, origins));
-  c.ldst.threads = {100};
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kThreads, std::vector<uint64_t>{100});
   EXPECT_NE(error_of([&] { validate_kernel_axes(c, origins); }).find("multiple of 32"), std::string::npos);
-  c.ldst.threads = {512};
-  c.ldst.blocks = {0};
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kThreads, std::vector<uint64_t>{512});
+  c.kernel_axes.set(Method::kLdst, ShapeAxis::kBlocks, std::vector<uint64_t>{0});
   EXPECT_NE(error_of([&] { validate_kernel_axes(c, origins); }).find("(from --blocks)"), std::string::npos);
 }
 
 TEST(KernelAxes, TmaSharedMemoryAtMost227KiBWithItsBarriers) {
   Config c = parse_config(json{{"sizes", {4096}}});
-  c.tma.stages = {4};
-  c.tma.smem_bytes = {227 * 1024 - 32};  // + 4 stages x 8 bytes of mbarrier = 227 KiB exactly
+  c.kernel_axes.set(Method::kTma, ShapeAxis::kStages, std::vector<uint64_t>{4});
+  c.kernel_axes.set(Method::kTma, ShapeAxis::kSmemBytes, std::vector<uint64_t>{227 * 1024 - 32});  // + 4 stages x 8 bytes of mbarrier = 227 KiB exactly
   EXPECT_NO_THROW(validate_kernel_axes(c));
-  c.tma.smem_bytes = {227 * 1024 - 31};
+  c.kernel_axes.set(Method::kTma, ShapeAxis::kSmemBytes, std::vector<uint64_t>{227 * 1024 - 31});
   EXPECT_THROW(validate_kernel_axes(c), InputError);
-  c.tma.smem_bytes = {300 * 1024};
+  c.kernel_axes.set(Method::kTma, ShapeAxis::kSmemBytes, std::vector<uint64_t>{300 * 1024});
   const std::string why = error_of([&] { validate_kernel_axes(c, {{"tma.smem_bytes", "--smem"}}); });
   EXPECT_NE(why.find("tma.smem_bytes[0] (from --smem) = 307200"), std::string::npos) << why;
   EXPECT_NE(why.find("227 KiB"), std::string::npos) << why;
