@@ -1,10 +1,6 @@
 #include "engines/transfer_engine.hpp"
 
 #include "common/cuda_raii.hpp"
-#include "engines/ce_engine.hpp"
-#include "engines/atomic_engine.hpp"
-#include "engines/host_link_engine.hpp"
-#include "engines/sm_engines.hpp"
 #include "kernels/pattern_kernels.hpp"
 
 namespace p2pbench {
@@ -38,19 +34,6 @@ Transfer TransferEngine::transfer(Direction direction, const Endpoints& e, uint6
   const char* src = static_cast<const char*>(push ? e.local_src : e.peer_src);
   char* dst = static_cast<char*>(push ? e.peer_dst : e.local_dst);
   return {src + offset, dst + offset, bytes, e.flow};
-}
-
-std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) {
-  switch (c.method) {
-    case Method::kCe: return std::make_unique<CopyEngine>();
-    case Method::kLdst: return std::make_unique<LdstEngine>(kernels::LdstShape{*c.blocks, *c.threads, *c.unroll});
-    case Method::kTma: return std::make_unique<TmaEngine>(kernels::TmaShape{*c.blocks, size_t(*c.smem_bytes), *c.stages});
-    case Method::kH2d: return std::make_unique<HostLinkEngine>(HostLinkEngine::kHostToDevice);
-    case Method::kD2h: return std::make_unique<HostLinkEngine>(HostLinkEngine::kDeviceToHost);
-    case Method::kAtomic: return std::make_unique<AtomicEngine>(atomic_shape_of(c));
-    default: break;  // baselines come from BaselineResources; latency methods have their own runner
-  }
-  return nullptr;
 }
 
 }  // namespace p2pbench

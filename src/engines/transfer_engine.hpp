@@ -96,7 +96,8 @@ class TwoSidedEngine : public TransferEngine {
   std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
 };
 
-// The engine of a case's method and shape.
+// The engine of a case's method and shape (engine_registry.cpp), or null where the method has
+// none of its own.
 std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c);
 
 }  // namespace p2pbench

@@ -16,21 +16,22 @@ bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
 bool unroll_choice(uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; }
 bool tma_stages(uint64_t v) { return v >= 1 && v <= 32; }
 
-const SweptAxis kBlocks{ShapeAxis::kBlocks, {32}, any_block_count, "blocks must be 1..65535", "blocks (= SMs) of the kernel"};
-const std::vector<SweptAxis> kLdstSwept = {
-    kBlocks,
-    {ShapeAxis::kThreads, {1024}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
-     "threads per block"},
-    {ShapeAxis::kUnroll, {4}, unroll_choice, "unroll must be 1, 2, 4 or 8", "16-byte loads in flight per thread"},
-};
-const std::vector<SweptAxis> kTmaSwept = {
-    kBlocks,
-    // Bounded together with the stages (sweep_limits), and per GPU by the engine.
-    {ShapeAxis::kSmemBytes, {131072}, nullptr, "", "shared memory per block (bytes)"},
-    {ShapeAxis::kStages, {4}, tma_stages, "stages must be 1..32", "shared-memory stages of the ring"},
-};
-
 std::vector<MethodInfo>& table() {
+  // Function-local, as the table: a method registered by another file's static initializer may
+  // call table() before this file's own statics are made.
+  static const SweptAxis kBlocks{ShapeAxis::kBlocks, {32}, any_block_count, "blocks must be 1..65535", "blocks (= SMs) of the kernel"};
+  static const std::vector<SweptAxis> kLdstSwept = {
+      kBlocks,
+      {ShapeAxis::kThreads, {1024}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
+       "threads per block"},
+      {ShapeAxis::kUnroll, {4}, unroll_choice, "unroll must be 1, 2, 4 or 8", "16-byte loads in flight per thread"},
+  };
+  static const std::vector<SweptAxis> kTmaSwept = {
+      kBlocks,
+      // Bounded together with the stages (sweep_limits), and per GPU by the engine.
+      {ShapeAxis::kSmemBytes, {131072}, nullptr, "", "shared memory per block (bytes)"},
+      {ShapeAxis::kStages, {4}, tma_stages, "stages must be 1..32", "shared-memory stages of the ring"},
+  };
   static std::vector<MethodInfo> methods = {
       {Method::kCe, "ce", MethodKind::kCopy, kNoAxes, "copy engine", "tab:blue", 0, true, "",
        "the copy engine: cudaMemcpyAsync through the peer mapping"},
