@@ -251,13 +251,14 @@ void print_suspects(std::FILE* out, const MatrixReport& report) {
                    report.margin_pct);
     return;
   }
-  std::fprintf(out, "\nSuspect pairs (more than %.0f%% below the median of the same link class in the same matrix; worst first):\n",
+  std::fprintf(out, "\nSuspect pairs (more than %.0f%% below the median of the other pairs of the same link class in the same "
+                   "matrix; worst first):\n",
                report.margin_pct);
   for (size_t i = 0; i < std::min(suspects.size(), kFindingsListed); ++i) {
     const SuspectPair& s = suspects[i];
-    std::fprintf(out, "  %s: %s %.1f GB/s, %.1f%% below the median %.1f GB/s of its %zu %s pairs\n", s.key.title().c_str(),
-                 pair_name(s.src_rank, s.dst_rank).c_str(), s.gbps, s.shortfall_pct, s.class_median_gbps, s.comparable_cells,
-                 s.link_class.c_str());
+    std::fprintf(out, "  %s: %s %.1f GB/s, %.1f%% below the median %.1f GB/s of the other %zu %s pairs\n",
+                 s.key.title().c_str(), pair_name(s.src_rank, s.dst_rank).c_str(), s.gbps, s.shortfall_pct, s.reference_gbps,
+                 s.comparable_cells - 1, s.link_class.c_str());
   }
   if (suspects.size() > kFindingsListed)
     std::fprintf(out, "  and %zu more (suspect_pairs in the results file)\n", suspects.size() - kFindingsListed);

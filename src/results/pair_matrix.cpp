@@ -282,11 +282,14 @@ std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, 
       std::vector<double> figures;
       for (const auto& [src, dst] : cells) figures.push_back(m.at(src, dst).median_gbps);
       const double median = quantile(figures, 0.5);
-      if (median <= 0) continue;
-      for (const auto& [src, dst] : cells) {
-        const double gbps = m.at(src, dst).median_gbps;
-        const double shortfall = 100.0 * (median - gbps) / median;
-        if (shortfall > margin_pct) out.push_back({m.key, src, dst, link_class, gbps, median, shortfall, cells.size()});
+      for (size_t i = 0; i < cells.size(); ++i) {
+        std::vector<double> others = figures;
+        others.erase(others.begin() + std::ptrdiff_t(i));
+        const double reference = quantile(others, 0.5);
+        if (reference <= 0) continue;
+        const double shortfall = 100.0 * (reference - figures[i]) / reference;
+        if (shortfall > margin_pct)
+          out.push_back({m.key, cells[i].first, cells[i].second, link_class, figures[i], median, reference, shortfall, cells.size()});
       }
     }
   }
@@ -345,7 +348,7 @@ json to_json(const RoundsAgreement& a) {
 json to_json(const SuspectPair& s) {
   json j = to_json(s.key);
   j.update({{"src_rank", s.src_rank}, {"dst_rank", s.dst_rank}, {"link_class", s.link_class},
-            {"bandwidth_gbps", s.gbps}, {"class_median_gbps", s.class_median_gbps},
+            {"bandwidth_gbps", s.gbps}, {"class_median_gbps", s.class_median_gbps}, {"reference_gbps", s.reference_gbps},
             {"shortfall_pct", s.shortfall_pct}, {"comparable_cells", s.comparable_cells}});
   return j;
 }

@@ -125,13 +125,15 @@ struct SuspectPair {
   std::string link_class;
   double gbps = 0;
   double class_median_gbps = 0;  // the median of the comparable cells, this one included
-  double shortfall_pct = 0;      // 100 * (class median - gbps) / class median
-  size_t comparable_cells = 0;
+  double reference_gbps = 0;     // the median of the OTHER comparable cells: what it is judged against
+  double shortfall_pct = 0;      // 100 * (reference - gbps) / reference
+  size_t comparable_cells = 0;   // this one included
 };
 
-// Measured cells (same_device excluded) more than margin_pct below the median of the cells of
-// their matrix and link class (two cells at least), worst first. Alone checks are a sample and
-// not searched.
+// The one definition of a suspect pair (scripts/p2pbench_report/suspects.py applies the same):
+// a measured cell (same_device excluded) more than margin_pct below the median of the OTHER
+// cells of its matrix and link class (two cells at least), so that a bad pair does not pull its
+// own reference down; worst first. Alone checks are a sample and not searched.
 std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links,
                                        double margin_pct = kSuspectMarginPct);
 

@@ -101,3 +101,28 @@ def test_help_states_the_exit_status(cli):
     code, out, _ = cli("suspects", "--help")
     assert code == 0 and "exit status: 0 no suspect pair; 1 some pair is suspect" in out
     assert "--margin" in out and "the same link class" in " ".join(out.split())
+
+
+# The one definition of a suspect pair, shared with the C++ writer's suspect_pairs
+# (src/results/pair_matrix.hpp; tests/unit/test_pair_matrix.cpp's SuspectPairs tests use these
+# same figures): judged against the median of the OTHER pairs of its class.
+def _figures(medians: dict[tuple[int, int], float]):
+    from p2pbench_report.pair_figures import CaseGroup, PairFigure
+    group = CaseGroup("ce", "push", "uni", 2**30, ())
+    return [PairFigure(group, "matrix", "sequential", None, i, src, dst, None, None, False, "ok", None, value, (value,), None)
+            for i, ((src, dst), value) in enumerate(medians.items())]
+
+
+def test_the_definition_the_cxx_writer_uses():
+    from p2pbench_report.suspects import _judge
+    nvlink = {(0, 2): 340.0, (0, 3): 389.0, (1, 0): 390.0, (1, 3): 390.0, (2, 1): 300.0, (2, 3): 391.0,
+              (3, 1): 392.0, (3, 2): 393.0}
+    found, judged = _judge(("ce", "matrix sequential", "nvlink NV18"), _figures(nvlink), 0.10)
+    assert judged == 8
+    by_pair = {(s.src_rank, s.dst_rank): s for s in found}
+    assert set(by_pair) == {(2, 1), (0, 2)}
+    assert by_pair[(2, 1)].reference == 390.0 and by_pair[(2, 1)].comparable == 7
+    assert by_pair[(2, 1)].shortfall == pytest.approx(90 / 390)
+    # Two pairs of a class: each is judged against the other (C++: reference_gbps 392).
+    found, _ = _judge(("ce", "matrix sequential", "pcie PXB"), _figures({(2, 1): 300.0, (1, 2): 392.0}), 0.10)
+    assert [(s.src_rank, s.dst_rank, s.reference) for s in found] == [(2, 1, 392.0)]

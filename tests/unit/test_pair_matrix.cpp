@@ -227,6 +227,7 @@ TEST(SuspectPairs, BelowTheMedianOfTheSameLinkClassRankedByShortfall) {
   EXPECT_EQ(suspects[0].link_class, "nvlink NV18");
   EXPECT_EQ(suspects[0].comparable_cells, 8u) << "the same-GPU cells are not comparable";
   EXPECT_DOUBLE_EQ(suspects[0].class_median_gbps, 390);  // median of 300, 340, 389, 390, 390, 391, 392, 393
+  EXPECT_DOUBLE_EQ(suspects[0].reference_gbps, 390);     // median of the others: 340, 389, 390, 390, 391, 392, 393
   EXPECT_NEAR(suspects[0].shortfall_pct, 100.0 * 90 / 390, 1e-9);
   EXPECT_EQ(suspects[1].src_rank, 0);
   EXPECT_NEAR(suspects[1].shortfall_pct, 100.0 * 50 / 390, 1e-9);
@@ -246,6 +247,8 @@ TEST(SuspectPairs, LinkClassesAreComparedOnlyWithThemselves) {
   EXPECT_EQ(suspects[0].link_class, "pcie PXB");
   EXPECT_EQ(suspects[0].comparable_cells, 2u);
   EXPECT_DOUBLE_EQ(suspects[0].class_median_gbps, 346);
+  EXPECT_DOUBLE_EQ(suspects[0].reference_gbps, 392) << "judged against the other pair, not a median it pulls down";
+  EXPECT_NEAR(suspects[0].shortfall_pct, 100.0 * 92 / 392, 1e-9);
   EXPECT_TRUE(suspect_pairs(assemble_matrices(rounds_rows(), links), links).empty()) << "rounds all near 383";
 }
 
