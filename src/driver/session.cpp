@@ -8,6 +8,7 @@
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "common/stop_signal.hpp"
+#include "common/typed_exchange.hpp"
 #include "driver/console.hpp"
 #include "judgement/expectations.hpp"
 #include "judgement/verdicts.hpp"
@@ -235,8 +236,7 @@ json Session::end_meta() {
     } catch (const std::exception&) {
     }
   }
-  std::vector<json> ends;
-  for (const auto& blob : comm_.allgather(clock_end.dump(), "gathering the end-of-run clock offsets")) ends.push_back(json::parse(blob));
+  const std::vector<json> ends = gather_values(comm_, clock_end, "gathering the end-of-run clock offsets");
   add_timer_calibration(meta, ranks_, ends, double(host_clock_ns() - sweep_start_ns_) * 1e-9);
   if (link_ && !fatal_) {
     link_->finish(meta);

@@ -9,6 +9,7 @@
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "common/stop_signal.hpp"
+#include "common/typed_exchange.hpp"
 #include "config/axis.hpp"
 #include "driver/run_header.hpp"
 #include "driver/run_meta.hpp"
@@ -23,28 +24,34 @@ namespace {
 
 using json = nlohmann::json;
 
+// One rank's outcome of a set-up step.
+struct SetupReport {
+  std::string error;  // empty: the step succeeded here
+  bool bad_input = false;
+  int stop = 0;  // a stop signal this rank received (0: none)
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SetupReport, error, bad_input, stop)
+
 // Returns the exit status to leave with, or 0 to go on. A stop signal ends set-up with 128+signal.
 int setup_step(const Communicator& comm, const char* what, const std::function<void()>& local) {
-  json mine = {{"error", ""}, {"bad_input", false}};
+  SetupReport mine;
   try {
     local();
   } catch (const InputError& e) {
-    mine = {{"error", e.what()}, {"bad_input", true}};
+    mine = {e.what(), true, 0};
   } catch (const std::exception& e) {
-    mine = {{"error", std::string(what) + ": " + e.what()}, {"bad_input", false}};
+    mine = {std::string(what) + ": " + e.what(), false, 0};
   }
-  mine["stop"] = stop_signal_received();
+  mine.stop = stop_signal_received();
   int status = kExitOk;
   std::set<std::string> printed;
-  const auto all = comm.exchange(mine.dump(), what, LockStep::kDefaultLocalWorkS + LockStep::kSlackS);
+  const auto all = gather_values(comm, mine, what, LockStep::kDefaultLocalWorkS + LockStep::kSlackS);
   for (size_t r = 0; r < all.size(); ++r) {
-    const json result = json::parse(all[r]);
-    if (const int signal = result.value("stop", 0)) status = std::max(status, 128 + signal);
-    const std::string error = result["error"];
-    if (error.empty()) continue;
-    status = std::max(status, result["bad_input"].get<bool>() ? int(kExitBadInput) : int(kExitFailure));
-    if (comm.rank() == 0 && printed.insert(error).second)
-      std::fprintf(stderr, "p2pbench: error (rank %zu): %s\n", r, error.c_str());
+    if (all[r].stop) status = std::max(status, 128 + all[r].stop);
+    if (all[r].error.empty()) continue;
+    status = std::max(status, all[r].bad_input ? int(kExitBadInput) : int(kExitFailure));
+    if (comm.rank() == 0 && printed.insert(all[r].error).second)
+      std::fprintf(stderr, "p2pbench: error (rank %zu): %s\n", r, all[r].error.c_str());
   }
   return status;
 }
@@ -106,7 +113,7 @@ int Session::select_gpu() {
 
 int Session::check_group() {
   // Identities travel as bytes, so "same GPU" holds when each rank sees only its own GPU.
-  for (const auto& blob : comm_.allgather(gpu_.to_json(me_).dump(), "exchanging GPU identities")) gpus_.push_back(json::parse(blob));
+  gpus_ = gather_values(comm_, gpu_.to_json(me_), "exchanging GPU identities");
   std::vector<std::string> uuids, hosts;
   for (const auto& g : gpus_) uuids.push_back(g["uuid"].get<std::string>());
   // A node is what CUDA IPC can span: one host, and one PID namespace on it.
@@ -127,9 +134,7 @@ int Session::check_group() {
         if (me_ == 0) p2p_ = p2p_attributes(device_, gpus_[1]["pci_bus_id"], facts_.layout.same_device(0, 1));
       }))
     return rc;
-  std::string p2p_text = p2p_.dump();
-  comm_.broadcast(p2p_text, 0, "sharing the P2P attributes");
-  p2p_ = json::parse(p2p_text);
+  p2p_ = broadcast_value(comm_, p2p_, 0, "sharing the P2P attributes");
 
   // Without peer access the P2P and latency methods are skipped while the host link and the
   // baselines still run; a sweep of nothing but P2P methods is refused.
@@ -215,11 +220,9 @@ int Session::map_buffers() {
 // rank builds the same rows and meta and could write the file.
 void Session::describe_run() {
   const json mine = rank_description(me_, comm_.host(), device_, cpu_binding_, gpu_.to_json(me_), clock_start_.to_json());
-  for (const auto& blob : comm_.allgather(mine.dump(), "gathering rank descriptions")) ranks_.push_back(json::parse(blob));
+  ranks_ = gather_values(comm_, mine, "gathering rank descriptions");
   if (me_ == 0) link_.emplace(gpus_, facts_.layout);
-  std::string pairs = link_ ? link_->pairs().dump() : "";
-  comm_.broadcast(pairs, 0, "sharing the pairs' topology and peaks");
-  pairs_ = json::parse(pairs);
+  pairs_ = broadcast_value(comm_, link_ ? link_->pairs() : json(), 0, "sharing the pairs' topology and peaks");
   facts_.peak_gbps = peaks_of_pairs(pairs_, comm_.size());
   RunFacts facts;
   facts.command_line = command_line_;
