@@ -1,14 +1,13 @@
 // What the runner measured for one case: raw samples and status, before any formatting.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "measure/interference_samples.hpp"
+#include "measure/read_chase_samples.hpp"
 #include "plan/case_spec.hpp"
 
 namespace p2pbench {
@@ -52,8 +51,7 @@ struct CaseOutcome {
   // nvbandwidth, whose figure is clock64 cycles / the peak clock rate).
   std::vector<double> cycles;
   std::vector<double> latency_at_peak_clock_us;
-  // latency_read: the chase variant and its side figures (the row's "read_chase"); null otherwise.
-  nlohmann::json read_chase;
+  std::optional<ReadChaseSamples> read_chase;       // latency_read cases that measured
   std::optional<InterferenceSamples> interference;  // interference cases
   std::optional<LoadOutcome> load;                  // latency cases with a load beside them
 };

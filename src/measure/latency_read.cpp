@@ -16,7 +16,6 @@ namespace p2pbench {
 
 namespace {
 
-using json = nlohmann::json;  // the row's read_chase description
 
 // An upper bound on one remote load (the H200 pair: ~0.85 us), for the owner's spin deadline.
 constexpr double kSlowestLoadS = 5e-6;
@@ -39,42 +38,14 @@ int current_sm_count() {
 // The owner's spin (owner "busy") ends however the case ends: GateRelease stores the ticket
 // into the shared gate word the spin kernel polls (ticket 0 for owner "idle": nothing to end).
 
-// Each SM's median ns per load over the samples (every_sm: one launch per SM per sample), as
-// parallel lists (one column each where the report tool flattens rows), in SM order.
-json per_sm_medians(const std::map<unsigned, std::vector<double>>& by_sm) {
-  json smid = json::array(), ns_per_load = json::array(), launches = json::array();
+// Where the chase ran: each SM's median ns per load and its launches over the samples (every_sm:
+// one launch per SM per sample), in SM order.
+void record_sms(const std::map<unsigned, std::vector<double>>& by_sm, ReadChaseSamples& s) {
   for (const auto& [sm, ns] : by_sm) {
-    smid.push_back(sm);
-    ns_per_load.push_back(quantile(ns, 0.5));
-    launches.push_back(ns.size());
+    s.sm_ids.push_back(sm);
+    s.per_sm_ns_per_load.push_back(quantile(ns, 0.5));
+    s.per_sm_launches.push_back(ns.size());
   }
-  return {{"smid", smid}, {"ns_per_load", ns_per_load}, {"launches", launches}};
-}
-
-// The row's "read_chase" (the writer adds the statistics of both timings): the variant, both timings, the warm-up, and where the chase ran.
-json describe_chase(const CaseSpec& c, const ReadChase& r, int grid, const std::vector<double>& kernel_us,
-                    const std::vector<double>& events_us, const std::vector<double>& cycles,
-                    const std::map<unsigned, std::vector<double>>& by_sm, const json& warmup) {
-  const uint64_t elements = c.bytes / r.stride_bytes;
-  json sm_ids = json::array();
-  for (const auto& entry : by_sm) sm_ids.push_back(entry.first);
-  json d = {{"load", r.load},
-            {"launch", r.launch},
-            {"timing", r.timing},
-            {"owner", r.owner},
-            {"stride_bytes", r.stride_bytes},
-            {"footprint_bytes", c.bytes},
-            {"visited_bytes", std::min<uint64_t>(r.loads, elements) * r.stride_bytes},
-            {"loads_per_launch", r.loads},
-            {"launches_per_sample", r.launch == "every_sm" ? grid : 1},
-            {"grid_blocks", grid},
-            {"samples_kernel_timer_us", kernel_us},
-            {"samples_events_us", events_us},
-            {"warmup", warmup},
-            {"reader_sm_clock_mhz", quantile(cycles, 0.5) / (quantile(kernel_us, 0.5) * 1e3) * 1e3},
-            {"sm_ids", sm_ids}};
-  if (r.launch == "every_sm") d["per_sm"] = per_sm_medians(by_sm);
-  return d;
 }
 
 }  // namespace
@@ -170,9 +141,9 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
   GateRelease spin_release(gate_, ticket);
   if (!build_chain(c, r, grid, ticket, out)) return;
 
-  std::vector<double> kernel_us, events_us;
+  ReadChaseSamples chase;
+  chase.grid_blocks = grid;
   std::map<unsigned, std::vector<double>> by_sm;  // ns per load of each SM's launches
-  json warmup;
   // One sample's chase may be long (read_loads up to 1e7 on every SM): its bound grows with it.
   const double sample_bound_s = grid * double(r.loads) * kSlowestLoadS + LockStep::kDefaultLocalWorkS;
   for (int s = 0; s <= options_.samples; ++s) {  // sample 0 warms up (TLB misses); recorded apart
@@ -184,21 +155,24 @@ void LatencyRunner::run_read(const CaseSpec& c, CaseOutcome& out) {
     const ChaseSample& reader = chased[size_t(c.dst_rank())].data;
     out.iterations = reader.loads;
     if (s == 0) {
-      warmup = {{"kernel_timer_us", reader.kernel_ns_per_load * 1e-3}, {"events_us", reader.event_ns_per_load * 1e-3}};
+      chase.warmup_kernel_timer_us = reader.kernel_ns_per_load * 1e-3;
+      chase.warmup_events_us = reader.event_ns_per_load * 1e-3;
       continue;
     }
-    kernel_us.push_back(reader.kernel_ns_per_load * 1e-3);
-    events_us.push_back(reader.event_ns_per_load * 1e-3);
+    chase.kernel_timer_us.push_back(reader.kernel_ns_per_load * 1e-3);
+    chase.events_us.push_back(reader.event_ns_per_load * 1e-3);
     out.cycles.push_back(reader.cycles_per_load);
     out.latency_at_peak_clock_us.push_back(reader.us_at_peak_clock);
     for (size_t k = 0; k < reader.launch_sm.size(); ++k) by_sm[reader.launch_sm[k]].push_back(reader.launch_ns_per_load[k]);
   }
-  out.latency_us = r.timing == "events" ? events_us : kernel_us;
+  out.latency_us = r.timing == "events" ? chase.events_us : chase.kernel_timer_us;
 
   spin_release.now();
   if (!end_owner_spin(c, r, out)) return;
-  if (!kernel_us.empty())
-    out.read_chase = describe_chase(c, r, grid, kernel_us, events_us, out.cycles, by_sm, warmup);
+  if (chase.kernel_timer_us.empty()) return;
+  chase.reader_sm_clock_mhz = quantile(out.cycles, 0.5) / (quantile(chase.kernel_timer_us, 0.5) * 1e3) * 1e3;
+  record_sms(by_sm, chase);
+  out.read_chase = std::move(chase);
 }
 
 }  // namespace p2pbench

@@ -5,6 +5,7 @@
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
 #include "results/interference_rows.hpp"
+#include "results/read_chase_rows.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
@@ -17,12 +18,6 @@ json optional_number(const std::optional<int>& v) { return v ? json(*v) : json()
 json optional_number(const std::optional<uint64_t>& v) { return v ? json(*v) : json(); }
 json optional_text(const std::optional<std::string>& v) { return v ? json(*v) : json(); }
 
-json latency_stats(const std::vector<double>& samples) {
-  json j = to_json(summarize(samples));
-  j["p95"] = quantile(samples, 0.95);
-  return j;
-}
-
 const char* status_name(CaseStatus s) {
   switch (s) {
     case CaseStatus::kOk: return "ok";
@@ -33,6 +28,12 @@ const char* status_name(CaseStatus s) {
 }
 
 }  // namespace
+
+json latency_stats(const std::vector<double>& samples) {
+  json j = to_json(summarize(samples));
+  j["p95"] = quantile(samples, 0.95);
+  return j;
+}
 
 std::optional<double> GroupFacts::peak(int src, int dst) const {
   if (src < 0 || dst < 0 || size_t(src) >= peak_gbps.size() || size_t(dst) >= peak_gbps[size_t(src)].size()) return std::nullopt;
@@ -212,12 +213,7 @@ json latency_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& fact
     row["cycles"] = latency_stats(o.cycles);
     row["latency_at_peak_clock_us"] = latency_stats(o.latency_at_peak_clock_us);
   }
-  if (o.status == CaseStatus::kOk && !o.read_chase.is_null()) {  // latency_read: both timings' statistics
-    json chase = o.read_chase;
-    chase["kernel_timer_us"] = latency_stats(chase.at("samples_kernel_timer_us").get<std::vector<double>>());
-    chase["events_us"] = latency_stats(chase.at("samples_events_us").get<std::vector<double>>());
-    row["read_chase"] = chase;
-  }
+  if (o.status == CaseStatus::kOk && o.read_chase) row["read_chase"] = read_chase_json(c, *o.read_chase);
   return row;
 }
 

@@ -29,6 +29,9 @@ struct GroupFacts {
 // One row (schema v2, docs/groups.md): every independent variable as its own field, the
 // aggregate figures (v1's fields), then `flows`, `aggregate`, `gpus` and `overlap`.
 nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts);
+
+// A latency figure's statistics: the summary of its samples and their p95.
+nlohmann::json latency_stats(const std::vector<double>& samples);
 inline nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps = std::nullopt) {
   return result_row(c, o, GroupFacts::pair(peak_gbps));
 }

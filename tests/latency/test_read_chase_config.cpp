@@ -137,10 +137,20 @@ TEST(ReadChaseConfig, RowCarriesTheVariantAndBothTimings) {
   o.latency_us = {0.830, 0.831, 0.829};  // the runner puts the events figure here for timing "events"
   o.cycles = {1640, 1641, 1639};
   o.latency_at_peak_clock_us = {0.828, 0.829, 0.827};
-  o.read_chase = {{"load", "absolute"}, {"launch", "every_sm"}, {"timing", "events"},
-                  {"samples_kernel_timer_us", {0.826, 0.828, 0.827}}, {"samples_events_us", o.latency_us}};
+  ReadChaseSamples chase;
+  chase.kernel_timer_us = {0.826, 0.828, 0.827};
+  chase.events_us = o.latency_us;
+  chase.grid_blocks = 132;
+  chase.sm_ids = {0, 1};
+  chase.per_sm_ns_per_load = {826.5, 827.5};
+  chase.per_sm_launches = {3, 3};
+  o.read_chase = chase;
   const json row = result_row(c, o);
   EXPECT_EQ(row["protocol"], "absolute,launch=every_sm,timing=events");
+  EXPECT_EQ(row["read_chase"]["load"], "absolute");
+  EXPECT_EQ(row["read_chase"]["launches_per_sample"], 132);
+  EXPECT_EQ(row["read_chase"]["visited_bytes"], 2u << 20) << "20000 loads go round the 16384-element chain";
+  EXPECT_EQ(row["read_chase"]["per_sm"]["launches"], json({3, 3}));
   EXPECT_DOUBLE_EQ(row["latency_us"]["median"].get<double>(), 0.830);
   EXPECT_DOUBLE_EQ(row["read_chase"]["events_us"]["median"].get<double>(), 0.830);
   EXPECT_DOUBLE_EQ(row["read_chase"]["kernel_timer_us"]["median"].get<double>(), 0.827);

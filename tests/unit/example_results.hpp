@@ -151,14 +151,22 @@ inline nlohmann::json example_document() {
   CaseSpec read = spec(Method::kLatencyRead, Direction::kPull, Mode::kUni, 2 << 20);
   read.flows = {{0, 1}};
   read.protocol = "plain";
-  // The variant and its side figures (latency_read's "read_chase"), here nvbandwidth's launch.
-  chase.read_chase = {{"load", "plain"}, {"launch", "every_sm"}, {"timing", "kernel_timer"}, {"owner", "idle"},
-                      {"stride_bytes", 128}, {"footprint_bytes", 2 << 20}, {"visited_bytes", 2 << 20},
-                      {"loads_per_launch", 20000}, {"launches_per_sample", 2}, {"grid_blocks", 2},
-                      {"samples_kernel_timer_us", chase.latency_us}, {"samples_events_us", {0.854, 0.855, 0.853}},
-                      {"warmup", {{"kernel_timer_us", 0.86}, {"events_us", 0.87}}}, {"reader_sm_clock_mhz", 1980.0},
-                      {"sm_ids", {0, 2}},
-                      {"per_sm", {{"smid", {0, 2}}, {"ns_per_load", {853.0, 851.0}}, {"launches", {3, 3}}}}};
+  // The variant (here nvbandwidth's launch) and its side figures: latency_read's "read_chase".
+  ReadChase variant;
+  variant.load = "plain";
+  variant.launch = "every_sm";
+  read.read_chase = variant;
+  ReadChaseSamples figures;
+  figures.kernel_timer_us = chase.latency_us;
+  figures.events_us = {0.854, 0.855, 0.853};
+  figures.warmup_kernel_timer_us = 0.86;
+  figures.warmup_events_us = 0.87;
+  figures.grid_blocks = 2;
+  figures.reader_sm_clock_mhz = 1980.0;
+  figures.sm_ids = {0, 2};
+  figures.per_sm_ns_per_load = {853.0, 851.0};
+  figures.per_sm_launches = {3, 3};
+  chase.read_chase = figures;
   rows.push_back(result_row(read, chase));
   return result_document(example_meta(), rows, summarize_rows(rows), false, "");
 }
