@@ -34,6 +34,8 @@ std::string method_list_json() {
                        {"report_order", m.report_order},
                        {"runs_as_load", m.runs_as_load},
                        {"sanitizer_skip", or_null(m.sanitizer_skip)},
+                       {"crosses_nodes", m.crosses_nodes},
+                       {"needs_both_ends_running", m.needs_both_ends_running},
                        {"help", m.help}});
   const nlohmann::json doc = {{"generated_by", "p2pbench --list-methods --json"}, {"methods", methods}};
   return doc.dump(2) + "\n";

@@ -13,7 +13,7 @@ namespace {
 
 // Methods that move bytes between the two GPUs' memories with the engines of make_engine.
 // Host-link methods and two-rank baselines stay with the MPI driver.
-bool gpu_to_gpu(Method m) { return m == Method::kCe || m == Method::kLdst || m == Method::kTma; }
+bool gpu_to_gpu(Method m) { return method_info(m).kind == MethodKind::kCopy; }
 
 }  // namespace
 

@@ -27,19 +27,19 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
     for (int r : {f.src_rank, f.dst_rank})
       if (r < 0 || r >= layout.size())
         return "rank " + std::to_string(r) + " is not in the group of " + std::to_string(layout.size()) + " ranks";
-  if (c.method != Method::kNccl)
+  if (!method_info(c.method).crosses_nodes)
     for (const Flow& f : c.flows)
       if (!layout.same_node(f.src_rank, f.dst_rank))
         return "rank " + std::to_string(f.src_rank) + " and rank " + std::to_string(f.dst_rank) +
                " are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA "
-               "IPC path (nccl runs it)";
+               "IPC path (" + method_list([](const MethodInfo& m) { return m.crosses_nodes; }) + " runs it)";
   if (c.method == Method::kStaged) return staged_overlap(c);
   if (c.method == Method::kInterference && c.sm_partition.value_or(0) > 0 && layout.all_mps_clients)
     return "green-context SM partitions are not kept under MPS (blocks of both groups share SMs): run "
            "interference without the MPS daemon";
   // Two processes on one GPU take turns on it (no MPS): kernels that wait for each other (the
   // ping-pong; a chase beside a spinning owner) would wait until their timeout.
-  const bool needs_both_running = c.method == Method::kLatencySignal ||
+  const bool needs_both_running = method_info(c.method).needs_both_ends_running ||
                                   (c.method == Method::kLatencyRead && c.read_chase && c.read_chase->owner == "busy");
   if (needs_both_running && !layout.all_mps_clients && c.flows.size() == 1 &&
       c.flows[0].src_rank != c.flows[0].dst_rank && layout.same_device(c.flows[0].src_rank, c.flows[0].dst_rank))

@@ -61,6 +61,9 @@ struct MethodInfo {
   const char* sanitizer_skip;  // why it cannot run under compute-sanitizer, or ""
   const char* help;         // one line for --help and --list-methods
   std::vector<SweptAxis> swept = {};  // the axes of its config section ({} : none, no section)
+  bool crosses_nodes = false;    // runs between ranks of different nodes (no CUDA IPC mapping needed)
+  bool needs_both_ends_running = false;  // its two ends' kernels wait for each other: two processes
+                                         // taking turns on one GPU (no MPS) cannot run it
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered.
