@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On a GPU node, after a build: the group runs of issue 11, each timed against its dry-run
+# On a GPU node, after a build: the group runs, each timed against its dry-run
 # estimate, each results file checked (tests/gpu_driver/group_checks.py), heatmaps and the
 # suspect-pairs table made. With two GPUs, four ranks share them (two per GPU: same-GPU pairs
 # are marked, never P2P figures); on a node of 4 or 8 GPUs, one rank per GPU.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On a two-GPU node, after a build: the interference GPU tests (issue 13) and the interference
+# On a two-GPU node, after a build: the interference GPU tests and the interference
 # sweep (configs/interference.json), each row checked (complete, verified, overlap >= 0.95).
 # Logs, results JSON and figures go under OUT_DIR; a short summary table is printed last.
 #

@@ -313,7 +313,7 @@ def test_single_process_run_refuses_clearly(tmp_path):
     assert not out.exists()
 
 
-# --expect FILE (issue 12): the file is checked before anything runs.
+# --expect FILE: the file is checked before anything runs.
 EXPECT_OK = {"format": "p2pbench-expectations", "version": 1, "system": "h200-nv18", "tolerance_pct": 5.0,
              "made_with": {"verify": True, "samples": 10, "min_sample_time_ms": 1.0},
              "expectations": [{"match": {"method": "ce", "direction": "push", "mode": "uni", "bytes": 1073741824},
@@ -392,7 +392,7 @@ def test_committed_expectations_meet_their_schema():
         assert run("--config", DEFAULT, "--expect", str(path), "--dry-run").returncode == 0, path
 
 
-# Groups (issue 11): the plan for any number of ranks, without MPI or a GPU.
+# Groups: the plan for any number of ranks, without MPI or a GPU.
 MATRIX = str(REPO / "configs" / "matrix.json")
 PATTERNS = str(REPO / "configs" / "patterns.json")
 
@@ -413,7 +413,7 @@ def test_dry_run_plans_eight_ranks_in_rounds():
     assert len(re.findall(r"^  uni matrix:alone_check \(1 flow\): \d->\d$", out, re.M)) == 4
     assert "memory: F x (1 + D) x ranks on a GPU + 256 MiB = 1 GiB x (1 + 1) x 1 + 256 MiB = 2304 MiB" in out
     seconds = float(re.search(r"^estimated: about ([\d.]+) s: set-up", out, re.M).group(1))
-    assert 0 < seconds <= 60, seconds  # issue 11: the eight-GPU estimate
+    assert 0 < seconds <= 60, seconds  # the eight-GPU estimate
     lines = case_lines(out)
     assert len(lines) == 108
     assert "ce/push/uni/matrix:rounds/round:0/0->7,1->6,2->5,3->4/bytes:1073741824" in lines[0]

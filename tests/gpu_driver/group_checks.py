@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks one results file of a group run (issue 11) and prints what it found.
+"""Checks one results file of a group run and prints what it found.
 
 Every bandwidth row that ran is verified and carries its flows with their GPUs; same-GPU flows
 are marked as the group's layout says; a matrix covers every ordered pair; a rounds schedule

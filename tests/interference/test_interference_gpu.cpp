@@ -1,4 +1,4 @@
-// GPU tests of issue 13 on one GPU: the HBM stream and the cuBLASLt GEMM give correct results
+// Interference GPU tests on one GPU: the HBM stream and the cuBLASLt GEMM give correct results
 // alone and beside a concurrent copy; green-context partitions are honoured (every block of a
 // probe and of the LD/ST copy kernel launched on the transfer group's stream ran on an SM no
 // block of the workload group's stream ran on, and no more SMs than the group holds).

@@ -1,4 +1,4 @@
-"""Interference rows (issue 13) in the report tool: the trade and slowdown figures, the low-
+"""Interference rows in the report tool: the trade and slowdown figures, the low-
 overlap marks, their absence from the bandwidth figures, and their identity in compare/regress."""
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ inline nlohmann::json example_meta() {
           {"verify", true}};
 }
 
-// An interference outcome (issue 13): `overlap` in every sample; a partition of `k` SMs granted
+// An interference outcome: `overlap` in every sample; a partition of `k` SMs granted
 // as `granted` (0: unpartitioned).
 inline CaseOutcome interference_outcome(double overlap, int granted) {
   CaseOutcome o = ok_outcome(300, 5);

@@ -1,4 +1,4 @@
-// Interference cases (issue 13) without a GPU: the "interference" config section, the case
+// Interference cases without a GPU: the "interference" config section, the case
 // expansion, the row fields and the trade table's findings.
 #include <gtest/gtest.h>
 

@@ -333,7 +333,7 @@ TEST(Estimate, RoundsAreLinearAndTheMatrixQuadratic) {
     const GroupLayout layout = GroupLayout::distinct(n);
     return estimate(c, expand_cases(c, layout), layout).seconds;
   };
-  EXPECT_LT(seconds(rounds, 8), 60.0) << "issue 11: the eight-GPU dry run estimate";
+  EXPECT_LT(seconds(rounds, 8), 60.0) << "the eight-GPU dry run estimate";
   // 2(N - 1) rounds + 4 alone checks: 18 cases a method and direction on 8 GPUs, 10 on 4.
   EXPECT_NEAR(seconds(rounds, 8) / seconds(rounds, 4), 18.0 / 10.0, 0.1);
   json doc = read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/matrix.json", "--config");
