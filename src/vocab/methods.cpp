@@ -9,7 +9,7 @@ namespace {
 constexpr MethodAxes kNoAxes{};
 constexpr MethodAxes kLdstAxes{true, true, true, false, false};
 constexpr MethodAxes kTmaAxes{true, false, false, true, true};
-constexpr MethodAxes kGridAxes{true, true, false, false, false};  // blocks and threads
+constexpr MethodAxes kGridAxes{true, true, false, false, false};  // blocks and threads (the atomic section's)
 
 bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
 bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
@@ -39,9 +39,9 @@ std::vector<MethodInfo>& table() {
        "an SM kernel of 16-byte loads and stores through the peer mapping", kLdstSwept},
       {Method::kTma, "tma", MethodKind::kCopy, kTmaAxes, "TMA kernel", "tab:green", 2, true, "",
        "an SM kernel of Hopper bulk copies (TMA) staged in shared memory", kTmaSwept},
-      {Method::kH2d, "h2d", MethodKind::kHostLink, kGridAxes, "host→device", "tab:brown", 5, false, "",
+      {Method::kH2d, "h2d", MethodKind::kHostLink, kNoAxes, "host→device", "tab:brown", 5, false, "",
        "pinned host memory to the rank's own GPU (its host link)"},
-      {Method::kD2h, "d2h", MethodKind::kHostLink, kGridAxes, "device→host", "tab:pink", 6, false, "",
+      {Method::kD2h, "d2h", MethodKind::kHostLink, kNoAxes, "device→host", "tab:pink", 6, false, "",
        "the rank's own GPU to pinned host memory (its host link)"},
       {Method::kStaged, "staged", MethodKind::kTwoSidedBaseline, kNoAxes, "staged", "tab:purple", 3, false,
        "its pipeline kernels spin on flags written by copies and by the peer",

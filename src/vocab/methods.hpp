@@ -24,7 +24,8 @@ enum class MethodKind {
   kInterference,      // a transfer engine beside a workload; the engine is a field of the case
 };
 
-// The kernel-shape axes a method sweeps (config keys of the method's section).
+// The kernel-shape fields a method's rows carry (its swept axes, or, for atomics, the axes of
+// their own config section); --list-methods says them.
 struct MethodAxes {
   bool blocks = false;
   bool threads = false;
@@ -53,7 +54,7 @@ struct MethodInfo {
   Method id;
   const char* name;         // in configs, on the command line and in results
   MethodKind kind;
-  MethodAxes axes;
+  MethodAxes axes;          // what its rows carry (swept: what its config section sweeps)
   const char* title;        // in plots and tables
   const char* color;        // the report's plot colour (matplotlib); "" for none
   int report_order;         // the report's order of methods: copies, baselines, host link, latency

@@ -37,5 +37,22 @@ TEST(MethodRegistry, KindsDecideTheLoopAndThePath) {
   EXPECT_EQ(method_list([](const MethodInfo& m) { return m.runs_as_load; }), "ce, ldst, tma");
 }
 
+TEST(MethodRegistry, RowsCarryTheAxesTheMethodSweeps) {
+  for (const MethodInfo& m : method_registry()) {
+    if (m.swept.empty()) continue;
+    std::vector<std::string> swept;
+    for (const SweptAxis& a : m.swept) swept.push_back(to_string(a.axis));
+    EXPECT_EQ(m.axes.names(), swept) << m.name;
+  }
+  // The host link is a cudaMemcpyAsync: its rows carry no kernel shape.
+  EXPECT_TRUE(axes_of(Method::kH2d).names().empty());
+  EXPECT_TRUE(axes_of(Method::kD2h).names().empty());
+}
+
+TEST(MethodRegistry, WhereAMethodMayRun) {
+  EXPECT_EQ(method_list([](const MethodInfo& m) { return m.crosses_nodes; }), "nccl");
+  EXPECT_EQ(method_list([](const MethodInfo& m) { return m.needs_both_ends_running; }), "latency_signal");
+}
+
 }  // namespace
 }  // namespace p2pbench
