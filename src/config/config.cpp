@@ -127,8 +127,9 @@ LatencyLoad parse_latency_load(const json& s, const KeyNamer& name) {
   };
   if (s.contains("method")) {
     const auto m = parse_method(text("method"));
-    if (!m || !(*m == Method::kCe || *m == Method::kLdst || *m == Method::kTma))
-      throw InputError(name("latency.load.method"), s["method"].dump(), "must be one of ce, ldst, tma");
+    if (!m || !method_info(*m).runs_as_load)
+      throw InputError(name("latency.load.method"), s["method"].dump(),
+                       "must be one of " + method_list([](const MethodInfo& i) { return i.runs_as_load; }));
     l.method = *m;
   }
   if (s.contains("direction")) {

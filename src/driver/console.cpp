@@ -7,7 +7,7 @@
 #include <map>
 
 #include "common/text_format.hpp"
-#include "common/text_format.hpp"
+#include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
 #include "judgement/trade_table.hpp"
 
@@ -92,8 +92,9 @@ std::string headline_figure(const json& row) {
 
 void print_group_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
   if (rows.empty()) return;
-  if (rows.front()["method"].get<std::string>().rfind("latency_", 0) == 0) return print_latency_table(out, title, rows);
-  if (rows.front()["method"] == "interference") return print_interference_table(out, title, rows);
+  const auto kind = method_kind_of(rows.front());
+  if (kind == MethodKind::kLatency) return print_latency_table(out, title, rows);
+  if (kind == MethodKind::kInterference) return print_interference_table(out, title, rows);
   const bool bidir = rows.front()["mode"] == "bidir";
   std::fprintf(out, "\n%s   [GB/s, 1 GB = 1e9 B; median, min..max over samples]\n", title.c_str());
   std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", "size", "src->dst", "iters", "GB/s", "min..max",
@@ -175,7 +176,8 @@ void print_cell_reasons(std::FILE* out, const PairMatrix& m) {
 
 bool is_pattern_row(const json& r) {
   const json& p = r.contains("pattern") ? r["pattern"] : json();
-  return p.is_string() && p != "matrix" && p != "sampled" && !r.contains("latency_us") && r["method"] != "interference";
+  return p.is_string() && p != "matrix" && p != "sampled" && !r.contains("latency_us") &&
+         method_kind_of(r) != MethodKind::kInterference;
 }
 
 // "one_to_all root 0", "ring shift 2", "flows 0->1,2->3": what tells two rows of a pattern apart.

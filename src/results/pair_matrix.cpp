@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "common/text_format.hpp"
+#include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
@@ -143,9 +144,9 @@ bool involves_same_device(const json& row) {
 
 bool is_matrix_row(const json& row) {
   const std::string pattern = pattern_of(row);
-  const std::string method = text_of(row, "method", "");
   if (pattern != "matrix" && pattern != "sampled") return false;
-  if (method.rfind("latency_", 0) == 0 || method == "interference" || method == "h2d" || method == "d2h") return false;
+  const auto kind = method_kind_of(row);
+  if (kind == MethodKind::kLatency || kind == MethodKind::kInterference || kind == MethodKind::kHostLink) return false;
   return !row.contains("latency_us");
 }
 

@@ -29,6 +29,12 @@ const char* status_name(CaseStatus s) {
 
 }  // namespace
 
+std::optional<MethodKind> method_kind_of(const json& row) {
+  const json& name = row.contains("method") ? row["method"] : json();
+  const auto m = name.is_string() ? parse_method(name.get<std::string>()) : std::nullopt;
+  return m ? std::optional<MethodKind>(method_info(*m).kind) : std::nullopt;
+}
+
 json latency_stats(const std::vector<double>& samples) {
   json j = to_json(summarize(samples));
   j["p95"] = quantile(samples, 0.95);

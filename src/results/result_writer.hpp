@@ -30,6 +30,9 @@ struct GroupFacts {
 // aggregate figures (v1's fields), then `flows`, `aggregate`, `gpus` and `overlap`.
 nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts);
 
+// The kind of a row's method (the registry's), or nothing for a name the registry does not know.
+std::optional<MethodKind> method_kind_of(const nlohmann::json& row);
+
 // A latency figure's statistics: the summary of its samples and their p95.
 nlohmann::json latency_stats(const std::vector<double>& samples);
 inline nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, std::optional<double> peak_gbps = std::nullopt) {

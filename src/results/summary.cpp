@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "results/pair_matrix.hpp"
+#include "results/result_writer.hpp"
+#include "vocab/methods.hpp"
 
 namespace p2pbench {
 
@@ -33,7 +35,7 @@ json summarize_rows(const std::vector<json>& rows) {
   std::vector<Key> order;
   for (const json& row : rows) {
     if (row["status"] != "ok" || row["bandwidth_gbps"].is_null()) continue;
-    if (row["method"] == "interference") continue;  // the trade table summarizes these
+    if (method_kind_of(row) == MethodKind::kInterference) continue;  // the trade table summarizes these
     if (!is_single_pair_row(row)) continue;  // a round's or a pattern's figure adds several pairs
     if (involves_same_device(row)) continue;  // a copy inside one GPU, not a P2P figure
     const Key key{row["method"], row["direction"], row["mode"]};
@@ -124,14 +126,21 @@ constexpr Band kBands[] = {{0, 64u << 10, "< 64 KiB"},
                            {4u << 20, 64u << 20, "4 - 64 MiB"},
                            {64u << 20, ~uint64_t(0), ">= 64 MiB"}};
 
+// The two-sided baselines the best one-sided method is compared with, in the registry's order.
+std::vector<std::string> baselines() {
+  std::vector<std::string> names;
+  for (const MethodInfo& m : method_registry())
+    if (m.kind == MethodKind::kTwoSidedBaseline) names.push_back(m.name);
+  return names;
+}
+
 bool is_p2p_bandwidth(const json& r) {
-  const std::string m = r["method"];
-  return (m == "ce" || m == "ldst" || m == "tma") && r["mode"] == "uni" && r["status"] == "ok" && is_single_pair_row(r) &&
+  return method_kind_of(r) == MethodKind::kCopy && r["mode"] == "uni" && r["status"] == "ok" && is_single_pair_row(r) &&
          !involves_same_device(r);
 }
 
 // The baseline's median at the same size and orientation, if measured.
-std::optional<double> baseline_at(const std::vector<json>& rows, const char* method, const json& row) {
+std::optional<double> baseline_at(const std::vector<json>& rows, const std::string& method, const json& row) {
   for (const json& b : rows)
     if (b["method"] == method && b["mode"] == "uni" && b["status"] == "ok" && is_single_pair_row(b) && b["bytes"] == row["bytes"] &&
         b["src_rank"] == row["src_rank"] && b["dst_rank"] == row["dst_rank"])
@@ -155,9 +164,9 @@ json compare_methods(const std::vector<json>& rows) {
       json entry = {{"direction", direction}, {"band", band.name}, {"method", (*best)["method"]},
                     {"bytes", (*best)["bytes"]}, {"bandwidth_gbps", median_of(*best)},
                     {"pct_of_peak", best->value("pct_of_peak", json())}};
-      for (const char* baseline : {"staged", "nccl"}) {
+      for (const std::string& baseline : baselines()) {
         const auto base = baseline_at(rows, baseline, *best);
-        entry[std::string("speedup_over_") + baseline] = base && *base > 0 ? json(median_of(*best) / *base) : json();
+        entry["speedup_over_" + baseline] = base && *base > 0 ? json(median_of(*best) / *base) : json();
       }
       out.push_back(entry);
     }
@@ -176,10 +185,10 @@ std::vector<std::string> comparison_lines(const json& comparison) {
       std::snprintf(buf, sizeof buf, " (%.1f%% of peak)", e["pct_of_peak"].get<double>());
       line += buf;
     }
-    for (const char* baseline : {"staged", "nccl"}) {
-      const json& x = e[std::string("speedup_over_") + baseline];
+    for (const std::string& baseline : baselines()) {
+      const json& x = e["speedup_over_" + baseline];
       if (x.is_null()) continue;
-      std::snprintf(buf, sizeof buf, ", %.2fx %s", x.get<double>(), baseline);
+      std::snprintf(buf, sizeof buf, ", %.2fx %s", x.get<double>(), baseline.c_str());
       line += buf;
     }
     lines.push_back(line);
