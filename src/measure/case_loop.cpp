@@ -122,13 +122,7 @@ bool CaseLoop::agree_on_skips(CaseOutcome& out) {
       if (!r.skip && needs_peer_mapping(case_.method) && f.src_rank != f.dst_rank) r.skip = group_.no_path_reason(f);
     if (!r.skip && !m.lanes.empty()) r.skip = m.engine->unsupported_reason(group_.device(m.id));
   }, LockStep::kDefaultLocalWorkS);
-  for (const StepReport& r : reports)
-    if (r.skip) {
-      out.status = CaseStatus::kSkipped;
-      out.error = *r.skip;
-      return false;
-    }
-  return !any_failed(reports, out);
+  return !any_skipped(reports, out) && !any_failed(reports, out);
 }
 
 void CaseLoop::fill_and_poison(Member& m, uint64_t sample_seed, bool poison) {
@@ -238,14 +232,7 @@ bool CaseLoop::verify(int index, CaseOutcome& out) {
                            ", sample " + std::to_string(index) + ", slot " + std::to_string(k) + "): " + *bad;
     }
   }, LockStep::kDefaultLocalWorkS);
-  if (any_failed(verified, out)) return false;
-  for (const StepReport& r : verified)
-    if (r.verify_error) {
-      out.status = CaseStatus::kFailed;
-      out.error = *r.verify_error;
-      return false;
-    }
-  return true;
+  return !any_failed(verified, out) && !any_verify_failed(verified, out);
 }
 
 bool CaseLoop::start_background(double seconds, CaseOutcome& out) {

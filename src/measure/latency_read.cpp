@@ -74,8 +74,9 @@ void LatencyRunner::chase_sample(const CaseSpec& c, const ReadChase& r, int grid
     float ms = 0;
     cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a pointer-chase launch's event time");
     if (result->final_offset != expected_end || result->loads != r.loads || result->chaser_block != unsigned(k)) {
-      report.verify_error = "launch " + std::to_string(k) + " (block " + std::to_string(result->chaser_block) + ", " +
-                            std::to_string(result->loads) + " loads) ended at offset " + std::to_string(result->final_offset) +
+      report.verify_error = "verification failed: launch " + std::to_string(k) + " (block " +
+                            std::to_string(result->chaser_block) + ", " + std::to_string(result->loads) +
+                            " loads) ended at offset " + std::to_string(result->final_offset) +
                             ", expected block " + std::to_string(k) + ", " + std::to_string(r.loads) + " loads, offset " +
                             std::to_string(expected_end);
       return;

@@ -131,8 +131,8 @@ void LatencyRunner::run_signal(const CaseSpec& c, uint64_t case_index, CaseOutco
                                  std::to_string(c.dst_rank()) + " timed out after " + std::to_string(result->round_trips_done) +
                                  " of " + std::to_string(round_trips) + " round trips");
       if (result->bad_payloads)
-        r.verify_error = std::to_string(result->bad_payloads) + " payloads arrived wrong on rank " + std::to_string(me) +
-                         " (first in round " + std::to_string(result->first_bad_round) + ")";
+        r.verify_error = "verification failed: " + std::to_string(result->bad_payloads) + " payloads arrived wrong on rank " +
+                         std::to_string(me) + " (first in round " + std::to_string(result->first_bad_round) + ")";
       t = {double(result->elapsed_ns), double(result->round_trips_done)};
     });
     const auto finished_reports = reports_of(finished);
@@ -186,8 +186,8 @@ void LatencyRunner::run_copy(const CaseSpec& c, uint64_t case_index, CaseOutcome
                              stream_.get());
       sync("verifying small copies");
       if (r->mismatches)
-        report.verify_error = std::to_string(r->mismatches) + " bytes differ on rank " + std::to_string(me) +
-                              "; first bad offset " + std::to_string(r->first_bad_offset);
+        report.verify_error = "verification failed on rank " + std::to_string(me) + ": " + std::to_string(r->mismatches) +
+                              " bytes differ; first bad offset " + std::to_string(r->first_bad_offset);
     });
     if (any_failed(verified, out) || any_verify_failed(verified, out)) return;
     if (s == 0) continue;

@@ -108,7 +108,7 @@ bool any_verify_failed(const std::vector<StepReport>& reports, CaseOutcome& out)
   for (const StepReport& r : reports) {
     if (!r.verify_error) continue;
     out.status = CaseStatus::kFailed;
-    out.error = "verification failed: " + *r.verify_error;
+    out.error = *r.verify_error;
     return true;
   }
   return false;

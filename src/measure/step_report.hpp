@@ -50,8 +50,8 @@ bool any_failed(const std::vector<StepReport>& reports, CaseOutcome& out);
 // Marks `out` skipped with the first member's skip reason; false when no member gave one.
 bool any_skipped(const std::vector<StepReport>& reports, CaseOutcome& out);
 
-// Marks `out` failed with "verification failed: " and the first member's verify_error; false
-// when every member's data checked out.
+// Marks `out` failed with the first member's verify_error (a whole message: "verification
+// failed ..."); false when every member's data checked out.
 bool any_verify_failed(const std::vector<StepReport>& reports, CaseOutcome& out);
 
 }  // namespace p2pbench

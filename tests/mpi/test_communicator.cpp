@@ -54,7 +54,7 @@ void group_steps(p2pbench::Communicator& comm) {
   // A step with data of its own: a rank that failed reports the default value, the others theirs.
   const auto with_data = steps.run<ProbeData>("a step with data", [&](StepReport& r, ProbeData& d) {
     d = {"rank " + std::to_string(me), 0.25 * me, std::vector<unsigned>(size_t(me), 7u)};
-    if (me == 0) r.verify_error = "rank 0 saw bad data";
+    if (me == 0) r.verify_error = "verification failed: rank 0 saw bad data";
     if (me == n - 1) throw std::runtime_error("an error on the last rank");
   });
   bool carried = with_data.size() == size_t(n);
