@@ -28,7 +28,7 @@ std::string method_list_json() {
     methods.push_back({{"name", m.name},
                        {"kind", to_string(m.kind)},
                        {"figure", figure_of(m)},
-                       {"axes", m.axes.names()},
+                       {"axes", axes_of(m.id)},
                        {"title", m.title},
                        {"color", or_null(m.color)},
                        {"report_order", m.report_order},
@@ -46,7 +46,7 @@ std::string method_list_text() {
   char line[512];
   for (const MethodInfo& m : method_registry()) {
     std::snprintf(line, sizeof line, "  %-15s %-19s %-9s axes: %-24s %s\n", m.name, to_string(m.kind), figure_of(m),
-                  joined(m.axes.names()).c_str(), m.help);
+                  joined(axes_of(m.id)).c_str(), m.help);
     out += line;
   }
   return out;

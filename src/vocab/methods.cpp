@@ -6,10 +6,6 @@ namespace p2pbench {
 
 namespace {
 
-constexpr MethodAxes kNoAxes{};
-constexpr MethodAxes kLdstAxes{true, true, true, false, false};
-constexpr MethodAxes kTmaAxes{true, false, false, true, true};
-constexpr MethodAxes kGridAxes{true, true, false, false, false};  // blocks and threads (the atomic section's)
 
 bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
 bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
@@ -33,33 +29,33 @@ std::vector<MethodInfo>& table() {
       {ShapeAxis::kStages, {4}, tma_stages, "stages must be 1..32", "shared-memory stages of the ring"},
   };
   static std::vector<MethodInfo> methods = {
-      {Method::kCe, "ce", MethodKind::kCopy, kNoAxes, "copy engine", "tab:blue", 0, true, "",
+      {Method::kCe, "ce", MethodKind::kCopy, {}, "copy engine", "tab:blue", 0, true, "",
        "the copy engine: cudaMemcpyAsync through the peer mapping"},
-      {Method::kLdst, "ldst", MethodKind::kCopy, kLdstAxes, "LD/ST kernel", "tab:orange", 1, true, "",
+      {Method::kLdst, "ldst", MethodKind::kCopy, {}, "LD/ST kernel", "tab:orange", 1, true, "",
        "an SM kernel of 16-byte loads and stores through the peer mapping", kLdstSwept},
-      {Method::kTma, "tma", MethodKind::kCopy, kTmaAxes, "TMA kernel", "tab:green", 2, true, "",
+      {Method::kTma, "tma", MethodKind::kCopy, {}, "TMA kernel", "tab:green", 2, true, "",
        "an SM kernel of Hopper bulk copies (TMA) staged in shared memory", kTmaSwept},
-      {Method::kH2d, "h2d", MethodKind::kHostLink, kNoAxes, "host→device", "tab:brown", 5, false, "",
+      {Method::kH2d, "h2d", MethodKind::kHostLink, {}, "host→device", "tab:brown", 5, false, "",
        "pinned host memory to the rank's own GPU (its host link)"},
-      {Method::kD2h, "d2h", MethodKind::kHostLink, kNoAxes, "device→host", "tab:pink", 6, false, "",
+      {Method::kD2h, "d2h", MethodKind::kHostLink, {}, "device→host", "tab:pink", 6, false, "",
        "the rank's own GPU to pinned host memory (its host link)"},
-      {Method::kStaged, "staged", MethodKind::kTwoSidedBaseline, kNoAxes, "staged", "tab:purple", 3, false,
+      {Method::kStaged, "staged", MethodKind::kTwoSidedBaseline, {}, "staged", "tab:purple", 3, false,
        "its pipeline kernels spin on flags written by copies and by the peer",
        "through a ring of pinned host buffers, without peer access (a baseline)"},
-      {Method::kNccl, "nccl", MethodKind::kTwoSidedBaseline, kNoAxes, "NCCL", "tab:red", 4, false,
+      {Method::kNccl, "nccl", MethodKind::kTwoSidedBaseline, {}, "NCCL", "tab:red", 4, false,
        "NCCL's kernels spin waiting for their peers", "ncclSend/ncclRecv between the ranks (a baseline)", {},
        /*crosses_nodes=*/true},
-      {Method::kLatencySignal, "latency_signal", MethodKind::kLatency, kNoAxes, "ping-pong latency", "", 7, false,
+      {Method::kLatencySignal, "latency_signal", MethodKind::kLatency, {}, "ping-pong latency", "", 7, false,
        "its ping-pong kernels spin on flags the peer GPU writes",
        "half a round trip of a flag (and payload) written into the peer's memory", {}, false,
        /*needs_both_ends_running=*/true},
-      {Method::kLatencyRead, "latency_read", MethodKind::kLatency, kNoAxes, "pointer-chase latency", "", 8, false, "",
+      {Method::kLatencyRead, "latency_read", MethodKind::kLatency, {}, "pointer-chase latency", "", 8, false, "",
        "one dependent load from the peer's memory (a pointer chase)"},
-      {Method::kLatencyCe, "latency_ce", MethodKind::kLatency, kNoAxes, "copy-engine latency", "", 9, false, "",
+      {Method::kLatencyCe, "latency_ce", MethodKind::kLatency, {}, "copy-engine latency", "", 9, false, "",
        "one small copy-engine copy to the peer, start to end"},
-      {Method::kAtomic, "atomic", MethodKind::kAtomic, kGridAxes, "remote atomics", "", 10, false, "",
+      {Method::kAtomic, "atomic", MethodKind::kAtomic, {ShapeAxis::kBlocks, ShapeAxis::kThreads}, "remote atomics", "", 10, false, "",
        "atomic adds into the peer's memory (types and address patterns)"},
-      {Method::kInterference, "interference", MethodKind::kInterference, kNoAxes, "interference", "", 11, false, "",
+      {Method::kInterference, "interference", MethodKind::kInterference, {}, "interference", "", 11, false, "",
        "a transfer engine beside a GEMM or HBM workload: what each costs the other"},
   };
   return methods;
@@ -67,14 +63,11 @@ std::vector<MethodInfo>& table() {
 
 }  // namespace
 
-std::vector<std::string> MethodAxes::names() const {
-  std::vector<std::string> n;
-  if (blocks) n.push_back("blocks");
-  if (threads) n.push_back("threads");
-  if (unroll) n.push_back("unroll");
-  if (smem_bytes) n.push_back("smem_bytes");
-  if (stages) n.push_back("stages");
-  return n;
+std::vector<std::string> axes_of(Method m) {
+  std::vector<std::string> names;
+  for (const SweptAxis& a : method_info(m).swept) names.push_back(to_string(a.axis));
+  for (ShapeAxis a : method_info(m).own_axes) names.push_back(to_string(a));
+  return names;
 }
 
 const std::vector<MethodInfo>& method_registry() { return table(); }

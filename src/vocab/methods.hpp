@@ -24,17 +24,6 @@ enum class MethodKind {
   kInterference,      // a transfer engine beside a workload; the engine is a field of the case
 };
 
-// The kernel-shape fields a method's rows carry (its swept axes, or, for atomics, the axes of
-// their own config section); --list-methods says them.
-struct MethodAxes {
-  bool blocks = false;
-  bool threads = false;
-  bool unroll = false;
-  bool smem_bytes = false;
-  bool stages = false;
-  std::vector<std::string> names() const;
-};
-
 // The kernel-shape fields of a case (and of its row).
 enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages };
 const char* to_string(ShapeAxis a);  // "blocks", "threads", "unroll", "smem_bytes", "stages"
@@ -54,7 +43,9 @@ struct MethodInfo {
   Method id;
   const char* name;         // in configs, on the command line and in results
   MethodKind kind;
-  MethodAxes axes;          // what its rows carry (swept: what its config section sweeps)
+  // Kernel-shape fields its rows carry that come from a section of its own rather than from
+  // `swept` (atomics: blocks and threads of the "atomic" section).
+  std::vector<ShapeAxis> own_axes;
   const char* title;        // in plots and tables
   const char* color;        // the report's plot colour (matplotlib); "" for none
   int report_order;         // the report's order of methods: copies, baselines, host link, latency
@@ -93,6 +84,7 @@ inline bool is_two_sided_baseline(Method m) { return method_info(m).kind == Meth
 // Whether the method reaches the peer's memory through its IPC mapping (everything but the host
 // link and the two-sided baselines, which is what still runs where peer access is impossible).
 inline bool needs_peer_mapping(Method m) { return !(is_host_link(m) || is_two_sided_baseline(m)); }
-inline MethodAxes axes_of(Method m) { return method_info(m).axes; }
+// The kernel-shape fields its rows carry: its swept axes, then its own.
+std::vector<std::string> axes_of(Method m);
 
 }  // namespace p2pbench

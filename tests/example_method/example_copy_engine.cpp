@@ -36,7 +36,7 @@ bool some_blocks(uint64_t v) { return v >= 1 && v <= 1024; }
 
 // Exposed so the test can name it; a real method needs no name outside its engine.
 P2PBENCH_REGISTER_METHOD(kExampleCopy,
-                         (MethodInfo{Method{}, "example_copy", MethodKind::kCopy, MethodAxes{true, true},
+                         (MethodInfo{Method{}, "example_copy", MethodKind::kCopy, {},
                                      "example copy kernel", "tab:gray", 99, false, "",
                                      "a grid-stride SM copy through the peer mapping (the example method)",
                                      {{ShapeAxis::kBlocks, {4}, some_blocks, "blocks must be 1..1024", "blocks"},
