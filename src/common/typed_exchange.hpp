@@ -14,13 +14,22 @@
 
 namespace p2pbench {
 
+// The bytes a value travels as, and back.
+template <typename T>
+std::string encode_value(const T& value) {
+  return nlohmann::json(value).dump();
+}
+template <typename T>
+T decode_value(const std::string& bytes) {
+  return nlohmann::json::parse(bytes).template get<T>();
+}
+
 // Every rank's value, indexed by rank (PeerGroup::exchange's deadline and errors).
 template <typename T>
 std::vector<T> gather_values(const PeerGroup& group, const T& mine, const char* what,
                              std::optional<double> timeout_s = std::nullopt) {
   std::vector<T> all;
-  for (const std::string& bytes : group.exchange(nlohmann::json(mine).dump(), what, timeout_s))
-    all.push_back(nlohmann::json::parse(bytes).template get<T>());
+  for (const std::string& bytes : group.exchange(encode_value(mine), what, timeout_s)) all.push_back(decode_value<T>(bytes));
   return all;
 }
 
@@ -28,9 +37,9 @@ std::vector<T> gather_values(const PeerGroup& group, const T& mine, const char* 
 template <typename T>
 T broadcast_value(const PeerGroup& group, const T& value, int root, const char* what,
                   std::optional<double> timeout_s = std::nullopt) {
-  std::string bytes = group.rank() == root ? nlohmann::json(value).dump() : std::string();
+  std::string bytes = group.rank() == root ? encode_value(value) : std::string();
   group.broadcast(bytes, root, what, timeout_s);
-  return nlohmann::json::parse(bytes).template get<T>();
+  return decode_value<T>(bytes);
 }
 
 }  // namespace p2pbench

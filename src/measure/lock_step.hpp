@@ -13,6 +13,7 @@
 
 #include "comm/communicator.hpp"
 #include "common/fault_injection.hpp"
+#include "common/typed_exchange.hpp"
 #include "common/watchdog.hpp"
 #include "measure/case_outcome.hpp"
 #include "measure/step_report.hpp"
@@ -76,10 +77,10 @@ class LockStep {
     for (StepReport& report : run_reports(what, [&](StepReport& r) {
            Payload mine{};
            local(r, mine);
-           r.payload = nlohmann::json(mine).dump();
+           r.payload = encode_value(mine);
          }, local_work_s)) {
       Payload data{};
-      if (!report.payload.empty()) data = nlohmann::json::parse(report.payload).get<Payload>();
+      if (!report.payload.empty()) data = decode_value<Payload>(report.payload);
       all.push_back({std::move(report), std::move(data)});
     }
     return all;

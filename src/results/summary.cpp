@@ -151,6 +151,7 @@ std::optional<double> baseline_at(const std::vector<json>& rows, const std::stri
 }  // namespace
 
 json compare_methods(const std::vector<json>& rows) {
+  const std::vector<std::string> compared_with = baselines();
   json out = json::array();
   for (const char* direction : {"push", "pull"})
     for (const Band& band : kBands) {
@@ -164,7 +165,7 @@ json compare_methods(const std::vector<json>& rows) {
       json entry = {{"direction", direction}, {"band", band.name}, {"method", (*best)["method"]},
                     {"bytes", (*best)["bytes"]}, {"bandwidth_gbps", median_of(*best)},
                     {"pct_of_peak", best->value("pct_of_peak", json())}};
-      for (const std::string& baseline : baselines()) {
+      for (const std::string& baseline : compared_with) {
         const auto base = baseline_at(rows, baseline, *best);
         entry["speedup_over_" + baseline] = base && *base > 0 ? json(median_of(*best) / *base) : json();
       }
@@ -174,6 +175,7 @@ json compare_methods(const std::vector<json>& rows) {
 }
 
 std::vector<std::string> comparison_lines(const json& comparison) {
+  const std::vector<std::string> compared_with = baselines();
   std::vector<std::string> lines;
   for (const json& e : comparison) {
     char buf[256];
@@ -185,7 +187,7 @@ std::vector<std::string> comparison_lines(const json& comparison) {
       std::snprintf(buf, sizeof buf, " (%.1f%% of peak)", e["pct_of_peak"].get<double>());
       line += buf;
     }
-    for (const std::string& baseline : baselines()) {
+    for (const std::string& baseline : compared_with) {
       const json& x = e["speedup_over_" + baseline];
       if (x.is_null()) continue;
       std::snprintf(buf, sizeof buf, ", %.2fx %s", x.get<double>(), baseline.c_str());
