@@ -21,6 +21,7 @@
 #include "results/result_writer.hpp"
 #include "results/pair_matrix.hpp"
 #include "results/summary.hpp"
+#include "plan/estimate.hpp"
 #include "plan/sweep.hpp"
 
 namespace p2pbench {
@@ -92,9 +93,8 @@ void Session::sweep() {
   runner_options_.faults = &step_faults_;
   baselines_ = make_baseline_resources(capacity_, device_, comm_.timeouts().scale);
   group_ = std::make_unique<RankGroup>(comm_, runner_options_, facts_.layout, device_, *gate_, *buffers_);
-  latency_runner_ = std::make_unique<LatencyRunner>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
-  interference_runner_ =
-      std::make_unique<InterferenceRunner>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_);
+  latency_ = std::make_unique<LatencyProbes>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
+  interference_ = std::make_unique<InterferenceCases>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_);
   ProgressLine progress(cases_.size(), options_.progress);
   const PairLinks links = pair_links_from_meta(meta_, comm_.size());
   std::vector<json> group_rows;
@@ -134,9 +134,15 @@ CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
     if (auto why = sanitizer_skip_reason(c.method)) return skipped(*why);
   if (auto out = inject_gpu_fault(index)) return *out;
   if (auto why = group_skip_reason(c, facts_.layout)) return skipped(*why);
-  if (is_interference(c.method)) return interference_runner_->run(c, index);
-  if (is_latency(c.method)) return c.load ? measure_under_load(c, index) : latency_runner_->run(c, index);
-  return run_case(*group_, runner_options_, c, index, engine_factory());
+  if (is_latency(c.method) && c.load) return measure_under_load(c, index);
+  return run_procedure(*procedure_for(c, index), runner_options_.samples, runner_options_.verify);
+}
+
+// The case's steps for the one case loop: its method family's.
+std::unique_ptr<CaseProcedure> Session::procedure_for(const CaseSpec& c, size_t index) {
+  if (is_interference(c.method)) return interference_->procedure_for(c, index);
+  if (is_latency(c.method)) return latency_->procedure_for(c, index);
+  return copy_procedure(*group_, runner_options_, c, index, engine_factory());
 }
 
 EngineFactory Session::engine_factory() {
@@ -162,7 +168,7 @@ CaseOutcome Session::measure_under_load(const CaseSpec& c, size_t index) {
     if (out.status == CaseStatus::kOk) out.status = CaseStatus::kFailed;
     return out;
   }
-  CaseOutcome out = latency_runner_->run(c, index);
+  CaseOutcome out = run_procedure(*latency_->procedure_for(c, index), runner_options_.samples, runner_options_.verify);
   LoadOutcome figures;
   if (!load.finish_background(l, figures.covered) || !load.verify(0, l)) {
     out.status = CaseStatus::kFailed;
@@ -180,13 +186,8 @@ CaseOutcome Session::measure_under_load(const CaseSpec& c, size_t index) {
 // How long the latency case could take (an upper bound: a slow link, every step's overhead);
 // the load runs twice that plus half a second, and says so when it did not cover the case.
 double Session::load_seconds(const CaseSpec& c) const {
-  const double samples = double(config_.samples + 1);
-  double s = 0;
-  if (c.method == Method::kLatencySignal) s = samples * double(config_.latency.round_trips) * 5e-6;
-  if (c.method == Method::kLatencyRead && c.read_chase)
-    s = samples * double(c.read_chase->loads) * 2e-6 * (c.read_chase->launch == "every_sm" ? 132.0 : 1.0);
-  if (c.method == Method::kLatencyCe) s = samples * double(config_.latency.ce_copies) * 2 * 30e-6;
-  return 2 * s + 0.5;
+  const double samples = double(config_.samples + 1);  // and the warm-up sample
+  return 2 * samples * fixed_sample_seconds(config_, c, CaseCostModel::upper_bound()) + 0.5;
 }
 
 // The GPU faults of the test switch surface inside a step, as a real one would.

@@ -26,8 +26,8 @@
 #include "engines/baseline_resources.hpp"
 #include "device/clock_sync.hpp"
 #include "device/gpu_device.hpp"
-#include "measure/interference_runner.hpp"
-#include "measure/latency_runner.hpp"
+#include "measure/interference_cases.hpp"
+#include "measure/latency_probes.hpp"
 #include "measure/lock_step.hpp"
 #include "measure/case_loop.hpp"
 #include "measure/rank_group.hpp"
@@ -61,6 +61,7 @@ class Session {
   // The sweep: throws StopRequested or PeerLost.
   void sweep();
   CaseOutcome measure(const CaseSpec& c, size_t index);
+  std::unique_ptr<CaseProcedure> procedure_for(const CaseSpec& c, size_t index);
   CaseOutcome measure_under_load(const CaseSpec& c, size_t index);
   double load_seconds(const CaseSpec& c) const;
   EngineFactory engine_factory();
@@ -118,8 +119,8 @@ class Session {
   std::optional<Method> open_baseline_;
   RunnerOptions runner_options_;  // set when the sweep starts (the config is final by then)
   std::unique_ptr<RankGroup> group_;
-  std::unique_ptr<LatencyRunner> latency_runner_;
-  std::unique_ptr<InterferenceRunner> interference_runner_;
+  std::unique_ptr<LatencyProbes> latency_;
+  std::unique_ptr<InterferenceCases> interference_;
   bool any_failed_ = false;
   std::string incomplete_reason_;
   bool fatal_ = false;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/cuda_check.hpp"
+#include "measure/case_procedure.hpp"
 #include "measure/lock_step.hpp"
 #include "plan/device_memory.hpp"
 #include "plan/sweep.hpp"
@@ -338,24 +339,36 @@ void drop_last_sample(CaseOutcome& out) {
   }
 }
 
+// The copy methods' steps of the one case loop: the loop's own, verification after each sample.
+class CopyProcedure final : public CaseProcedure {
+ public:
+  CopyProcedure(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c, uint64_t case_index,
+                const EngineFactory& make_engine)
+      : loop_(group, options, c, case_index, make_engine) {}
+  bool agree_on_skips(CaseOutcome& out) override { return loop_.agree_on_skips(out); }
+  bool prepare(CaseOutcome& out) override { return loop_.prepare(out); }
+  bool sample(int index, CaseOutcome& out) override {
+    const size_t recorded = out.gbps.size();
+    if (loop_.sample(index, out) && loop_.verify(index, out)) return true;
+    if (out.gbps.size() > recorded) drop_last_sample(out);
+    return false;
+  }
+
+ private:
+  CaseLoop loop_;
+};
+
 }  // namespace
+
+std::unique_ptr<CaseProcedure> copy_procedure(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c,
+                                              uint64_t case_index, const EngineFactory& make_engine) {
+  return std::make_unique<CopyProcedure>(group, options, c, case_index, make_engine);
+}
 
 CaseOutcome run_case(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c, uint64_t case_index,
                      const EngineFactory& make_engine) {
-  CaseOutcome out;
-  CaseLoop loop(group, options, c, case_index, make_engine);
-  if (!loop.agree_on_skips(out) || !loop.prepare(out)) return out;
-  bool all_verified = options.verify;
-  for (int s = 0; s < options.samples; ++s) {
-    const size_t recorded = out.gbps.size();
-    if (!loop.sample(s, out) || !loop.verify(s, out)) {
-      if (out.gbps.size() > recorded) drop_last_sample(out);
-      all_verified = false;
-      break;
-    }
-  }
-  out.verified = all_verified && out.status == CaseStatus::kOk;
-  return out;
+  CopyProcedure copy(group, options, c, case_index, make_engine);
+  return run_procedure(copy, options.samples, options.verify);
 }
 
 }  // namespace p2pbench

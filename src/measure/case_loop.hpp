@@ -17,6 +17,7 @@
 #include "engines/transfer_engine.hpp"
 #include "measure/case_group.hpp"
 #include "measure/case_outcome.hpp"
+#include "measure/case_procedure.hpp"
 #include "measure/runner_options.hpp"
 #include "plan/case_spec.hpp"
 
@@ -89,7 +90,11 @@ class CaseLoop {
   uint64_t background_launches_ = 0;
 };
 
-// The MPI driver's use of the loop: every step, every sample, verification, the figures.
+// The copy methods' procedure for the one case loop (case_procedure.hpp): CaseLoop's steps,
+// each sample verified before it is kept.
+std::unique_ptr<CaseProcedure> copy_procedure(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c,
+                                              uint64_t case_index, const EngineFactory& make_engine);
+// The same, run through the loop.
 CaseOutcome run_case(CaseGroup& group, const RunnerOptions& options, const CaseSpec& c, uint64_t case_index,
                      const EngineFactory& make_engine);
 

@@ -20,14 +20,10 @@ struct SampleWork {
   double transfers = 1;
 };
 
-// Latency methods: a sample is a fixed number of dependent steps, whatever min_sample_time says.
-SampleWork latency_sample(const Config& config, const CaseSpec& c, const CaseCostModel& costs) {
-  if (c.read_chase) {
-    const double launches = c.read_chase->launch == "every_sm" ? costs.sms_for_every_sm_chase : 1.0;
-    return {launches * double(c.read_chase->loads) * costs.read_load_s, 1};
-  }
-  if (c.method == Method::kLatencySignal) return {double(config.latency.round_trips) * 2 * costs.signal_one_way_s, 1};
-  return {double(config.latency.ce_copies) * costs.ce_copy_latency_s, 1};
+// A sample of a fixed number of dependent steps (latency methods), whatever min_sample_time says.
+bool fixed_steps(Method m) {
+  const SampleCost cost = method_info(m).cost;
+  return cost == SampleCost::kRoundTrips || cost == SampleCost::kChaseLoads || cost == SampleCost::kSmallCopies;
 }
 
 // Transfers repeat until a sample lasts min_sample_time (TransferTimer::iterations_for).
@@ -48,7 +44,7 @@ double busiest_received_bytes(const CaseSpec& c, const GroupLayout& layout) {
 // Verification reads every slot a sample wrote (slots of the pool, up to the iterations).
 double verify_seconds(const Config& config, const CaseSpec& c, const GroupLayout& layout, double iterations,
                       const CaseCostModel& costs) {
-  if (!config.verify || is_latency(c.method)) return 0;
+  if (!config.verify || fixed_steps(c.method)) return 0;
   double slots = 1;
   if (const auto stride = buffer_slot_stride(c.bytes); stride && config.buffer_pool_bytes > *stride)
     slots = std::min(iterations, double(config.buffer_pool_bytes / *stride));
@@ -57,18 +53,19 @@ double verify_seconds(const Config& config, const CaseSpec& c, const GroupLayout
 }
 
 void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs, SweepEstimate& e) {
-  const SampleWork work = is_latency(c.method) ? latency_sample(config, c, costs) : transfer_sample(config, c, layout, costs);
+  const SampleCost cost = method_info(c.method).cost;
+  const SampleWork work = fixed_steps(c.method) ? SampleWork{fixed_sample_seconds(config, c, costs), 1}
+                                                : transfer_sample(config, c, layout, costs);
   const double verify = verify_seconds(config, c, layout, work.transfers, costs);
   const double samples = config.samples;
-  // Latency and atomic cases warm up with one sample (LatencyRunner's sample 0).
   double warmup_launches =
-      is_latency(c.method) || c.method == Method::kAtomic
-          ? 1.0
-          : std::clamp(std::ceil(config.warmup_time_ms * 1e-3 / std::max(work.seconds, 1e-9)), 1.0, kMaxWarmupLaunches);
+      cost == SampleCost::kTimedTransfers
+          ? std::clamp(std::ceil(config.warmup_time_ms * 1e-3 / std::max(work.seconds, 1e-9)), 1.0, kMaxWarmupLaunches)
+          : 1.0;  // the procedure's one warm-up sample
   // interference: transfer alone, workload alone (twice where partitioned), both at
   // once; a warm-up of each instead of warmup_time_ms; the transfer moves bytes in two phases.
   double phases = 1, transfer_phases = 1;
-  if (is_interference(c.method)) {
+  if (cost == SampleCost::kPhases) {
     phases = c.sm_partition.value_or(0) > 0 ? 4.0 : 3.0;
     transfer_phases = 2;
     warmup_launches = 2;
@@ -78,11 +75,31 @@ void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout
   e.transfer_seconds += samples * phases * work.seconds;
   e.warmup_seconds += warmup_launches * work.seconds;
   e.verify_seconds += samples * transfer_phases * verify;
-  if (!is_latency(c.method))
+  if (!fixed_steps(c.method))
     e.bytes_moved += double(c.bytes) * double(c.flows.size()) * work.transfers * (transfer_phases * samples + warmup_launches);
 }
 
 }  // namespace
+
+double fixed_sample_seconds(const Config& config, const CaseSpec& c, const CaseCostModel& costs) {
+  switch (method_info(c.method).cost) {
+    case SampleCost::kRoundTrips: return double(config.latency.round_trips) * 2 * costs.signal_one_way_s;
+    case SampleCost::kSmallCopies: return double(config.latency.ce_copies) * costs.ce_copy_latency_s;
+    case SampleCost::kChaseLoads: {
+      const ReadChase r = c.read_chase.value_or(ReadChase{});
+      return (r.launch == "every_sm" ? costs.sms_for_every_sm_chase : 1.0) * double(r.loads) * costs.read_load_s;
+    }
+    default: return 0;
+  }
+}
+
+CaseCostModel CaseCostModel::upper_bound() {
+  CaseCostModel slow;
+  slow.signal_one_way_s = 2.5e-6;  // 2.7x the H200 pair's flag_in_data one way
+  slow.read_load_s = 2e-6;         // 2.4x its remote load
+  slow.ce_copy_latency_s = 60e-6;  // 8x its copy: a sample issues each copy twice (alone, then back to back)
+  return slow;
+}
 
 double concurrent_transfer_seconds(const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs) {
   struct GpuLoad {

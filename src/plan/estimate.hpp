@@ -54,6 +54,10 @@ struct CaseCostModel {
   // Once per run with nccl cases (communicator set-up): nccl-tests-equivalent.json took 1.39 s,
   // 0.4 s of it its 14 cases by the costs above; baselines.json then comes out within 1%.
   double nccl_setup_s = 1.0;
+
+  // Latency costs no GPU should exceed (a slow link, every step's overhead): what a load beside
+  // a latency case must outlast.
+  static CaseCostModel upper_bound();
 };
 
 struct SweepEstimate {
@@ -73,6 +77,10 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
                        const CaseCostModel& costs = CaseCostModel{});
 // Two ranks on two GPUs.
 SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases);
+
+// One sample of a method that runs a fixed number of dependent steps (SampleCost kRoundTrips,
+// kChaseLoads, kSmallCopies: the latency methods); 0 for the others.
+double fixed_sample_seconds(const Config& config, const CaseSpec& c, const CaseCostModel& costs = CaseCostModel{});
 
 // One transfer of the case's flows at once: its busiest GPU's bytes over the link (egress or
 // ingress, whichever is larger) plus the bytes it copies within itself, at least the floor and

@@ -6,7 +6,6 @@ namespace p2pbench {
 
 namespace {
 
-
 bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
 bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
 bool unroll_choice(uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; }
@@ -48,15 +47,15 @@ std::vector<MethodInfo>& table() {
       {Method::kLatencySignal, "latency_signal", MethodKind::kLatency, {}, "ping-pong latency", "", 7, false,
        "its ping-pong kernels spin on flags the peer GPU writes",
        "half a round trip of a flag (and payload) written into the peer's memory", {}, false,
-       /*needs_both_ends_running=*/true},
+       /*needs_both_ends_running=*/true, SampleCost::kRoundTrips},
       {Method::kLatencyRead, "latency_read", MethodKind::kLatency, {}, "pointer-chase latency", "", 8, false, "",
-       "one dependent load from the peer's memory (a pointer chase)"},
+       "one dependent load from the peer's memory (a pointer chase)", {}, false, false, SampleCost::kChaseLoads},
       {Method::kLatencyCe, "latency_ce", MethodKind::kLatency, {}, "copy-engine latency", "", 9, false, "",
-       "one small copy-engine copy to the peer, start to end"},
+       "one small copy-engine copy to the peer, start to end", {}, false, false, SampleCost::kSmallCopies},
       {Method::kAtomic, "atomic", MethodKind::kAtomic, {ShapeAxis::kBlocks, ShapeAxis::kThreads}, "remote atomics", "", 10, false, "",
-       "atomic adds into the peer's memory (types and address patterns)"},
+       "atomic adds into the peer's memory (types and address patterns)", {}, false, false, SampleCost::kTimedOneWarmup},
       {Method::kInterference, "interference", MethodKind::kInterference, {}, "interference", "", 11, false, "",
-       "a transfer engine beside a GEMM or HBM workload: what each costs the other"},
+       "a transfer engine beside a GEMM or HBM workload: what each costs the other", {}, false, false, SampleCost::kPhases},
   };
   return methods;
 }

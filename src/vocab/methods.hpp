@@ -24,6 +24,17 @@ enum class MethodKind {
   kInterference,      // a transfer engine beside a workload; the engine is a field of the case
 };
 
+// How the dry run prices one sample of the method (plan/estimate.cpp holds the measured
+// constants), and so how long a load beside a latency case must last.
+enum class SampleCost {
+  kTimedTransfers,  // transfers repeat until min_sample_time; the warm-up fills warmup_time
+  kTimedOneWarmup,  // the same, after one warm-up sample
+  kRoundTrips,      // latency.round_trips ping-pong round trips, after one warm-up sample
+  kChaseLoads,      // the read chase's loads (every_sm: on every SM), after one warm-up sample
+  kSmallCopies,     // latency.ce_copies copies, after one warm-up sample
+  kPhases,          // interference: 3 or 4 gated phases of transfers and workload, a warm-up of each
+};
+
 // The kernel-shape fields of a case (and of its row).
 enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages };
 const char* to_string(ShapeAxis a);  // "blocks", "threads", "unroll", "smem_bytes", "stages"
@@ -56,6 +67,7 @@ struct MethodInfo {
   bool crosses_nodes = false;    // runs between ranks of different nodes (no CUDA IPC mapping needed)
   bool needs_both_ends_running = false;  // its two ends' kernels wait for each other: two processes
                                          // taking turns on one GPU (no MPS) cannot run it
+  SampleCost cost = SampleCost::kTimedTransfers;
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered.

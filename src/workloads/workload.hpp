@@ -1,5 +1,5 @@
 // A workload that runs beside a transfer: the bf16 GEMM or the HBM stream. Like a
-// TransferEngine it only enqueues work; who waits for whom is the InterferenceRunner's business.
+// TransferEngine it only enqueues work; who waits for whom is the interference procedure's business (measure/interference_cases.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,4 +1,4 @@
-#include "measure/interference_runner.hpp"
+#include "measure/interference_cases.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -64,7 +64,7 @@ std::vector<PhaseFigures> figures_of(const std::vector<RankStep<PhaseFigures>>& 
 
 }  // namespace
 
-struct InterferenceRunner::Case {
+struct InterferenceCases::Case {
   CaseSpec spec, transfer_spec;
   std::unique_ptr<TransferEngine> engine;
   Endpoints ends;
@@ -93,7 +93,7 @@ struct InterferenceRunner::Case {
   }
 };
 
-InterferenceRunner::InterferenceRunner(const Communicator& comm, const RunnerOptions& options,
+InterferenceCases::InterferenceCases(const Communicator& comm, const RunnerOptions& options,
                                        const InterferenceSettings& settings, int device, SharedGate& gate, PeerBuffers& buffers)
     : comm_(comm),
       steps_(comm, options.watchdog, options.faults),
@@ -106,16 +106,16 @@ InterferenceRunner::InterferenceRunner(const Communicator& comm, const RunnerOpt
       workload_stream_(make_stream("the interference workload")),
       aux_stream_(make_stream("interference fills and checks")) {}
 
-InterferenceRunner::~InterferenceRunner() = default;
+InterferenceCases::~InterferenceCases() = default;
 
-Workload& InterferenceRunner::workload(const std::string& name) {
+Workload& InterferenceCases::workload(const std::string& name) {
   auto& w = workloads_[name];
   if (!w) w = make_workload(name, settings_, device_);
   if (!w) throw InputError("interference.workloads", "\"" + name + "\"", "unknown workload");
   return *w;
 }
 
-bool InterferenceRunner::agree_on_skips(Case& k, CaseOutcome& out) {
+bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
   const int me = comm_.rank();
   for (const Flow& o : flows_of(k.spec)) {
     const bool participates = CaseSpec::engine_rank(k.spec.direction, o.src_rank, o.dst_rank) == me;
@@ -142,7 +142,7 @@ bool InterferenceRunner::agree_on_skips(Case& k, CaseOutcome& out) {
   return !any_skipped(skips, out) && !any_failed(skips, out);
 }
 
-bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
+bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
   k.transfer_stream = k.partition ? k.partition->transfer_stream() : transfer_stream_.get();
   k.workload_stream = k.partition ? k.partition->workload_stream() : workload_stream_.get();
   k.full_stream = workload_stream_.get();
@@ -197,7 +197,7 @@ bool InterferenceRunner::calibrate(Case& k, CaseOutcome& out) {
   return !any_failed(warmup, out);
 }
 
-std::optional<std::vector<PhaseFigures>> InterferenceRunner::gated_phase(const char* what,
+std::optional<std::vector<PhaseFigures>> InterferenceCases::gated_phase(const char* what,
                                                                          const std::function<void(uint32_t)>& queue,
                                                                          const std::function<void(PhaseFigures&)>& finish,
                                                                          CaseOutcome& out) {
@@ -210,7 +210,7 @@ std::optional<std::vector<PhaseFigures>> InterferenceRunner::gated_phase(const c
   return figures_of(finished);
 }
 
-bool InterferenceRunner::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
+bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
   auto prepared = steps_.run_reports("preparing a sample", [&](StepReport&) {
     if (transfer && options_.verify && k.fills_src)
       k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
@@ -223,7 +223,7 @@ bool InterferenceRunner::fill_and_poison(Case& k, uint64_t seed, bool transfer, 
 }
 
 // Only now, with every rank's work finished, may the destination be read.
-bool InterferenceRunner::verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
+bool InterferenceCases::verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
   auto verified = steps_.run_reports("verifying a sample", [&](StepReport& r) {
     const std::string where = " on rank " + std::to_string(comm_.rank()) + " (sample " + std::to_string(sample) + ")";
     if (workload && k.busy)
@@ -235,10 +235,10 @@ bool InterferenceRunner::verify(Case& k, int sample, uint64_t seed, bool transfe
   return !any_failed(verified, out) && !any_verify_failed(verified, out);
 }
 
-double InterferenceRunner::gate_timeout_s() const { return options_.gate_timeout_s * options_.timeout_scale; }
+double InterferenceCases::gate_timeout_s() const { return options_.gate_timeout_s * options_.timeout_scale; }
 
 // 1. The transfer alone (in its SM group where partitioned).
-InterferenceRunner::Phase InterferenceRunner::transfer_alone(Case& k, GatedWindow& transfer, CaseOutcome& out) {
+InterferenceCases::Phase InterferenceCases::transfer_alone(Case& k, GatedWindow& transfer, CaseOutcome& out) {
   return gated_phase("the transfer alone", [&](uint32_t ticket) {
     if (!k.drive) return;
     transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
@@ -250,7 +250,7 @@ InterferenceRunner::Phase InterferenceRunner::transfer_alone(Case& k, GatedWindo
 }
 
 // 2. The workload alone: `launches` of it on the whole GPU, or in its SM group.
-InterferenceRunner::Phase InterferenceRunner::workload_alone(Case& k, GatedWindow& w, bool whole_gpu, uint64_t launches,
+InterferenceCases::Phase InterferenceCases::workload_alone(Case& k, GatedWindow& w, bool whole_gpu, uint64_t launches,
                                                              const char* what, CaseOutcome& out) {
   return gated_phase(what, [&](uint32_t ticket) {
     if (!k.busy) return;
@@ -269,7 +269,7 @@ InterferenceRunner::Phase InterferenceRunner::workload_alone(Case& k, GatedWindo
 
 // 3. Both at once behind the same gate; the workload keeps launching until the transfer's
 // window has closed (a GPU that drives no transfer keeps it going for the planned time).
-InterferenceRunner::Phase InterferenceRunner::together(Case& k, GatedWindow& transfer, GatedWindow& grouped, CaseOutcome& out) {
+InterferenceCases::Phase InterferenceCases::together(Case& k, GatedWindow& transfer, GatedWindow& grouped, CaseOutcome& out) {
   WorkloadFeeder feeder(k.workload_stream, kWorkloadAhead, [&](cudaStream_t s) { k.workload->enqueue(s); });
   return gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
     if (k.drive) {
@@ -303,7 +303,7 @@ InterferenceRunner::Phase InterferenceRunner::together(Case& k, GatedWindow& tra
   }, out);
 }
 
-bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out) {
+bool InterferenceCases::run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out) {
   GatedWindow transfer(k.transfer_stream, "transfer"), alone(k.full_stream, "workload"), grouped(k.workload_stream, "workload");
   SampleFigures f;
   if (!fill_and_poison(k, seed, true, false, out) || !(f.transfer_alone = transfer_alone(k, transfer, out)) ||
@@ -325,7 +325,7 @@ bool InterferenceRunner::run_sample(Case& k, int sample, uint64_t seed, CaseOutc
   return true;
 }
 
-void InterferenceRunner::record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const {
+void InterferenceCases::record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const {
   InterferenceSamples& rec = *out.interference;
   const double bytes = double(k.spec.bytes) * double(k.transfer_launches);
   const bool bidir = k.spec.mode == Mode::kBidir;
@@ -344,17 +344,10 @@ void InterferenceRunner::record_sample(Case& k, const SampleFigures& f, CaseOutc
   out.time_us.push_back(double(k.spec.bytes) / (rec.transfer_together_gbps.back() * 1e9) * 1e6 * (bidir ? 2.0 : 1.0));
 }
 
-CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {
-  CaseOutcome out;
-  Case k;
-  k.spec = c;
-  k.transfer_spec = transfer_case_of(c);
-  k.engine = make_engine(k.transfer_spec);
-  if (!agree_on_skips(k, out) || !calibrate(k, out)) return out;
-
+// The workload's unit and description, from a GPU that ran it (every rank learns them).
+bool InterferenceCases::describe_workload(Case& k, CaseOutcome& out) {
   out.interference.emplace();
   InterferenceSamples& rec = *out.interference;
-  // The workload's unit and description, from a GPU that ran it (every rank learns them).
   auto described = steps_.run<WorkloadDescription>("describing the workload", [&](StepReport&, WorkloadDescription& d) {
     if (!k.busy) return;
     d = {true, k.workload->unit(), k.workload->describe(), k.workload->work_per_launch(), 0, 0};
@@ -363,7 +356,7 @@ CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {
       d.workload_group_sms = k.partition->split().workload_sms;
     }
   });
-  if (any_failed(reports_of(described), out)) return out;
+  if (any_failed(reports_of(described), out)) return false;
   rec.workload_gpus = 0;
   for (const auto& [report, d] : described) {
     if (!d.ran) continue;
@@ -376,11 +369,31 @@ CaseOutcome InterferenceRunner::run(const CaseSpec& c, uint64_t case_index) {
       rec.workload_group_sms = d.workload_group_sms;
     }
   }
+  return true;
+}
 
-  for (int s = 0; s < options_.samples; ++s)
-    if (!run_sample(k, s, seed_of(case_index, s + 1), out)) break;
-  out.verified = options_.verify && out.status == CaseStatus::kOk && !out.gbps.empty();
-  return out;
+// One case: its roles and engine, the shared state's steps in the loop's order.
+class InterferenceCase final : public CaseProcedure {
+ public:
+  InterferenceCase(InterferenceCases& cases, const CaseSpec& c, uint64_t case_index) : cases_(cases), case_index_(case_index) {
+    k_.spec = c;
+    k_.transfer_spec = transfer_case_of(c);
+    k_.engine = make_engine(k_.transfer_spec);
+  }
+  bool agree_on_skips(CaseOutcome& out) override { return cases_.agree_on_skips(k_, out); }
+  bool prepare(CaseOutcome& out) override { return cases_.calibrate(k_, out) && cases_.describe_workload(k_, out); }
+  bool sample(int index, CaseOutcome& out) override {
+    return cases_.run_sample(k_, index, seed_of(case_index_, index + 1), out);
+  }
+
+ private:
+  InterferenceCases& cases_;
+  uint64_t case_index_;
+  InterferenceCases::Case k_;
+};
+
+std::unique_ptr<CaseProcedure> InterferenceCases::procedure_for(const CaseSpec& c, uint64_t case_index) {
+  return std::make_unique<InterferenceCase>(*this, c, case_index);
 }
 
 }  // namespace p2pbench

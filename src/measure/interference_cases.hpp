@@ -1,5 +1,6 @@
-// Who waits for whom in an interference case. Every rank calls run() with the same
-// case. A sample has three or four gated phases, each released by the same start gate:
+// The interference procedure for the one case loop (case_procedure.hpp), and what its cases
+// share (streams, workloads). A sample has three or four gated phases, each released by the
+// same start gate:
 //   1. the transfer alone (in its SM group where partitioned), verified;
 //   2. the workload alone on the whole GPU, and 2b. alone in its SM group (partitioned cases);
 //   3. both at once, each on its own stream with its own events and %globaltimer window; the
@@ -17,6 +18,7 @@
 #include "engines/transfer_engine.hpp"
 #include "workloads/workload.hpp"
 #include "measure/case_outcome.hpp"
+#include "measure/case_procedure.hpp"
 #include "measure/interference_phase.hpp"
 #include "measure/lock_step.hpp"
 #include "device/peer_buffers.hpp"
@@ -26,20 +28,23 @@
 
 namespace p2pbench {
 
-class InterferenceRunner {
+class InterferenceCases {
  public:
-  InterferenceRunner(const Communicator& comm, const RunnerOptions& options, const InterferenceSettings& settings, int device,
+  InterferenceCases(const Communicator& comm, const RunnerOptions& options, const InterferenceSettings& settings, int device,
                      SharedGate& gate, PeerBuffers& buffers);
-  ~InterferenceRunner();
+  ~InterferenceCases();
 
-  CaseOutcome run(const CaseSpec& c, uint64_t case_index);
+  // The case's procedure, for run_procedure.
+  std::unique_ptr<CaseProcedure> procedure_for(const CaseSpec& c, uint64_t case_index);
 
  private:
-  struct Case;  // one case's roles, engine, streams and sizes (interference_runner.cpp)
+  struct Case;  // one case's roles, engine, streams and sizes (interference_cases.cpp)
+  friend class InterferenceCase;
 
-  // Steps of run(); each returns false when the case ended (out says why).
+  // Steps of a case; each returns false when the case ended (out says why).
   bool agree_on_skips(Case& k, CaseOutcome& out);
   bool calibrate(Case& k, CaseOutcome& out);
+  bool describe_workload(Case& k, CaseOutcome& out);
   bool run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out);
 
   // A sample's phases, each every rank's figures or nothing where the case ended (out says why).
