@@ -14,36 +14,46 @@ namespace p2pbench::kernels {
 
 class LiveClock {
  public:
-  // The heartbeat is read at most this often: it is host memory, a PCIe round trip away.
+  // The host's liveness is judged at checkpoints this far apart; between them a poll costs one
+  // timer read and a subtraction, as a raw %globaltimer deadline would. The heartbeat is host
+  // memory, a PCIe round trip away, so the first read comes only at the first checkpoint: the
+  // short waits of a latency probe (a ping-pong's every round trip, every thread of its block)
+  // never reach it. A read there per round trip cost microseconds per one-way figure.
   static constexpr uint64_t kCheckEveryNs = 1'000'000;
   // A heartbeat unchanged for this long means the host is stopped (it beats every 5 ms).
   static constexpr uint64_t kStaleNs = 200'000'000;
 
   __device__ explicit LiveClock(const uint64_t* heartbeat) : heartbeat_(heartbeat) {
-    last_ns_ = checked_ns_ = moved_ns_ = ptx::globaltimer_ns();
-    if (heartbeat_) beat_ = ptx::ld_relaxed_sys_u64(heartbeat_);
+    checked_ns_ = moved_ns_ = ptx::globaltimer_ns();
   }
 
-  // Nanoseconds counted so far; call it on every poll.
+  // Nanoseconds counted so far; call it on every poll. Time since the last checkpoint counts
+  // when the host was alive at it.
   __device__ uint64_t waited_ns() {
-    const uint64_t now = ptx::globaltimer_ns();
-    if (heartbeat_ && now - checked_ns_ >= kCheckEveryNs) {
-      checked_ns_ = now;
-      const uint64_t beat = ptx::ld_relaxed_sys_u64(heartbeat_);
-      if (beat != beat_) {
-        beat_ = beat;
-        moved_ns_ = now;
-      }
-    }
-    if (!heartbeat_ || now - moved_ns_ <= kStaleNs) counted_ns_ += now - last_ns_;
-    last_ns_ = now;
+    const uint64_t since = ptx::globaltimer_ns() - checked_ns_;
+    if (since < kCheckEveryNs) return alive_ ? counted_ns_ + since : counted_ns_;
+    checkpoint(checked_ns_ + since);
     return counted_ns_;
   }
 
  private:
+  __device__ __noinline__ void checkpoint(uint64_t now) {
+    if (alive_) counted_ns_ += now - checked_ns_;
+    checked_ns_ = now;
+    if (!heartbeat_) return;
+    const uint64_t beat = ptx::ld_relaxed_sys_u64(heartbeat_);
+    if (!read_once_ || beat != beat_) {  // the first read starts the comparison
+      read_once_ = true;
+      beat_ = beat;
+      moved_ns_ = now;
+    }
+    alive_ = now - moved_ns_ <= kStaleNs;
+  }
+
   const uint64_t* heartbeat_;
+  bool read_once_ = false;
+  bool alive_ = true;
   uint64_t beat_ = 0;
-  uint64_t last_ns_ = 0;
   uint64_t checked_ns_ = 0;
   uint64_t moved_ns_ = 0;
   uint64_t counted_ns_ = 0;

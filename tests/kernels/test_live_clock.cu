@@ -104,5 +104,18 @@ TEST(LiveClock, OpenGateEndsTheWaitAtOnce) {
   EXPECT_LT(s, 0.25);
 }
 
+// A wait that ends within LiveClock::kCheckEveryNs never reads the heartbeat (a latency probe's
+// round trips must not pay a host-memory read each). The word given is one no kernel may read:
+// a read would end the launch with an illegal address. Last in the file, since that error
+// would spoil the process's context for the tests after it.
+TEST(LiveClock, ShortWaitNeverReadsTheHeartbeat) {
+  GateUnderTest g;
+  __atomic_store_n(static_cast<uint32_t*>(g.gate.host()), uint32_t(1), __ATOMIC_RELEASE);
+  const auto* unreadable = reinterpret_cast<const uint64_t*>(uintptr_t(8));
+  g.enqueue(unreadable);
+  cuda_check(cudaStreamSynchronize(g.stream.get()), "waiting for a gate that was open before the wait");
+  EXPECT_FALSE(g.timed_out());
+}
+
 }  // namespace
 }  // namespace p2pbench::kernels
