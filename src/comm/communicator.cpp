@@ -137,9 +137,11 @@ std::optional<std::string> Communicator::peer_stopped_at_exit(double limit_s) co
   while (Clock::now() < deadline) {
     bool waiting = false;
     for (int r = 0; r < size_; ++r) {
-      if (r == rank_ || !liveness_->observable(r) || liveness_->has_exited(r)) continue;
-      if (const auto why = liveness_->not_running(r))
-        return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *why;
+      if (r == rank_ || !liveness_->observable(r)) continue;
+      const auto peer = liveness_->condition(r);
+      if (peer.kind == PeerLiveness::Condition::Kind::kExited) continue;  // done, as it should be
+      if (peer.kind == PeerLiveness::Condition::Kind::kStopped)
+        return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + peer.reason;
       waiting = true;  // running (ending) or stopped for less than the stale time
     }
     if (!waiting) return std::nullopt;

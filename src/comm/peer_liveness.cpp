@@ -91,31 +91,32 @@ PeerLiveness::PeerLiveness(const std::vector<std::string>& descriptions, int my_
   for (Peer& p : peers_) p.local = !mine.empty() && p.process_table == mine && p.pid > 0 && p.start_time > 0;
 }
 
-std::optional<std::string> PeerLiveness::not_running(int rank) {
+PeerLiveness::Condition PeerLiveness::condition(int rank) {
+  using Kind = Condition::Kind;
   Peer& p = peers_.at(size_t(rank));
-  if (!p.local) return std::nullopt;
+  if (!p.local) return {};
   const auto state = read_process_state(p.pid);
-  if (!state) return "has exited (no process " + std::to_string(p.pid) + ")";
-  if (state->start_time != p.start_time) return std::nullopt;  // another namespace, or the pid reused: unknown
-  if (state->state == 'Z' || state->state == 'X') return "has exited (a defunct process)";
+  if (!state) return {Kind::kExited, "has exited (no process " + std::to_string(p.pid) + ")"};
+  // Another start time: the pid was reused after the peer ended.
+  if (state->start_time != p.start_time) return {Kind::kExited, "has exited (its pid now names another process)"};
+  if (state->state == 'Z' || state->state == 'X') return {Kind::kExited, "has exited (a defunct process)"};
   if (state->state != 'T' && state->state != 't') {
     p.stopped_since.reset();
-    return std::nullopt;
+    return {};
   }
   const auto now = std::chrono::steady_clock::now();
   if (!p.stopped_since) p.stopped_since = now;
   const double stopped_s = std::chrono::duration<double>(now - *p.stopped_since).count();
-  if (stopped_s < stale_s_) return std::nullopt;
+  if (stopped_s < stale_s_) return {};
   char text[96];
   std::snprintf(text, sizeof text, "is stopped (process state %c, e.g. SIGSTOP) for %.1f s", state->state, stopped_s);
-  return std::string(text);
+  return {Kind::kStopped, text};
 }
 
-bool PeerLiveness::has_exited(int rank) const {
-  const Peer& p = peers_.at(size_t(rank));
-  if (!p.local) return false;
-  const auto state = read_process_state(p.pid);
-  return !state || state->start_time != p.start_time || state->state == 'Z' || state->state == 'X';
+std::optional<std::string> PeerLiveness::not_running(int rank) {
+  Condition c = condition(rank);
+  if (c.kind == Condition::Kind::kRunning) return std::nullopt;
+  return std::move(c.reason);
 }
 
 void PeerLiveness::forget_history() {

@@ -38,17 +38,23 @@ class PeerLiveness {
   // seen stopped, continuously, before it is reported.
   PeerLiveness(const std::vector<std::string>& descriptions, int my_rank, double stale_s);
 
-  // Why `rank` is not running ("exited", "stopped (state T) for 5.0 s"), or nullopt while it
-  // runs or cannot be judged. Call repeatedly while waiting; `forget_history` after a pause of
-  // this process (what was seen before it says nothing about the peer now).
+  // What one look at `rank`'s process says: running (or not to be judged from here), exited,
+  // or stopped for at least the stale time, with the words for a message. One read of its
+  // state, so a peer that exits between two looks is never taken for one that failed.
+  struct Condition {
+    enum class Kind { kRunning, kExited, kStopped } kind = Kind::kRunning;
+    std::string reason;  // "has exited (...)", "is stopped (...) for 5.0 s"; empty while running
+  };
+  Condition condition(int rank);
+  // Why `rank` is not running (exited or stopped), or nullopt while it runs or cannot be
+  // judged. Call repeatedly while waiting; `forget_history` after a pause of this process
+  // (what was seen before it says nothing about the peer now).
   std::optional<std::string> not_running(int rank);
   void forget_history();
   // Where `rank` runs, for messages: "pid 1234 on node-a".
   std::string where(int rank) const;
   // Whether `rank`'s process can be seen from here (same process table).
   bool observable(int rank) const { return peers_.at(size_t(rank)).local; }
-  // Whether an observable `rank` has ended (no such process, a defunct one, or its pid reused).
-  bool has_exited(int rank) const;
 
  private:
   struct Peer {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -72,6 +73,24 @@ TEST(PeerLiveness, AnExitedPeerInThisProcessTableIsNamed) {
   const auto why = liveness.not_running(1);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("has exited"), std::string::npos) << *why;
+}
+
+// A rank that has finished and waits to be reaped by its launcher (a zombie) is exited, never
+// stopped: the writer's end-of-run look must let it go.
+TEST(PeerLiveness, AFinishedPeerAwaitingItsLauncherHasExited) {
+  const std::string mine = PeerLiveness::describe_self("host-a");
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  std::optional<ProcessState> state;
+  for (int i = 0; i < 500 && (!(state = read_process_state(child)) || state->state != 'Z'); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  PeerLiveness liveness({mine, peer(child, fields(mine)[3])}, 0, 0.0);
+  const auto seen = liveness.condition(1);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(state && state->state == 'Z') << "the child never became a zombie";
+  EXPECT_EQ(seen.kind, PeerLiveness::Condition::Kind::kExited) << seen.reason;
+  EXPECT_NE(seen.reason.find("defunct"), std::string::npos) << seen.reason;
+  EXPECT_EQ(liveness.condition(0).kind, PeerLiveness::Condition::Kind::kRunning);
 }
 
 // Same host name, another PID namespace (a container per rank): its pid means nothing here.
