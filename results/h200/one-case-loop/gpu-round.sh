@@ -28,7 +28,7 @@ for round in 1 2; do
   done
 done
 for t in latency interference host-link local; do
-  python3 results/h200/one-case-loop/compare.py $t $O/runs/$t-before-1.json $O/runs/$t-after-1.json $O/runs/$t-before-2.json $O/runs/$t-after-2.json >> $O/before-after.txt 2>&1
+  python3 scripts/before-after.py $t $O/runs/$t-before-1.json $O/runs/$t-after-1.json $O/runs/$t-before-2.json $O/runs/$t-after-2.json >> $O/before-after.txt 2>&1
 done
 echo quit | nvidia-cuda-mps-control
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
