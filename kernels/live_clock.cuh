@@ -37,7 +37,9 @@ class LiveClock {
   }
 
  private:
-  __device__ __noinline__ void checkpoint(uint64_t now) {
+  // Inline on purpose: out of line, its `this` put the clock's state in local memory, stored at
+  // every wait's start and loaded on every poll.
+  __device__ void checkpoint(uint64_t now) {
     if (alive_) counted_ns_ += now - checked_ns_;
     checked_ns_ = now;
     if (!heartbeat_) return;
