@@ -1,22 +1,23 @@
 """How far the matrix measured in rounds agrees with pairs re-measured alone (docs/groups.md:
-schedule `rounds`, then `alone_check` on a seeded sample of pairs).
+schedule `rounds`, then `alone_check` on a seeded sample of pairs), as the run wrote it
+(`rounds_agreement`, src/results/pair_matrix.cpp); read, never recomputed.
 
 A round runs disjoint pairs at once; where they share something inside the fabric (a switch
 plane, a PCIe root), a pair's figure in its round falls below its figure alone. Per checked pair
-and case: difference = rounds / alone - 1 (negative: slower in the round). Same-GPU pairs are
-left out (no P2P figure).
+and case: difference = rounds / alone - 1 (negative: slower in the round). "Alone" is the pair's
+alone check, or where the run measured the whole matrix one pair at a time, that figure
+(`alone_from`). Same-GPU pairs are left out (no P2P figure).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2pbench_report.group import Group, describe_group, short_uuid
+from p2pbench_report.findings import agreement_findings, case_of
+from p2pbench_report.group import describe_group, short_uuid
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.pair_figures import CaseGroup, PairFigure, by_pair, pair_figures, pair_median
+from p2pbench_report.pair_figures import CaseGroup
 from p2pbench_report.tables import Table
-
-ROUNDS, ALONE = "rounds", "alone_check"
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Agreement:
     dst_gpu: str | None
     rounds: float
     alone: float
+    alone_from: str = "alone_check"
 
     @property
     def difference(self) -> float:
@@ -35,30 +37,19 @@ class Agreement:
         return self.rounds / self.alone - 1.0
 
 
-def _of_schedule(figures: list[PairFigure], schedule: str, group: Group) -> dict[CaseGroup, dict]:
-    chosen: dict[CaseGroup, list[PairFigure]] = {}
-    for figure in figures:
-        if figure.pattern == "matrix" and figure.schedule == schedule and not figure.same_device \
-                and not group.same_device(*figure.pair):
-            chosen.setdefault(figure.group, []).append(figure)
-    return {case: by_pair(items) for case, items in chosen.items()}
-
-
 def agreements(result_set: ResultSet) -> list[Agreement]:
     """Per case and checked pair measured both ways: the two figures (none in a version 1 file)."""
     group = describe_group(result_set.document["meta"])
     if group is None:
         return []
-    figures = pair_figures(result_set)
-    rounds, alone = _of_schedule(figures, ROUNDS, group), _of_schedule(figures, ALONE, group)
     found = []
-    for case, checked in alone.items():
-        for pair, items in sorted(checked.items()):
-            in_rounds = pair_median(rounds.get(case, {}).get(pair, []))
-            by_itself = pair_median(items)
-            if in_rounds is not None and by_itself:
-                found.append(Agreement(case, pair[0], pair[1], items[0].src_gpu, items[0].dst_gpu, in_rounds,
-                                       by_itself))
+    for entry in agreement_findings(result_set.document):
+        case = case_of(entry)
+        for pair in entry.get("pairs") or []:
+            src, dst = int(pair["src_rank"]), int(pair["dst_rank"])
+            found.append(Agreement(case, src, dst, group.gpu_of_rank.get(src), group.gpu_of_rank.get(dst),
+                                   float(pair["rounds_gbps"]), float(pair["alone_gbps"]),
+                                   str(pair.get("alone_from", "alone_check"))))
     return found
 
 

@@ -225,21 +225,23 @@ def _add_suspects(subparsers) -> None:
         subparsers, "suspects", run_suspects, "suspect pairs: pairs measured well below comparable pairs",
         "The first thing to read after a matrix run (schema version 2 files): the pairs of ranks whose\n"
         "median GB/s is more than --margin below the median of the OTHER comparable pairs, ranked by\n"
-        "that shortfall. Comparable: the same method, direction, mode, size and kernel shape, measured the\n"
-        "same way (matrix one pair at a time, in rounds, re-measured alone, or sampled), and the same link\n"
-        "class (meta.pairs link_type + topo_label, e.g. 'nvlink NV18', 'pcie PHB'). Each pair's figure is\n"
-        "its flow's median (bidir: each direction's own). Pairs of two ranks on one GPU (same_device) are\n"
-        "never judged nor used as a reference. A version 1 file (one pair) has nothing to compare.\n"
-        "`plot` prints the same table at the top of its output.",
+        "that shortfall. p2pbench judges every pair when it writes the file (suspect_pairs); this reads\n"
+        "that judgement and never recomputes it. Comparable: the same matrix (method, direction, mode,\n"
+        "size, kernel shape; one pair at a time, in rounds, or sampled; alone checks are a sample and not\n"
+        "judged) and the same link class (meta.pairs link_type + topo_label, e.g. 'nvlink NV18', 'pcie\n"
+        "PHB'). Each pair's figure is its flow's median (bidir: each direction's own). Pairs of two ranks\n"
+        "on one GPU (same_device) are never judged nor used as a reference. A version 1 file (one pair)\n"
+        "has nothing to compare; a file written before every judged pair was kept lists only the pairs\n"
+        "below the run's own margin. `plot` prints the same table at the top of its output.",
         "examples:\n"
         "  p2pbench-report suspects matrix.json\n"
         "  p2pbench-report suspects matrix.json --margin 5% --format csv > suspects.csv\n"
         "  p2pbench-report suspects matrix.json --format json | jq '.files[0].suspects[0]'\n\n"
         "exit status: 0 no suspect pair; 1 some pair is suspect; 2 unusable input.")
     suspects.add_argument("results", nargs="+", metavar="RESULTS.json", help="p2pbench results files")
-    suspects.add_argument("--margin", type=_fraction, default=0.10, metavar="PCT",
+    suspects.add_argument("--margin", type=_fraction, default=None, metavar="PCT",
                           help="how far below the comparable pairs' median a pair must be, as 10%% or 0.1 "
-                               "(default 10%%)")
+                               "(default: the run's own, 10%%)")
     suspects.add_argument("--format", choices=("text", "csv", "json"), default="text",
                           help="text: a Markdown table per file (default); csv; json")
 

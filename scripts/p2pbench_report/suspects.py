@@ -1,18 +1,15 @@
 """Suspect pairs: the pairs of ranks that measured more than a margin below comparable pairs.
 
-The first thing an operator reads after a matrix run: which link to look at. Pairs are compared
-only with pairs that should measure alike:
-  * the same case: method, direction, mode, size and kernel shape (pair_figures.CaseGroup);
-  * measured the same way: `matrix sequential`, `matrix rounds`, `matrix alone_check` or
-    `sampled` (a round's flows share the fabric, a pair alone does not);
-  * the same link class: meta.pairs' link_type and topo_label ("nvlink NV18", "pcie PHB").
-A pair's figure is its flow's median GB/s (the median of its medians where it was measured
-more than once in one group). Its reference is the median of the OTHER comparable pairs'
-figures (so that a bad pair does not pull its own reference down); a class needs two pairs or
-more. A pair is suspect when its figure is more than `margin` (default 10%) below its
-reference; suspects are ranked by that shortfall, largest first. Pairs of two ranks on one GPU
-(same_device) are functional tests, never P2P figures: they are neither judged nor used as a
-reference.
+The first thing an operator reads after a matrix run: which link to look at. p2pbench judges
+the pairs when it writes the file (suspect_pairs, src/results/pair_matrix.hpp: the one
+definition); this module reads that judgement and never recomputes it. Pairs are compared only
+with pairs that should measure alike: the same matrix (method, direction, mode, size, kernel
+shape and schedule: `matrix sequential`, `matrix rounds` or `sampled`; alone checks are a sample
+and not judged) and the same link class (meta.pairs' link_type and topo_label, "nvlink NV18").
+A pair's reference is the median of the OTHER comparable pairs' figures (so that a bad pair does
+not pull its own reference down); a class needs two pairs or more. A pair is suspect when its
+figure is more than `margin` (default: the file's, 10%) below its reference; suspects are
+ranked by that shortfall, largest first. Pairs of two ranks on one GPU are never judged.
 """
 
 from __future__ import annotations
@@ -20,12 +17,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import statistics
 from dataclasses import dataclass
 
+from p2pbench_report.findings import case_of, measured_as, suspect_findings
 from p2pbench_report.group import Group, describe_group, short_uuid
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.pair_figures import CaseGroup, PairFigure, by_pair, pair_figures, pair_median
+from p2pbench_report.pair_figures import CaseGroup
 from p2pbench_report.tables import Table
 
 DEFAULT_MARGIN = 0.10
@@ -65,48 +62,36 @@ class SuspectReport:
     result_set: ResultSet
     margin: float
     suspects: list[Suspect]
-    pairs_judged: int     # pair figures that had comparable pairs
-    version_1: bool       # a version 1 file: one pair, nothing to compare
+    pairs_judged: int     # pair figures the run judged
+    version_1: bool       # nothing judged: a version 1 file (one pair) or no judgement written
+    judged_at: float | None = None  # the run's own margin where the file lists only its suspects
 
 
-def _classes(figures: list[PairFigure], group: Group) -> dict[tuple, list[PairFigure]]:
-    classes: dict[tuple, list[PairFigure]] = {}
-    for figure in figures:
-        if figure.same_device or group.same_device(*figure.pair) or not figure.measured:
-            continue
-        key = (figure.group, figure.measured_as, group.link_class(*figure.pair))
-        classes.setdefault(key, []).append(figure)
-    return classes
+def _suspect(entry: dict, group: Group) -> Suspect:
+    src, dst = int(entry["src_rank"]), int(entry["dst_rank"])
+    link = group.link(src, dst)
+    return Suspect(case_of(entry), measured_as(entry["schedule"]), entry["link_class"], src, dst,
+                   group.gpu_of_rank.get(src), group.gpu_of_rank.get(dst), float(entry["bandwidth_gbps"]),
+                   float(entry.get("reference_gbps", entry["class_median_gbps"])),  # files before reference_gbps
+                   int(entry["comparable_cells"]) - 1, link.peak_gbps if link else None)
 
 
-def _judge(key: tuple, figures: list[PairFigure], margin: float) -> tuple[list[Suspect], int]:
-    """(suspects, pairs judged) among the pairs of one class."""
-    medians = {pair: pair_median(items) for pair, items in by_pair(figures).items()}
-    medians = {pair: value for pair, value in medians.items() if value is not None}
-    if len(medians) < 2:
-        return [], 0
-    found = []
-    for pair, value in medians.items():
-        others = [v for p, v in medians.items() if p != pair]
-        reference = float(statistics.median(others))
-        if reference > 0 and value < reference * (1.0 - margin):
-            first = next(f for f in figures if f.pair == pair)
-            found.append(Suspect(key[0], key[1], key[2], pair[0], pair[1], first.src_gpu, first.dst_gpu, value,
-                                 reference, len(others), first.peak))
-    return found, len(medians)
-
-
-def find_suspects(result_set: ResultSet, margin: float = DEFAULT_MARGIN) -> SuspectReport:
+def find_suspects(result_set: ResultSet, margin: float | None = None) -> SuspectReport:
+    """The file's suspects at `margin` (None: the run's own). Files that list every judged pair
+    give any margin; older ones only their suspects, at the run's margin or a looser one."""
     group = describe_group(result_set.document["meta"])
-    if group is None:
-        return SuspectReport(result_set, margin, [], 0, True)
-    suspects, judged = [], 0
-    for key, figures in _classes(pair_figures(result_set), group).items():
-        found, count = _judge(key, figures, margin)
-        suspects += found
-        judged += count
+    found = suspect_findings(result_set.document)
+    if group is None or found is None:
+        return SuspectReport(result_set, DEFAULT_MARGIN if margin is None else margin, [], 0, True)
+    run_margin = float(found["margin_pct"]) / 100
+    margin = run_margin if margin is None else margin
+    judged = found.get("judged")
+    entries = judged if isinstance(judged, list) else found.get("pairs") or []
+    suspects = [_suspect(e, group) for e in entries if float(e["shortfall_pct"]) > 100 * margin]
     suspects.sort(key=lambda s: (-s.shortfall, s.group.method, s.src_rank, s.dst_rank))
-    return SuspectReport(result_set, margin, suspects, judged, False)
+    judged_count = len(judged) if isinstance(judged, list) else 0
+    return SuspectReport(result_set, margin, suspects, judged_count, False,
+                         None if isinstance(judged, list) else run_margin)
 
 
 # ---- rendering ------------------------------------------------------------------------------
@@ -130,13 +115,22 @@ def headline(report: SuspectReport) -> str:
     name = report.result_set.name
     if report.version_1:
         return f"Suspect pairs of {name}: none to judge (a version 1 file measures one pair)."
+    if report.judged_at is not None and report.margin < report.judged_at:
+        return (f"Suspect pairs of {name}: {len(report.suspects)} listed by the run at its margin of "
+                f"{100 * report.judged_at:g}% (an older file lists no other judged pair, so a margin of {margin} "
+                f"can name no more).")
+    if report.judged_at is not None and not report.suspects:
+        return (f"Suspect pairs of {name}: none beyond the run's margin of {100 * report.judged_at:g}% (an older file: "
+                f"it does not list the pairs it judged).")
     if not report.suspects:
         return (f"Suspect pairs of {name}: none ({report.pairs_judged} pair figures judged; margin {margin} below "
                 f"the median of comparable pairs, same link class).")
     pairs = list(dict.fromkeys(f"{s.src_rank}→{s.dst_rank}" for s in report.suspects))
     return (f"Suspect pairs of {name}: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} ({', '.join(pairs)}) in "
             f"{len(report.suspects)} case{'s' if len(report.suspects) != 1 else ''}, more than {margin} below the "
-            f"median of comparable pairs (same case, same link class); {report.pairs_judged} pair figures judged.")
+            f"median of comparable pairs (same case, same link class); "
+            + ("an older file: the pairs it judged are not listed." if report.judged_at is not None
+               else f"{report.pairs_judged} pair figures judged."))
 
 
 def render_text(reports: list[SuspectReport]) -> str:

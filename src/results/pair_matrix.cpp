@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <tuple>
 
 #include "common/text_format.hpp"
@@ -270,7 +271,7 @@ std::vector<RoundsAgreement> rounds_agreement(const std::vector<PairMatrix>& mat
   return out;
 }
 
-std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links, double margin_pct) {
+std::vector<SuspectPair> judge_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links) {
   std::vector<SuspectPair> out;
   for (const PairMatrix& m : matrices) {
     if (m.key.schedule == "alone_check") continue;
@@ -289,13 +290,25 @@ std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, 
         const double reference = quantile(others, 0.5);
         if (reference <= 0) continue;
         const double shortfall = 100.0 * (reference - figures[i]) / reference;
-        if (shortfall > margin_pct)
-          out.push_back({m.key, cells[i].first, cells[i].second, link_class, figures[i], median, reference, shortfall, cells.size()});
+        out.push_back({m.key, cells[i].first, cells[i].second, link_class, figures[i], median, reference, shortfall, cells.size()});
       }
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const SuspectPair& a, const SuspectPair& b) { return a.shortfall_pct > b.shortfall_pct; });
   return out;
+}
+
+namespace {
+std::vector<SuspectPair> suspects_among(const std::vector<SuspectPair>& judged, double margin_pct) {
+  std::vector<SuspectPair> out;
+  std::copy_if(judged.begin(), judged.end(), std::back_inserter(out),
+               [margin_pct](const SuspectPair& p) { return p.shortfall_pct > margin_pct; });
+  return out;
+}
+}  // namespace
+
+std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links, double margin_pct) {
+  return suspects_among(judge_pairs(matrices, links), margin_pct);
 }
 
 MatrixReport build_matrix_report(const std::vector<json>& rows, const json& meta, double margin_pct) {
@@ -304,7 +317,8 @@ MatrixReport build_matrix_report(const std::vector<json>& rows, const json& meta
   report.matrices = assemble_matrices(rows, report.links);
   for (const PairMatrix& m : report.matrices) report.links.ranks = std::max(report.links.ranks, m.ranks);
   report.agreement = rounds_agreement(report.matrices);
-  report.suspects = suspect_pairs(report.matrices, report.links, margin_pct);
+  report.judged = judge_pairs(report.matrices, report.links);
+  report.suspects = suspects_among(report.judged, margin_pct);
   report.margin_pct = margin_pct;
   return report;
 }
@@ -355,13 +369,14 @@ json to_json(const SuspectPair& s) {
 }
 
 json to_json(const MatrixReport& report) {
-  json matrices = json::array(), agreement = json::array(), suspects = json::array();
+  json matrices = json::array(), agreement = json::array(), suspects = json::array(), judged = json::array();
   for (const PairMatrix& m : report.matrices) matrices.push_back(to_json(m));
   for (const RoundsAgreement& a : report.agreement) agreement.push_back(to_json(a));
   for (const SuspectPair& s : report.suspects) suspects.push_back(to_json(s));
+  for (const SuspectPair& s : report.judged) judged.push_back(to_json(s));
   return {{"matrices", matrices},
           {"rounds_agreement", agreement},
-          {"suspect_pairs", {{"margin_pct", report.margin_pct}, {"pairs", suspects}}}};
+          {"suspect_pairs", {{"margin_pct", report.margin_pct}, {"pairs", suspects}, {"judged", judged}}}};
 }
 
 }  // namespace p2pbench

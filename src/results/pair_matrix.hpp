@@ -130,10 +130,14 @@ struct SuspectPair {
   size_t comparable_cells = 0;   // this one included
 };
 
-// The one definition of a suspect pair (scripts/p2pbench_report/suspects.py applies the same):
-// a measured cell (same_device excluded) more than margin_pct below the median of the OTHER
-// cells of its matrix and link class (two cells at least), so that a bad pair does not pull its
-// own reference down; worst first. Alone checks are a sample and not searched.
+// Every judged cell with its reference: a measured cell (same_device excluded) against the
+// median of the OTHER cells of its matrix and link class (two cells at least), so that a bad
+// pair does not pull its own reference down; worst shortfall first. Alone checks are a sample
+// and not judged. The report tool reads these (`suspects --margin` picks from them) and never
+// judges pairs itself.
+std::vector<SuspectPair> judge_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links);
+
+// The one definition of a suspect pair: a judged cell more than margin_pct below its reference.
 std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links,
                                        double margin_pct = kSuspectMarginPct);
 
@@ -142,7 +146,8 @@ struct MatrixReport {
   PairLinks links;
   std::vector<PairMatrix> matrices;
   std::vector<RoundsAgreement> agreement;
-  std::vector<SuspectPair> suspects;
+  std::vector<SuspectPair> judged;    // every judged cell, worst first
+  std::vector<SuspectPair> suspects;  // those more than margin_pct below their reference
   double margin_pct = kSuspectMarginPct;
 };
 MatrixReport build_matrix_report(const std::vector<nlohmann::json>& rows, const nlohmann::json& meta,
@@ -152,7 +157,8 @@ nlohmann::json to_json(const MatrixKey& key);
 nlohmann::json to_json(const PairMatrix& matrix);
 nlohmann::json to_json(const RoundsAgreement& agreement);
 nlohmann::json to_json(const SuspectPair& suspect);
-// {"matrices": [..], "rounds_agreement": [..], "suspect_pairs": {"margin_pct": 10, "pairs": [..]}}
+// {"matrices": [..], "rounds_agreement": [..],
+//  "suspect_pairs": {"margin_pct": 10, "pairs": [..suspects], "judged": [..every judged cell]}}
 nlohmann::json to_json(const MatrixReport& report);
 
 }  // namespace p2pbench

@@ -32,8 +32,12 @@ def synthetic_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def group_path(tmp_path_factory) -> Path:
-    """The schema version 2 run of 4 ranks on 3 GPUs (make_fixtures.synthetic_group_results)."""
-    return make_fixtures.write_group_fixture(tmp_path_factory.mktemp("group"))
+    """The schema version 2 run of 4 ranks on 3 GPUs (make_fixtures.synthetic_group_results), with
+    the findings p2pbench's writer adds (tests/unit/matrix_findings)."""
+    try:
+        return make_fixtures.write_group_fixture(tmp_path_factory.mktemp("group"))
+    except make_fixtures.FindingsUnavailable as e:
+        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="session")
@@ -70,6 +74,15 @@ def one_baseline_path(synthetic_path) -> Path:
 @pytest.fixture(scope="session")
 def one_baseline_document(one_baseline_path) -> dict:
     return json.loads(one_baseline_path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def write_analysed_json(write_json):
+    """write_json, then the writer's findings added: for a changed group document whose suspect
+    pairs or rounds agreement a test reads."""
+    def write(name: str, document: dict) -> Path:
+        return make_fixtures.add_findings(write_json(name, document))
+    return write
 
 
 @pytest.fixture

@@ -38,7 +38,9 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 from typing import Callable, Iterable
@@ -305,6 +307,28 @@ def write_group_fixture(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "synthetic-group-4ranks.json"
     path.write_text(json.dumps(synthetic_group_results(), indent=1) + "\n", encoding="utf-8")
+    return add_findings(path)
+
+
+class FindingsUnavailable(RuntimeError):
+    """The writer's findings tool (tests/unit/matrix_findings) was not built."""
+
+
+def findings_tool() -> Path:
+    """tests/unit/matrix_findings: P2PBENCH_MATRIX_FINDINGS (ctest sets it), else a build folder's."""
+    named = os.environ.get("P2PBENCH_MATRIX_FINDINGS")
+    candidates = [Path(named)] if named else sorted(REPO.glob("build*/tests/unit/matrix_findings"))
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    raise FindingsUnavailable("the group fixture's suspect pairs and rounds agreement come from the writer's code: "
+                              "build the project (tests/unit/matrix_findings) or set P2PBENCH_MATRIX_FINDINGS")
+
+
+def add_findings(path: Path) -> Path:
+    """Adds the run's own findings (matrices, rounds_agreement, suspect_pairs) to the file at
+    `path`, computed by the code p2pbench writes them with: what a real run's file carries."""
+    subprocess.run([str(findings_tool()), str(path), str(path)], check=True, timeout=60)
     return path
 
 

@@ -1,5 +1,7 @@
-"""The suspect-pairs table: the deliberately slow pair is found, ranked by shortfall; same-GPU
-pairs and pairs of another link class are not; exit status and formats of `suspects`."""
+"""The suspect-pairs table, read from the run's own judgement (suspect_pairs, written by the C++
+writer; the fixtures get it from tests/unit/matrix_findings): the deliberately slow pair is
+found, ranked by shortfall; same-GPU pairs and pairs of another link class are not; exit status
+and formats of `suspects`; older files that list only their suspects."""
 
 from __future__ import annotations
 
@@ -45,23 +47,24 @@ def test_same_gpu_pairs_are_never_judged(group_path, group_document):
     assert all(s.reference > 300 for s in report.suspects if s.link_class == "nvlink NV18")
 
 
-def test_pairs_are_compared_within_their_link_class(group_path, write_json, group_document):
-    """The PCIe pairs (~52 GB/s) lie far below the NVLink ones but are not suspect; put them in the
-    NVLink class and the PCIe pair re-measured alone beside two NVLink pairs (3 -> 0) is."""
+def test_pairs_are_compared_within_their_link_class(group_path, write_analysed_json, group_document):
+    """The PCIe pairs (~52 GB/s) lie far below the NVLink ones but are not suspect; call one of
+    them NVLink and it is judged among the NVLink pairs, and found."""
     assert not any(s.link_class == "pcie PHB" for s in find_suspects(load_results(group_path)).suspects)
     document = copy.deepcopy(group_document)
     for pair in document["meta"]["pairs"]:
-        if pair["link_type"] == "pcie":
+        if (pair["src_rank"], pair["dst_rank"]) == (3, 0):
+            assert pair["link_type"] == "pcie"
             pair.update(link_type="nvlink", topo_label="NV18")
-    report = find_suspects(load_results(write_json("one-class.json", document)))
-    flagged = {(s.src_rank, s.dst_rank, s.measured_as) for s in report.suspects}
-    assert (3, 0, "matrix alone_check") in flagged
+    report = find_suspects(load_results(write_analysed_json("one-class.json", document)))
+    flagged = {(s.src_rank, s.dst_rank, s.link_class) for s in report.suspects}
+    assert (3, 0, "nvlink NV18") in flagged
 
 
-def test_a_slower_pair_in_another_class_is_found_there(write_json, group_document):
+def test_a_slower_pair_in_another_class_is_found_there(write_analysed_json, group_document):
     document = make_fixtures.scaled(group_document, [i for i, r in enumerate(group_document["results"])
                                                      if r.get("src_rank") == 3 and r.get("dst_rank") == 1], 0.8)
-    report = find_suspects(load_results(write_json("pcie-slow.json", document)))
+    report = find_suspects(load_results(write_analysed_json("pcie-slow.json", document)))
     pcie = [s for s in report.suspects if s.link_class == "pcie PHB"]
     assert {(s.src_rank, s.dst_rank) for s in pcie} == {(3, 1)}
     assert pcie[0].shortfall == pytest.approx(0.2, abs=0.02)
@@ -103,26 +106,28 @@ def test_help_states_the_exit_status(cli):
     assert "--margin" in out and "the same link class" in " ".join(out.split())
 
 
-# The one definition of a suspect pair, shared with the C++ writer's suspect_pairs
-# (src/results/pair_matrix.hpp; tests/unit/test_pair_matrix.cpp's SuspectPairs tests use these
-# same figures): judged against the median of the OTHER pairs of its class.
-def _figures(medians: dict[tuple[int, int], float]):
-    from p2pbench_report.pair_figures import CaseGroup, PairFigure
-    group = CaseGroup("ce", "push", "uni", 2**30, ())
-    return [PairFigure(group, "matrix", "sequential", None, i, src, dst, None, None, False, "ok", None, value, (value,), None)
-            for i, ((src, dst), value) in enumerate(medians.items())]
+def test_the_report_reads_the_runs_judgement_and_never_judges(write_json, group_document):
+    """Remove the run's judgement and the report has nothing to name, whatever the rows say;
+    change a judged pair's figures there and the report follows the file."""
+    document = copy.deepcopy(group_document)
+    del document["suspect_pairs"]
+    report = find_suspects(load_results(write_json("no-judgement.json", document)))
+    assert report.version_1 and report.suspects == []
+    document = copy.deepcopy(group_document)
+    judged = document["suspect_pairs"]["judged"]
+    fine = next(e for e in judged if (e["src_rank"], e["dst_rank"]) != SLOW)
+    fine.update(bandwidth_gbps=0.5 * fine["reference_gbps"], shortfall_pct=50.0)
+    found = {(s.src_rank, s.dst_rank) for s in find_suspects(load_results(write_json("edited.json", document))).suspects}
+    assert (fine["src_rank"], fine["dst_rank"]) in found
 
 
-def test_the_definition_the_cxx_writer_uses():
-    from p2pbench_report.suspects import _judge
-    nvlink = {(0, 2): 340.0, (0, 3): 389.0, (1, 0): 390.0, (1, 3): 390.0, (2, 1): 300.0, (2, 3): 391.0,
-              (3, 1): 392.0, (3, 2): 393.0}
-    found, judged = _judge(("ce", "matrix sequential", "nvlink NV18"), _figures(nvlink), 0.10)
-    assert judged == 8
-    by_pair = {(s.src_rank, s.dst_rank): s for s in found}
-    assert set(by_pair) == {(2, 1), (0, 2)}
-    assert by_pair[(2, 1)].reference == 390.0 and by_pair[(2, 1)].comparable == 7
-    assert by_pair[(2, 1)].shortfall == pytest.approx(90 / 390)
-    # Two pairs of a class: each is judged against the other (C++: reference_gbps 392).
-    found, _ = _judge(("ce", "matrix sequential", "pcie PXB"), _figures({(2, 1): 300.0, (1, 2): 392.0}), 0.10)
-    assert [(s.src_rank, s.dst_rank, s.reference) for s in found] == [(2, 1, 392.0)]
+def test_an_older_file_that_lists_only_its_suspects(cli, write_json, group_document):
+    """Files written before every judged pair was kept: their suspects at the run's margin, and a
+    tighter margin says it can name no more."""
+    document = copy.deepcopy(group_document)
+    del document["suspect_pairs"]["judged"]
+    path = write_json("older.json", document)
+    report = find_suspects(load_results(path))
+    assert {(s.src_rank, s.dst_rank) for s in report.suspects} == {SLOW} and report.judged_at == 0.10
+    code, out, _ = cli("suspects", path, "--margin", "5%")
+    assert code == 1 and "can name no more" in out

@@ -269,6 +269,15 @@ TEST(MatrixReport, JsonForTheResultsFile) {
   ASSERT_EQ(j["suspect_pairs"]["pairs"].size(), 1u);
   EXPECT_EQ(j["suspect_pairs"]["pairs"][0]["src_rank"], 2);
   EXPECT_EQ(j["suspect_pairs"]["pairs"][0]["schedule"], "sequential");
+  // Every judged cell, worst first, for the report tool to pick its margin from: the 8 cells of
+  // two GPUs in the sequential matrix and the 8 in the rounds; alone checks are not judged.
+  const json& judged = j["suspect_pairs"]["judged"];
+  ASSERT_EQ(judged.size(), 16u);
+  EXPECT_EQ(judged[0], j["suspect_pairs"]["pairs"][0]);
+  for (size_t i = 1; i < judged.size(); ++i) {
+    EXPECT_LE(judged[i]["shortfall_pct"].get<double>(), judged[i - 1]["shortfall_pct"].get<double>());
+    EXPECT_NE(judged[i]["schedule"], "alone_check");
+  }
 }
 
 TEST(Summary, RoundsAndPatternsAreNoConfigurationsFigure) {

@@ -5,7 +5,9 @@ schedule:
                                         each labelled by rank and short GPU UUID; a cell is the
                                         pair's median GB/s (bidir: each direction's own figure
                                         while both ran; rounds: the pair's flow in its round).
-  agreement_<case>_<system>             rounds vs alone_check per checked pair, % difference.
+  agreement_<case>_<system>             rounds vs the pair alone, % difference per pair: its
+                                        alone_check, else its figure in the sequential matrix
+                                        ("vs seq."), as the run wrote them (rounds_agreement).
 
 Drawn for groups of MIN_MATRIX_RANKS ranks or more: two ranks' matrix is their one pair, which
 the size figures show already. <case> is method_direction_mode_size[_shape] (pair_figures.CaseGroup.slug). The colour scale
@@ -145,8 +147,11 @@ def matrix_heatmap(result_set: ResultSet, group: Group, case: CaseGroup, schedul
 def agreement_heatmap(result_set: ResultSet, group: Group, case: CaseGroup,
                       found: list[Agreement]) -> PlottedFigure:
     grid = np.full((group.ranks, group.ranks), np.nan)
+    from_sequential = set()
     for a in found:
         grid[a.src_rank, a.dst_rank] = 100 * a.difference
+        if a.alone_from != "alone_check":
+            from_sequential.add((a.src_rank, a.dst_rank))
     limit = max(AGREEMENT_SCALE_PCT, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.0)
     figure, ax = _new_matrix_figure(group)
     image = ax.imshow(np.ma.masked_invalid(grid), cmap=matplotlib.colormaps["RdBu"].with_extremes(bad=BLANK),
@@ -160,7 +165,8 @@ def agreement_heatmap(result_set: ResultSet, group: Group, case: CaseGroup,
                 _shade(ax, src, dst, SAME_GPU_COLOR, "///")
                 ax.text(dst, src, "same GPU", ha="center", va="center", fontsize=7)
             elif not math.isnan(grid[src, dst]):
-                ax.text(dst, src, f"{grid[src, dst]:+.1f}%", ha="center", va="center", fontsize=8)
+                label = f"{grid[src, dst]:+.1f}%" + ("\nvs seq." if (src, dst) in from_sequential else "")
+                ax.text(dst, src, label, ha="center", va="center", fontsize=8)
             else:
                 ax.text(dst, src, "not checked", ha="center", va="center", fontsize=6, color="0.45")
     _rank_axes(ax, group)

@@ -1,0 +1,32 @@
+// The run's own all-pairs findings for a results document made elsewhere: reads a document
+// (argument 1) and writes it (argument 2) with `matrices`, `rounds_agreement` and
+// `suspect_pairs` computed by the code p2pbench writes them with. The report tool's tests
+// build their synthetic runs in Python and add the findings through this, so the report tool
+// is tested on what it reads from a real file and never judges pairs itself.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "results/pair_matrix.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: matrix_findings IN.json OUT.json\n");
+    return 2;
+  }
+  nlohmann::json document;
+  try {
+    std::ifstream in(argv[1]);
+    document = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "matrix_findings: cannot read %s: %s\n", argv[1], e.what());
+    return 2;
+  }
+  const std::vector<nlohmann::json> rows = document.value("results", nlohmann::json::array());
+  document.update(p2pbench::to_json(p2pbench::build_matrix_report(rows, document.at("meta"))));
+  std::ofstream out(argv[2]);
+  out << document.dump(1) << "\n";
+  return out ? 0 : 1;
+}
