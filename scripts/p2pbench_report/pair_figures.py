@@ -7,8 +7,8 @@ rounds row one per pair of its round. Rows of other patterns (one_to_all, ring, 
 group under load, not a pair: their aggregate is drawn by plots/patterns.py instead. Flows whose
 two ends are one rank (h2d, d2h) are no pair and are left out.
 
-The matrix heatmaps (plots/matrix.py), the suspect-pairs table (suspects.py) and the rounds /
-alone agreement (agreement.py) read these.
+The matrix heatmaps (plots/matrix.py) and the size figures read these. The suspect pairs and the
+rounds / alone agreement are the run's own (findings.py), not computed from these.
 """
 
 from __future__ import annotations
