@@ -84,7 +84,9 @@ run_tools() {
     note "nvbandwidth: exit $?"
   fi
   if [ -x /tmp/nccl-tests/sendrecv_perf ]; then
-    timeout 120 /tmp/nccl-tests/sendrecv_perf -g 2 -b 1M -e 1G -f 4 -w 5 -n 20 >"$out/tools/sendrecv_perf.txt" 2>&1
+    # The sizes of configs/nccl-tests-equivalent.json (8 B to 512 MiB, x4), and 1 GiB.
+    timeout 120 /tmp/nccl-tests/sendrecv_perf -g 2 -b 8 -e 512M -f 4 -w 5 -n 20 >"$out/tools/sendrecv_perf.txt" 2>&1
+    timeout 60 /tmp/nccl-tests/sendrecv_perf -g 2 -b 1G -e 1G -w 5 -n 20 >"$out/tools/sendrecv_perf_1G.txt" 2>&1
     note "nccl-tests sendrecv_perf: exit $?"
     timeout 120 /tmp/nccl-tests/all_reduce_perf -g 2 -b 8 -e 1G -f 8 -w 5 -n 20 >"$out/tools/all_reduce_perf.txt" 2>&1
     note "nccl-tests all_reduce_perf: exit $?"
