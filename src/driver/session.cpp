@@ -109,17 +109,20 @@ void Session::sweep() {
     if (fault_ && fault_->due(me_, i) && fault_->on_host()) fault_->raise_host_fault("case " + std::to_string(i) + " (" + c.name() + ")");
     step_faults_.begin_case(i);
     switch_baseline(c);
-    const CaseOutcome outcome = measure(c, i);
+    CaseOutcome outcome = measure(c, i);
     const json row = result_row(c, outcome, facts_);
     any_failed_ = any_failed_ || outcome.status == CaseStatus::kFailed;
     results_->add_row(row);
+    const bool fatal = outcome.fatal;
+    const std::string error = outcome.error;
+    finished_.push_back({c, std::move(outcome)});
     if (me_ == 0) {
       group_rows.push_back(row);
       progress.update(i + 1, c.name(), headline_figure(row));
     }
-    if (outcome.fatal) {
+    if (fatal) {
       fatal_ = true;
-      incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + outcome.error;
+      incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + error;
       break;
     }
   }
@@ -258,14 +261,14 @@ int Session::finish(int signal_number) {
   if (signal_number) status = 128 + signal_number;
   if (me_ == 0) {
     const auto& rows = results_->rows();
-    const json summary = summarize_rows(rows);
+    const json summary = summarize_cases(finished_, facts_.layout);
     if (!summary.empty()) {
       std::printf("\n%s\n", summary_heading(summary).c_str());
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
     print_trade_table(stdout, rows);  // interference rows only
     const MatrixReport matrices = build_matrix_report(rows, meta);
-    const json comparison = compare_methods(rows);
+    const json comparison = compare_methods(finished_, facts_);
     if (!comparison.empty()) {
       std::printf("\n%s\n", comparison_heading(comparison).c_str());
       for (const auto& line : comparison_lines(comparison)) std::printf("  %s\n", line.c_str());

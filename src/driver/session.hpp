@@ -34,6 +34,7 @@
 #include "device/peer_buffers.hpp"
 #include "device/shared_gate.hpp"
 #include "results/result_writer.hpp"
+#include "results/case_result.hpp"
 #include "results/results_file.hpp"
 #include "plan/case_spec.hpp"
 
@@ -87,6 +88,7 @@ class Session {
   const CliOptions& options_;
   Config config_;
   std::vector<CaseSpec> cases_;
+  std::vector<CaseResult> finished_;  // every measured case, typed: what the end-of-run analyses read
   std::vector<std::string> command_line_;
   const int me_;
   const bool sanitizer_mode_;

@@ -132,17 +132,6 @@ int rank_count(const json& v) {
 
 }  // namespace
 
-bool is_single_pair_row(const json& row) {
-  const std::string pattern = pattern_of(row);
-  if (pattern == "sampled") return true;
-  return pattern == "matrix" && text_of(row, "schedule", "sequential") != "rounds";
-}
-
-bool involves_same_device(const json& row) {
-  const json& flows = field(row, "flows");
-  return flows.is_array() && std::any_of(flows.begin(), flows.end(), [](const json& f) { return flag(f, "same_device"); });
-}
-
 bool is_matrix_row(const json& row) {
   const std::string pattern = pattern_of(row);
   if (pattern != "matrix" && pattern != "sampled") return false;

@@ -20,15 +20,6 @@ namespace p2pbench {
 // cells: the same matrix and the same link class.
 constexpr double kSuspectMarginPct = 10.0;
 
-// Whether the row's figure belongs to one pair (a matrix row measured one pair at a time, an
-// alone check, a sampled pair), as opposed to a round or a pattern, whose figure is an
-// aggregate of several pairs. v1 rows (no pattern) are pair rows.
-bool is_single_pair_row(const nlohmann::json& row);
-
-// Whether a flow of the row joins two ranks on one GPU (its `same_device`): a local copy's
-// figure, never to be read as P2P.
-bool involves_same_device(const nlohmann::json& row);
-
 // Whether the row is a GB/s figure of the matrix (pattern "matrix" or "sampled"; no latency,
 // interference or host-link row): what the matrices are assembled from.
 bool is_matrix_row(const nlohmann::json& row);

@@ -41,6 +41,16 @@ json latency_stats(const std::vector<double>& samples) {
   return j;
 }
 
+std::optional<double> aggregate_peak(const CaseSpec& c, const GroupFacts& facts) {
+  double sum = 0;
+  for (const Flow& f : c.flows) {
+    const auto p = f.src_rank == f.dst_rank ? std::nullopt : facts.peak(f.src_rank, f.dst_rank);
+    if (!p) return std::nullopt;
+    sum += *p;
+  }
+  return sum;
+}
+
 std::optional<double> GroupFacts::peak(int src, int dst) const {
   if (src < 0 || dst < 0 || size_t(src) >= peak_gbps.size() || size_t(dst) >= peak_gbps[size_t(src)].size()) return std::nullopt;
   return peak_gbps[size_t(src)][size_t(dst)];
@@ -105,17 +115,6 @@ json gpu_entries(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& fact
     out.push_back({{"uuid", gpu}, {"ranks", ranks}, {"egress_gbps", median_rate(true)}, {"ingress_gbps", median_rate(false)}});
   }
   return out;
-}
-
-// The sum of the flows' peaks (none where any flow's is unknown).
-std::optional<double> aggregate_peak(const CaseSpec& c, const GroupFacts& facts) {
-  double sum = 0;
-  for (const Flow& f : c.flows) {
-    const auto p = f.src_rank == f.dst_rank ? std::nullopt : facts.peak(f.src_rank, f.dst_rank);
-    if (!p) return std::nullopt;
-    sum += *p;
-  }
-  return sum;
 }
 
 // The v2 fields of a bandwidth row.

@@ -26,6 +26,10 @@ struct GroupFacts {
   static GroupFacts pair(std::optional<double> peak);
 };
 
+// The sum of the case's flows' peaks per direction (none where any flow's is unknown): what its
+// aggregate's pct_of_peak is measured against.
+std::optional<double> aggregate_peak(const CaseSpec& c, const GroupFacts& facts);
+
 // One row (schema v2, docs/groups.md): every independent variable as its own field, the
 // aggregate figures (v1's fields), then `flows`, `aggregate`, `gpus` and `overlap`.
 nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts);

@@ -7,7 +7,6 @@
 #include <set>
 #include <tuple>
 
-#include "results/pair_matrix.hpp"
 #include "results/result_writer.hpp"
 #include "vocab/methods.hpp"
 
@@ -17,59 +16,78 @@ namespace {
 
 using json = nlohmann::json;
 
-double median_of(const json& row) { return row["bandwidth_gbps"]["median"].get<double>(); }
+json optional_field(const std::optional<int>& v) { return v ? json(*v) : json(); }
+json optional_field(const std::optional<uint64_t>& v) { return v ? json(*v) : json(); }
 
-json configuration_of(const json& row) {
-  json c;
-  for (const char* key : {"bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll", "smem_bytes", "stages", "sms_used"})
-    c[key] = row[key];
-  c["bandwidth_gbps"] = median_of(row);
-  return c;
+// A summarized case: its median and where it sits among the others.
+struct Member {
+  const CaseResult* result;
+  double median;
+};
+
+json configuration_of(const Member& m) {
+  const CaseSpec& c = m.result->spec;
+  const bool single = c.flows.size() == 1;
+  return {{"bytes", c.bytes},
+          {"src_rank", single ? json(c.src_rank()) : json()},
+          {"dst_rank", single ? json(c.dst_rank()) : json()},
+          {"blocks", optional_field(c.blocks)},
+          {"threads", optional_field(c.threads)},
+          {"unroll", optional_field(c.unroll)},
+          {"smem_bytes", optional_field(c.smem_bytes)},
+          {"stages", optional_field(c.stages)},
+          {"sms_used", optional_field(m.result->outcome.sms_used)},
+          {"bandwidth_gbps", m.median}};
+}
+
+// The knee: fewest SMs whose median reaches 90% of the best, at the best's message size (a
+// smaller message reaching 90% at some SM count says nothing about the large one). Only where
+// the sweep varied the SM count there: with one block count there is no knee.
+const Member* knee_of(const std::vector<Member>& members, const Member& best) {
+  const uint64_t bytes = best.result->spec.bytes;
+  std::set<int> block_counts;
+  for (const Member& m : members)
+    if (m.result->spec.bytes == bytes && m.result->spec.blocks) block_counts.insert(*m.result->spec.blocks);
+  if (block_counts.size() < 2) return nullptr;
+  const Member* knee = nullptr;
+  for (const Member& m : members) {
+    const auto& sms = m.result->outcome.sms_used;
+    if (!sms || m.result->spec.bytes != bytes || m.median < kKneeFraction * best.median) continue;
+    if (!knee || *sms < *knee->result->outcome.sms_used) knee = &m;
+  }
+  return knee;
 }
 
 }  // namespace
 
-json summarize_rows(const std::vector<json>& rows) {
-  using Key = std::tuple<std::string, std::string, std::string>;
-  std::map<Key, std::vector<const json*>> groups;
+json summarize_cases(const std::vector<CaseResult>& cases, const GroupLayout& layout) {
+  using Key = std::tuple<Method, Direction, Mode>;
+  std::map<Key, std::vector<Member>> groups;
   std::vector<Key> order;
-  for (const json& row : rows) {
-    if (row["status"] != "ok" || row["bandwidth_gbps"].is_null()) continue;
-    if (method_kind_of(row) == MethodKind::kInterference) continue;  // the trade table summarizes these
-    if (!is_single_pair_row(row)) continue;  // a round's or a pattern's figure adds several pairs
-    if (involves_same_device(row)) continue;  // a copy inside one GPU, not a P2P figure
-    const Key key{row["method"], row["direction"], row["mode"]};
+  for (const CaseResult& r : cases) {
+    const auto median = median_gbps(r);
+    if (!median) continue;  // failed, skipped, or no bandwidth of its own (latency, interference)
+    if (method_info(r.spec.method).kind == MethodKind::kInterference) continue;  // the trade table's
+    if (!is_single_pair(r.spec)) continue;  // a round's or a pattern's figure adds several pairs
+    if (involves_same_device(r.spec, layout)) continue;  // a copy inside one GPU, not a P2P figure
+    const Key key{r.spec.method, r.spec.direction, r.spec.mode};
     if (!groups.count(key)) order.push_back(key);
-    groups[key].push_back(&row);
+    groups[key].push_back({&r, *median});
   }
   json summary = json::array();
   for (const Key& key : order) {
-    const auto& members = groups[key];
-    const json* best = members.front();
-    for (const json* r : members)
-      if (median_of(*r) > median_of(*best)) best = r;
-    json entry = {{"method", std::get<0>(key)},
-                  {"direction", std::get<1>(key)},
-                  {"mode", std::get<2>(key)},
+    const std::vector<Member>& members = groups[key];
+    const Member* best = &members.front();
+    for (const Member& m : members)
+      if (m.median > best->median) best = &m;
+    json entry = {{"method", to_string(std::get<0>(key))},
+                  {"direction", to_string(std::get<1>(key))},
+                  {"mode", to_string(std::get<2>(key))},
                   {"best", configuration_of(*best)},
                   {"knee", json()}};
-    // The knee: fewest SMs whose median reaches 90% of the best, at the best's message size
-    // (a smaller message reaching 90% at some SM count says nothing about the large one).
-    // Only where the sweep varied the SM count there: with one block count there is no knee.
-    std::set<int64_t> block_counts;
-    for (const json* r : members)
-      if (r->at("bytes") == best->at("bytes") && !r->at("blocks").is_null()) block_counts.insert(r->at("blocks").get<int64_t>());
-    const json* knee = nullptr;
-    for (const json* r : members) {
-      if (block_counts.size() < 2) break;
-      if (r->at("sms_used").is_null() || r->at("bytes") != best->at("bytes") ||
-          median_of(*r) < kKneeFraction * median_of(*best))
-        continue;
-      if (!knee || r->at("sms_used").get<int>() < knee->at("sms_used").get<int>()) knee = r;
-    }
-    if (knee) {
+    if (const Member* knee = knee_of(members, *best)) {
       entry["knee"] = configuration_of(*knee);
-      entry["knee"]["fraction_of_best"] = median_of(*knee) / median_of(*best);
+      entry["knee"]["fraction_of_best"] = knee->median / best->median;
       entry["knee"]["threshold"] = kKneeFraction;
     }
     summary.push_back(entry);
@@ -134,40 +152,44 @@ std::vector<std::string> baselines() {
   return names;
 }
 
-bool is_p2p_bandwidth(const json& r) {
-  return method_kind_of(r) == MethodKind::kCopy && r["mode"] == "uni" && r["status"] == "ok" && is_single_pair_row(r) &&
-         !involves_same_device(r);
+// A one-way figure of one pair of two GPUs by a one-sided copy method.
+bool is_p2p_bandwidth(const CaseResult& r, const GroupLayout& layout) {
+  return method_info(r.spec.method).kind == MethodKind::kCopy && r.spec.mode == Mode::kUni && median_gbps(r) &&
+         is_single_pair(r.spec) && !involves_same_device(r.spec, layout);
 }
 
 // The baseline's median at the same size and orientation, if measured.
-std::optional<double> baseline_at(const std::vector<json>& rows, const std::string& method, const json& row) {
-  for (const json& b : rows)
-    if (b["method"] == method && b["mode"] == "uni" && b["status"] == "ok" && is_single_pair_row(b) && b["bytes"] == row["bytes"] &&
-        b["src_rank"] == row["src_rank"] && b["dst_rank"] == row["dst_rank"])
-      return b["bandwidth_gbps"]["median"].get<double>();
+std::optional<double> baseline_at(const std::vector<CaseResult>& cases, const std::string& method, const CaseSpec& like) {
+  for (const CaseResult& b : cases)
+    if (to_string(b.spec.method) == method && b.spec.mode == Mode::kUni && is_single_pair(b.spec) &&
+        b.spec.bytes == like.bytes && b.spec.src_rank() == like.src_rank() && b.spec.dst_rank() == like.dst_rank())
+      if (const auto median = median_gbps(b)) return median;
   return std::nullopt;
 }
 
 }  // namespace
 
-json compare_methods(const std::vector<json>& rows) {
+json compare_methods(const std::vector<CaseResult>& cases, const GroupFacts& facts) {
   const std::vector<std::string> compared_with = baselines();
   json out = json::array();
-  for (const char* direction : {"push", "pull"})
+  for (const Direction direction : {Direction::kPush, Direction::kPull})
     for (const Band& band : kBands) {
-      const json* best = nullptr;
-      for (const json& r : rows) {
-        const uint64_t bytes = r["bytes"];
-        if (!is_p2p_bandwidth(r) || r["direction"] != direction || bytes < band.lo || bytes >= band.hi) continue;
-        if (!best || median_of(r) > median_of(*best)) best = &r;
+      const CaseResult* best = nullptr;
+      double best_median = 0;
+      for (const CaseResult& r : cases) {
+        const uint64_t bytes = r.spec.bytes;
+        if (!is_p2p_bandwidth(r, facts.layout) || r.spec.direction != direction || bytes < band.lo || bytes >= band.hi) continue;
+        const double median = *median_gbps(r);
+        if (!best || median > best_median) best = &r, best_median = median;
       }
       if (!best) continue;
-      json entry = {{"direction", direction}, {"band", band.name}, {"method", (*best)["method"]},
-                    {"bytes", (*best)["bytes"]}, {"bandwidth_gbps", median_of(*best)},
-                    {"pct_of_peak", best->value("pct_of_peak", json())}};
+      const auto peak = aggregate_peak(best->spec, facts);
+      json entry = {{"direction", to_string(direction)}, {"band", band.name}, {"method", to_string(best->spec.method)},
+                    {"bytes", best->spec.bytes}, {"bandwidth_gbps", best_median},
+                    {"pct_of_peak", peak && *peak > 0 ? json(100.0 * best_median / *peak) : json()}};
       for (const std::string& baseline : compared_with) {
-        const auto base = baseline_at(rows, baseline, *best);
-        entry["speedup_over_" + baseline] = base && *base > 0 ? json(median_of(*best) / *base) : json();
+        const auto base = baseline_at(cases, baseline, best->spec);
+        entry["speedup_over_" + baseline] = base && *base > 0 ? json(best_median / *base) : json();
       }
       out.push_back(entry);
     }

@@ -7,20 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "results/case_result.hpp"
+#include "results/result_writer.hpp"
+
 namespace p2pbench {
 
 constexpr double kKneeFraction = 0.9;
 
-// Built from result rows (the JSON of result_row). Only `ok` rows of one pair of two GPUs count
-// (is_single_pair_row: a round's or a pattern's aggregate is not a configuration's figure; a
+// Built from the run's cases. Only cases that measured one pair of two GPUs by itself count
+// (is_single_pair: a round's or a pattern's aggregate is not a configuration's figure; a
 // same-GPU pair's is no P2P figure).
 // The all-pairs part of the results file (matrices, rounds agreement, suspect pairs) is
 // to_json(build_matrix_report(..)) of results/pair_matrix.hpp.
-nlohmann::json summarize_rows(const std::vector<nlohmann::json>& rows);
+nlohmann::json summarize_cases(const std::vector<CaseResult>& cases, const GroupLayout& layout);
 
 // The end-of-run comparison: per direction and size band, the best P2P method (one way, one pair), its
 // share of the link's peak, and its speedup over the staged and NCCL baselines at that size.
-nlohmann::json compare_methods(const std::vector<nlohmann::json>& rows);
+nlohmann::json compare_methods(const std::vector<CaseResult>& cases, const GroupFacts& facts);
 std::vector<std::string> comparison_lines(const nlohmann::json& comparison);
 
 // Console lines for the summary ("ldst push uni: best 371.2 GB/s at ..., knee 8 SMs (336.1 GB/s)").

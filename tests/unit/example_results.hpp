@@ -119,29 +119,29 @@ inline CaseSpec interference_spec(Method engine, const char* workload, int k) {
 
 // A document with ok uni and bidir rows, a failed row, a skipped row, interference rows and a summary.
 inline nlohmann::json example_document() {
-  std::vector<nlohmann::json> rows;
-  rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)));
+  std::vector<CaseResult> cases;
+  cases.push_back({spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)});
   const CaseOutcome bidir = bidir_outcome(390, 0.99);
-  rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kBidir, 1 << 30), bidir));
+  cases.push_back({spec(Method::kCe, Direction::kPush, Mode::kBidir, 1 << 30), bidir});
   for (int blocks : {1, 4, 8, 32}) {
     CaseOutcome o = ok_outcome(std::min(372.0, 46.0 * blocks));
     o.sms_used = blocks;
-    rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, blocks), o));
+    cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, blocks), o});
   }
   CaseOutcome failed;
   failed.status = CaseStatus::kFailed;
   failed.error = "verification failed on rank 1 (sample 0, slot 0): 3 of 4096 bytes differ; first bad offset 17";
-  rows.push_back(result_row(spec(Method::kTma, Direction::kPull, Mode::kUni, 4096), failed));
+  cases.push_back({spec(Method::kTma, Direction::kPull, Mode::kUni, 4096), failed});
   CaseOutcome skipped;
   skipped.status = CaseStatus::kSkipped;
   skipped.error = "TMA bulk copies need compute capability 9.0+ (this GPU is 8.0)";
-  rows.push_back(result_row(spec(Method::kTma, Direction::kPush, Mode::kUni, 4096), skipped));
-  rows.push_back(result_row(interference_spec(Method::kCe, "gemm", 0), interference_outcome(0.99, 0)));
-  rows.push_back(result_row(interference_spec(Method::kLdst, "gemm", 4), interference_outcome(0.90, 8)));
+  cases.push_back({spec(Method::kTma, Direction::kPush, Mode::kUni, 4096), skipped});
+  cases.push_back({interference_spec(Method::kCe, "gemm", 0), interference_outcome(0.99, 0)});
+  cases.push_back({interference_spec(Method::kLdst, "gemm", 4), interference_outcome(0.90, 8)});
   CaseOutcome no_green;
   no_green.status = CaseStatus::kSkipped;
   no_green.error = "green contexts unavailable: the driver has no cuGreenCtxCreate (CUDA 12.4 or newer needed)";
-  rows.push_back(result_row(interference_spec(Method::kTma, "hbm", 16), no_green));
+  cases.push_back({interference_spec(Method::kTma, "hbm", 16), no_green});
   CaseOutcome chase;  // latency_read: wall time, cycles and the peak-clock figure
   chase.iterations = 20000;
   chase.verified = true;
@@ -167,8 +167,10 @@ inline nlohmann::json example_document() {
   figures.per_sm_ns_per_load = {853.0, 851.0};
   figures.per_sm_launches = {3, 3};
   chase.read_chase = figures;
-  rows.push_back(result_row(read, chase));
-  return result_document(example_meta(), rows, summarize_rows(rows), false, "");
+  cases.push_back({read, chase});
+  std::vector<nlohmann::json> rows;
+  for (const CaseResult& r : cases) rows.push_back(result_row(r.spec, r.outcome));
+  return result_document(example_meta(), rows, summarize_cases(cases, GroupLayout::distinct(2)), false, "");
 }
 
 }  // namespace p2pbench::testing

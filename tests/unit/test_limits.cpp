@@ -159,32 +159,32 @@ TEST(KernelAxes, AtomicThreadsAndBlocksTimesThreads) {
 
 TEST(Summary, KneeOnlyWhereTheSmCountVaried) {
   using namespace p2pbench::testing;
-  std::vector<json> rows;
+  std::vector<CaseResult> cases;
   for (int blocks : {132, 132}) {
     CaseOutcome o = ok_outcome(370);
     o.sms_used = blocks;
-    rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, blocks), o));
+    cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, blocks), o});
   }
-  json summary = summarize_rows(rows);
+  json summary = summarize_cases(cases, GroupLayout::distinct(2));
   EXPECT_TRUE(summary[0]["knee"].is_null());
   EXPECT_EQ(summary_heading(summary).find("knee"), std::string::npos);
   EXPECT_EQ(summary_lines(summary)[0].find("knee"), std::string::npos);
   CaseOutcome o = ok_outcome(360);
   o.sms_used = 16;
-  rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, 16), o));
-  summary = summarize_rows(rows);
+  cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, 16), o});
+  summary = summarize_cases(cases, GroupLayout::distinct(2));
   EXPECT_EQ(summary[0]["knee"]["sms_used"], 16);
   EXPECT_NE(summary_heading(summary).find("knee"), std::string::npos);
 }
 
 TEST(Summary, SpeedupHeadingOnlyWithBaselines) {
   using namespace p2pbench::testing;
-  std::vector<json> rows;
-  rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)));
-  json comparison = compare_methods(rows);
+  std::vector<CaseResult> cases;
+  cases.push_back({spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)});
+  json comparison = compare_methods(cases, GroupFacts::pair(std::nullopt));
   EXPECT_EQ(comparison_heading(comparison).find("speedup"), std::string::npos) << comparison_heading(comparison);
-  rows.push_back(result_row(spec(Method::kNccl, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(300)));
-  comparison = compare_methods(rows);
+  cases.push_back({spec(Method::kNccl, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(300)});
+  comparison = compare_methods(cases, GroupFacts::pair(std::nullopt));
   EXPECT_NE(comparison_heading(comparison).find("speedup over the baselines"), std::string::npos);
 }
 

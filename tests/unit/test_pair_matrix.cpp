@@ -280,34 +280,49 @@ TEST(MatrixReport, JsonForTheResultsFile) {
   }
 }
 
+// Four ranks on two GPUs (0 and 1 share one, 2 and 3 the other), as the summary sees the run.
+GroupLayout two_ranks_per_gpu() {
+  GroupLayout layout;
+  layout.gpu_of_rank = {"gpu-a", "gpu-a", "gpu-b", "gpu-b"};
+  layout.node_of_rank = {0, 0, 0, 0};
+  return layout;
+}
+
+// A ce push uni case of these flows that measured `gbps` (one sample: the median is exact).
+CaseResult measured(std::vector<Flow> flows, double gbps, Pattern pattern = Pattern::kMatrix,
+                    std::optional<Schedule> schedule = Schedule::kSequential, Method method = Method::kCe) {
+  CaseSpec c = spec(method, Direction::kPush, Mode::kUni, 1 << 30);
+  c.flows = std::move(flows);
+  c.pattern = pattern;
+  c.schedule = schedule;
+  return {c, ok_outcome(gbps, 1)};
+}
+
 TEST(Summary, RoundsAndPatternsAreNoConfigurationsFigure) {
-  std::vector<json> rows = sequential_rows();
-  rows.back()["flows"][0]["same_device"] = true;  // as the writer records it (the summary has no meta)
-  for (const json& r : rounds_rows()) rows.push_back(r);
-  RowSpec s;
-  s.pattern = "all_to_all";
-  s.schedule.reset();
-  rows.push_back(row(s, {flow(0, 2, 1000), flow(2, 0, 1000)}));
-  EXPECT_FALSE(is_single_pair_row(rows.back()));
-  EXPECT_FALSE(is_single_pair_row(rounds_rows()[0]));
-  EXPECT_TRUE(is_single_pair_row(rounds_rows().back()));  // an alone check is one pair
-  const json summary = summarize_rows(rows);
+  std::vector<CaseResult> cases;
+  for (const Figure& f : kSequential) cases.push_back(measured({{f.src, f.dst}}, f.gbps));
+  cases.push_back(measured({{0, 2}, {1, 3}}, 2800, Pattern::kMatrix, Schedule::kRounds));
+  cases.push_back(measured({{0, 2}}, 390, Pattern::kMatrix, Schedule::kAloneCheck));
+  cases.push_back(measured({{3, 0}}, 400, Pattern::kMatrix, Schedule::kAloneCheck));
+  cases.push_back(measured({{0, 2}, {2, 0}}, 2000, Pattern::kAllToAll, std::nullopt));
+  EXPECT_FALSE(is_single_pair(cases.back().spec));
+  EXPECT_FALSE(is_single_pair(cases[kSequential.size()].spec));
+  EXPECT_TRUE(is_single_pair(cases[kSequential.size() + 1].spec));  // an alone check is one pair
+  const json summary = summarize_cases(cases, two_ranks_per_gpu());
   ASSERT_EQ(summary.size(), 1u);
   // The best pair of two GPUs: the alone check of 3->0 (400); not the same-GPU copies (1500),
-  // the rounds' 2800 or the pattern's 2000.
+  // the round's 2800 or the pattern's 2000.
   EXPECT_DOUBLE_EQ(summary[0]["best"]["bandwidth_gbps"].get<double>(), 400);
   EXPECT_EQ(summary[0]["best"]["src_rank"], 3);
   EXPECT_EQ(summary[0]["best"]["dst_rank"], 0);
 }
 
 TEST(Comparison, BestMethodFromPairsOfTwoGpusOnly) {
-  std::vector<json> rows = {row(RowSpec{}, {flow(0, 2, 390)}), row(RowSpec{}, {flow(0, 1, 1500)})};
-  RowSpec ldst;
-  ldst.method = "ldst";
-  ldst.pattern = "one_to_all";
-  ldst.schedule.reset();
-  rows.push_back(row(ldst, {flow(0, 2, 370), flow(0, 3, 370)}));  // 740 aggregate: no pair's figure
-  const json comparison = compare_methods(rows);
+  std::vector<CaseResult> cases = {measured({{0, 2}}, 390), measured({{0, 1}}, 1500)};
+  cases.push_back(measured({{0, 2}, {0, 3}}, 740, Pattern::kOneToAll, std::nullopt, Method::kLdst));  // no pair's figure
+  GroupFacts facts;
+  facts.layout = two_ranks_per_gpu();
+  const json comparison = compare_methods(cases, facts);
   ASSERT_EQ(comparison.size(), 1u);
   EXPECT_EQ(comparison[0]["method"], "ce");
   EXPECT_DOUBLE_EQ(comparison[0]["bandwidth_gbps"].get<double>(), 390);

@@ -112,17 +112,17 @@ TEST(Summary, BestAndKnee) {
 }
 
 TEST(Summary, KneeIsTakenAtTheBestsMessageSize) {
-  std::vector<json> rows;
+  std::vector<CaseResult> cases;
   auto add = [&](uint64_t bytes, int blocks, double gbps) {
     CaseOutcome o = ok_outcome(gbps);
     o.sms_used = blocks;
-    rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, bytes, blocks), o));
+    cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, bytes, blocks), o});
   };
   add(1 << 30, 132, 370);
   add(1 << 30, 8, 300);    // 81% of the best: not the knee
   add(1 << 30, 16, 350);   // 95%: the knee at 1 GiB
   add(16 << 20, 4, 360);   // 97% of the best, but at 16 MiB: must not count
-  const json summary = summarize_rows(rows);
+  const json summary = summarize_cases(cases, GroupLayout::distinct(2));
   ASSERT_EQ(summary.size(), 1u);
   EXPECT_EQ(summary[0]["knee"]["sms_used"], 16);
   EXPECT_EQ(summary[0]["knee"]["bytes"], 1 << 30);
@@ -170,12 +170,12 @@ namespace {
 
 TEST(Comparison, BestMethodPerBandWithSpeedups) {
   using namespace p2pbench::testing;
-  std::vector<nlohmann::json> rows;
-  rows.push_back(result_row(spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390), 478.0));
-  rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(370), 478.0));
-  rows.push_back(result_row(spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 20), ok_outcome(300), 478.0));
-  rows.push_back(result_row(spec(Method::kStaged, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(39)));
-  const nlohmann::json comparison = compare_methods(rows);
+  std::vector<CaseResult> cases;
+  cases.push_back({spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)});
+  cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(370)});
+  cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 20), ok_outcome(300)});
+  cases.push_back({spec(Method::kStaged, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(39)});
+  const nlohmann::json comparison = compare_methods(cases, GroupFacts::pair(478.0));
   ASSERT_EQ(comparison.size(), 2u);  // push: 64 KiB - 4 MiB and >= 64 MiB
   EXPECT_EQ(comparison[0]["band"], "64 KiB - 4 MiB");
   EXPECT_EQ(comparison[0]["method"], "ldst");

@@ -1,0 +1,31 @@
+// A finished case as it was measured: the plan's spec and the outcome. The end-of-run analyses
+// read these; the case's row in the results file is rendered from one once (result_row) and
+// never read back.
+#pragma once
+
+#include <optional>
+
+#include "measure/case_outcome.hpp"
+#include "plan/case_spec.hpp"
+#include "plan/group_layout.hpp"
+
+namespace p2pbench {
+
+struct CaseResult {
+  CaseSpec spec;
+  CaseOutcome outcome;
+};
+
+// The median of the aggregate's GB/s: the row's bandwidth_gbps.median. None where the case did
+// not measure, or measures no bandwidth of its own (latency, interference).
+std::optional<double> median_gbps(const CaseResult& r);
+
+// Whether the figure belongs to one pair measured by itself: a matrix case outside the rounds
+// (one pair at a time, or an alone check) or a sampled pair; a round's or a pattern's figure
+// adds several pairs.
+bool is_single_pair(const CaseSpec& c);
+
+// Whether a flow joins two ranks on one GPU: a copy inside the GPU, never a P2P figure.
+bool involves_same_device(const CaseSpec& c, const GroupLayout& layout);
+
+}  // namespace p2pbench
