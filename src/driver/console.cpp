@@ -9,7 +9,6 @@
 #include "common/text_format.hpp"
 #include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
-#include "judgement/trade_table.hpp"
 
 namespace p2pbench {
 
@@ -94,7 +93,6 @@ void print_group_table(std::FILE* out, const std::string& title, const std::vect
   if (rows.empty()) return;
   const auto kind = method_kind_of(rows.front());
   if (kind == MethodKind::kLatency) return print_latency_table(out, title, rows);
-  if (kind == MethodKind::kInterference) return print_interference_table(out, title, rows);
   const bool bidir = rows.front()["mode"] == "bidir";
   std::fprintf(out, "\n%s   [GB/s, 1 GB = 1e9 B; median, min..max over samples]\n", title.c_str());
   std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", "size", "src->dst", "iters", "GB/s", "min..max",

@@ -98,12 +98,14 @@ void Session::sweep() {
   ProgressLine progress(cases_.size(), options_.progress);
   const PairLinks links = pair_links_from_meta(meta_, comm_.size());
   std::vector<json> group_rows;
+  size_t group_first = 0;  // the group's first case in finished_
   std::string group;
   for (size_t i = 0; i < cases_.size(); ++i) {
     const CaseSpec& c = cases_[i];
     if (me_ == 0 && group_key(c) != group) {
-      print_group_tables(stdout, group, group_rows, links);
+      print_finished_group(group, group_rows, group_first, links);
       group_rows.clear();
+      group_first = finished_.size();
       group = group_key(c);
     }
     if (fault_ && fault_->due(me_, i) && fault_->on_host()) fault_->raise_host_fault("case " + std::to_string(i) + " (" + c.name() + ")");
@@ -128,8 +130,19 @@ void Session::sweep() {
   }
   if (me_ == 0) {
     progress.finish();
-    print_group_tables(stdout, group, group_rows, links);
+    print_finished_group(group, group_rows, group_first, links);
   }
+}
+
+// A finished group's tables: interference groups from their typed cases, the others from their
+// rows (the console's copy, latency and matrix tables still read rows).
+void Session::print_finished_group(const std::string& group, const std::vector<json>& rows, size_t first,
+                                   const PairLinks& links) const {
+  if (first < finished_.size() && finished_[first].spec.method == Method::kInterference) {
+    print_interference_table(stdout, group, std::vector<CaseResult>(finished_.begin() + std::ptrdiff_t(first), finished_.end()));
+    return;
+  }
+  print_group_tables(stdout, group, rows, links);
 }
 
 CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
@@ -266,7 +279,7 @@ int Session::finish(int signal_number) {
       std::printf("\n%s\n", summary_heading(summary).c_str());
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
-    print_trade_table(stdout, rows);  // interference rows only
+    print_trade_table(stdout, finished_);  // interference cases only
     const MatrixReport matrices = build_matrix_report(rows, meta);
     const json comparison = compare_methods(finished_, facts_);
     if (!comparison.empty()) {

@@ -35,6 +35,7 @@
 #include "device/shared_gate.hpp"
 #include "results/result_writer.hpp"
 #include "results/case_result.hpp"
+#include "results/pair_matrix.hpp"
 #include "results/results_file.hpp"
 #include "plan/case_spec.hpp"
 
@@ -61,6 +62,8 @@ class Session {
 
   // The sweep: throws StopRequested or PeerLost.
   void sweep();
+  void print_finished_group(const std::string& group, const std::vector<nlohmann::json>& rows, size_t first,
+                            const PairLinks& links) const;
   CaseOutcome measure(const CaseSpec& c, size_t index);
   std::unique_ptr<CaseProcedure> procedure_for(const CaseSpec& c, size_t index);
   CaseOutcome measure_under_load(const CaseSpec& c, size_t index);

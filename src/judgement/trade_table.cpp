@@ -1,9 +1,13 @@
 #include "judgement/trade_table.hpp"
 
 #include <algorithm>
-#include <map>
+#include <iterator>
+#include <utility>
 
 #include "common/text_format.hpp"
+#include "results/interference_rows.hpp"
+#include "results/result_writer.hpp"
+#include "stats/statistics.hpp"
 
 namespace p2pbench {
 
@@ -11,50 +15,80 @@ namespace {
 
 using json = nlohmann::json;
 
-bool measured(const json& r) { return r.value("status", "") == "ok" && r.contains("workload_together") && !r["workload_together"].is_null(); }
-
-double median(const json& r, const char* key) { return r[key]["median"].get<double>(); }
-
-std::string spread(const json& r, const char* key) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.1f..%.1f", r[key]["min"].get<double>(), r[key]["max"].get<double>());
-  return text;
+// The interference figures of a case that ran with its workload beside it, or null.
+const InterferenceSamples* measured(const CaseResult& r) {
+  const CaseOutcome& o = r.outcome;
+  if (o.status != CaseStatus::kOk || !o.interference || o.gbps.empty() || o.interference->workload_together.empty())
+    return nullptr;
+  return &*o.interference;
 }
 
-// Rows of one trade curve share everything but the partition.
-std::string curve_of(const json& r) {
-  std::string key = r["workload"].get<std::string>() + " beside " + r["engine"].get<std::string>() + " " +
-                    r["direction"].get<std::string>() + " " + r["mode"].get<std::string>() + " " + format_size(r["bytes"]);
-  for (const char* axis : {"blocks", "threads", "unroll", "smem_bytes", "stages"})
-    if (r.contains(axis) && !r[axis].is_null()) key += std::string(" ") + axis + ":" + std::to_string(r[axis].get<uint64_t>());
-  if (r.value("both_gpus_busy", false)) key += " (both GPUs busy)";
+double median(const std::vector<double>& samples) { return summarize(samples).median; }  // as the row writes it
+
+std::string spread(const std::vector<double>& samples) {
+  const Summary s = summarize(samples);
+  return text_format("%.1f..%.1f", s.min, s.max);
+}
+
+std::string percent(const std::optional<double>& v) { return v ? text_format("%6.1f%%", *v) : "     -"; }
+
+// Cases of one trade curve share everything but the partition.
+std::string curve_of(const CaseSpec& c) {
+  std::string key = c.workload.value_or("?") + " beside " + (c.engine ? to_string(*c.engine) : "?") + " " +
+                    to_string(c.direction) + " " + to_string(c.mode) + " " + format_size(c.bytes);
+  const std::pair<const char*, std::optional<uint64_t>> axes[] = {
+      {"blocks", c.blocks}, {"threads", c.threads}, {"unroll", c.unroll}, {"smem_bytes", c.smem_bytes}, {"stages", c.stages}};
+  for (const auto& [axis, value] : axes)
+    if (value) key += std::string(" ") + axis + ":" + std::to_string(*value);
+  if (c.both_gpus_busy.value_or(false)) key += " (both GPUs busy)";
   return key;
 }
 
-std::string partition_text(const json& r) {
-  const int k = r["sm_partition"].get<int>();
+std::string partition_text(int k, const InterferenceSamples& s) {
   if (k == 0) return "all";
-  if (r["transfer_group_sms"].is_null()) return std::to_string(k);
-  const int got = r["transfer_group_sms"].get<int>();
+  if (!s.transfer_group_sms) return std::to_string(k);
+  const int got = *s.transfer_group_sms;
   return got == k ? std::to_string(k) : std::to_string(k) + "->" + std::to_string(got);
 }
 
-void print_row(std::FILE* out, const json& r) {
-  if (!measured(r)) {
-    std::fprintf(out, "  %8s  %s%s\n", std::to_string(r["sm_partition"].get<int>()).c_str(), r["status"].get<std::string>().c_str(),
-                 r.contains("error") ? (": " + r["error"].get<std::string>()).c_str() : "");
+void print_row(std::FILE* out, const CaseResult& r) {
+  const int k = r.spec.sm_partition.value_or(0);
+  const InterferenceSamples* s = measured(r);
+  if (!s) {
+    std::fprintf(out, "  %8s  %s%s\n", std::to_string(k).c_str(), status_name(r.outcome.status),
+                 r.outcome.error.empty() ? "" : (": " + r.outcome.error).c_str());
     return;
   }
-  const std::string group_alone = r["workload_partition_alone"].is_null() ? "-" : [&] {
-    char t[32];
-    std::snprintf(t, sizeof t, "%.1f", median(r, "workload_partition_alone"));
-    return std::string(t);
-  }();
-  std::fprintf(out, "  %8s %9.1f %9.1f %15s %6.1f%% %9.1f %9s %9.1f %15s %6.1f%% %7.3f%s\n", partition_text(r).c_str(),
-               median(r, "transfer_alone_gbps"), median(r, "transfer_together_gbps"), spread(r, "transfer_together_gbps").c_str(),
-               r["transfer_slowdown_pct"].get<double>(), median(r, "workload_alone"), group_alone.c_str(),
-               median(r, "workload_together"), spread(r, "workload_together").c_str(), r["workload_slowdown_pct"].get<double>(),
-               r["overlap_min"].get<double>(), r.contains("overlap_note") ? "  LOW OVERLAP" : "");
+  const std::string group_alone =
+      s->workload_partition_alone.empty() ? "-" : text_format("%.1f", median(s->workload_partition_alone));
+  const double overlap_min = s->overlap.empty() ? 0.0 : *std::min_element(s->overlap.begin(), s->overlap.end());
+  std::fprintf(out, "  %8s %9.1f %9.1f %15s %7s %9.1f %9s %9.1f %15s %7s %7.3f%s\n", partition_text(k, *s).c_str(),
+               median(s->transfer_alone_gbps), median(s->transfer_together_gbps), spread(s->transfer_together_gbps).c_str(),
+               percent(slowdown_pct(s->transfer_alone_gbps, s->transfer_together_gbps)).c_str(), median(s->workload_alone),
+               group_alone.c_str(), median(s->workload_together), spread(s->workload_together).c_str(),
+               percent(slowdown_pct(s->workload_alone, s->workload_together)).c_str(), overlap_min,
+               low_overlap(*s) ? "  LOW OVERLAP" : "");
+}
+
+// The unit of the workload's figure, as the cases that ran say it.
+std::string unit_of(const std::vector<const CaseResult*>& cases) {
+  std::string unit = "figure";
+  for (const CaseResult* r : cases)
+    if (const InterferenceSamples* s = measured(*r)) unit = s->workload_unit;
+  return unit;
+}
+
+// The interference cases by trade curve, curves in the order the run met them.
+std::vector<std::pair<std::string, std::vector<const CaseResult*>>> curves_of(const std::vector<CaseResult>& cases) {
+  std::vector<std::pair<std::string, std::vector<const CaseResult*>>> curves;
+  for (const CaseResult& r : cases) {
+    if (r.spec.method != Method::kInterference) continue;
+    const std::string key = curve_of(r.spec);
+    auto it = std::find_if(curves.begin(), curves.end(), [&](const auto& c) { return c.first == key; });
+    if (it == curves.end()) it = curves.insert(curves.end(), {key, {}});
+    it->second.push_back(&r);
+  }
+  return curves;
 }
 
 void print_header(std::FILE* out, const std::string& title, const std::string& unit) {
@@ -67,94 +101,92 @@ void print_header(std::FILE* out, const std::string& title, const std::string& u
 
 }  // namespace
 
-void print_interference_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
-  if (rows.empty()) return;
-  std::string unit = "figure";
-  for (const json& r : rows)
-    if (r.contains("workload_unit")) unit = r["workload_unit"];
-  print_header(out, title, unit);
-  for (const json& r : rows) print_row(out, r);
+void print_interference_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases) {
+  if (cases.empty()) return;
+  std::vector<const CaseResult*> all;
+  for (const CaseResult& r : cases) all.push_back(&r);
+  print_header(out, title, unit_of(all));
+  for (const CaseResult* r : all) print_row(out, *r);
   std::fflush(out);
 }
 
-json trade_findings(const std::vector<json>& rows) {
-  std::map<std::string, std::vector<const json*>> curves;
-  std::vector<std::string> order;
-  for (const json& r : rows) {
-    if (r.value("method", "") != "interference" || !measured(r)) continue;
-    const std::string key = curve_of(r);
-    if (!curves.count(key)) order.push_back(key);
-    curves[key].push_back(&r);
-  }
+json trade_findings(const std::vector<CaseResult>& cases) {
   json findings = json::array();
-  for (const std::string& key : order) {
-    const auto& members = curves[key];
+  for (const auto& [key, all] : curves_of(cases)) {
+    std::vector<const CaseResult*> members;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(members), [](const CaseResult* r) { return measured(*r) != nullptr; });
+    if (members.empty()) continue;
     double best_link = 0;
-    for (const json* r : members) best_link = std::max(best_link, median(*r, "transfer_alone_gbps"));
-    const json* choice = nullptr;
-    for (const json* r : members)
-      if (median(*r, "transfer_together_gbps") >= kLinkKeptFraction * best_link &&
-          (!choice || median(*r, "workload_together") > median(*choice, "workload_together")))
+    for (const CaseResult* r : members) best_link = std::max(best_link, median(measured(*r)->transfer_alone_gbps));
+    const CaseResult* choice = nullptr;
+    for (const CaseResult* r : members)
+      if (median(measured(*r)->transfer_together_gbps) >= kLinkKeptFraction * best_link &&
+          (!choice || median(measured(*r)->workload_together) > median(measured(*choice)->workload_together)))
         choice = r;
-    json f = {{"curve", key}, {"engine", members.front()->at("engine")}, {"workload", members.front()->at("workload")},
-              {"workload_unit", members.front()->at("workload_unit")}, {"best_link_alone_gbps", best_link},
+    const CaseResult& first = *members.front();
+    const auto cost = [](const CaseResult& r) {
+      const auto pct = slowdown_pct(measured(r)->workload_alone, measured(r)->workload_together);
+      return pct ? json(*pct) : json();
+    };
+    json f = {{"curve", key}, {"engine", to_string(*first.spec.engine)}, {"workload", *first.spec.workload},
+              {"workload_unit", measured(first)->workload_unit}, {"best_link_alone_gbps", best_link},
               {"keeps_link", json()}};
-    if (choice)
-      f["keeps_link"] = {{"sm_partition", choice->at("sm_partition")},
-                         {"transfer_group_sms", choice->at("transfer_group_sms")},
-                         {"link_gbps", median(*choice, "transfer_together_gbps")},
-                         {"workload_figure", median(*choice, "workload_together")},
-                         {"workload_slowdown_pct", choice->at("workload_slowdown_pct")}};
-    if (members.front()->at("engine") == "ce") f["copy_engine_cost_pct"] = members.front()->at("workload_slowdown_pct");
+    if (choice) {
+      const InterferenceSamples& s = *measured(*choice);
+      f["keeps_link"] = {{"sm_partition", choice->spec.sm_partition.value_or(0)},
+                         {"transfer_group_sms", s.transfer_group_sms ? json(*s.transfer_group_sms) : json()},
+                         {"link_gbps", median(s.transfer_together_gbps)},
+                         {"workload_figure", median(s.workload_together)},
+                         {"workload_slowdown_pct", cost(*choice)}};
+    }
+    if (first.spec.engine == Method::kCe) f["copy_engine_cost_pct"] = cost(first);
     findings.push_back(f);
   }
   return findings;
 }
 
-void print_trade_table(std::FILE* out, const std::vector<json>& rows) {
-  std::map<std::string, std::vector<json>> curves;
-  std::vector<std::string> order;
-  for (const json& r : rows) {
-    if (r.value("method", "") != "interference") continue;
-    const std::string key = curve_of(r);
-    if (!curves.count(key)) order.push_back(key);
-    curves[key].push_back(r);
+namespace {
+
+void print_finding(std::FILE* out, const json& f) {
+  const std::string unit = f["workload_unit"];
+  if (f.contains("copy_engine_cost_pct") && !f["copy_engine_cost_pct"].is_null()) {
+    std::fprintf(out, "  %s: the copy engine costs the workload %.1f%%\n", f["curve"].get<std::string>().c_str(),
+                 f["copy_engine_cost_pct"].get<double>());
+    return;
   }
-  if (order.empty()) return;
+  if (f["keeps_link"].is_null()) {
+    std::fprintf(out, "  %s: no K keeps %.0f%% of %.1f GB/s\n", f["curve"].get<std::string>().c_str(), 100 * kLinkKeptFraction,
+                 f["best_link_alone_gbps"].get<double>());
+    return;
+  }
+  const json& k = f["keeps_link"];
+  const int requested = k["sm_partition"].get<int>();
+  const int granted = k["transfer_group_sms"].is_null() ? requested : k["transfer_group_sms"].get<int>();
+  const std::string which = requested == 0 ? "all (no partition)"
+                            : granted == requested ? std::to_string(requested)
+                                                   : std::to_string(requested) + " (granted " + std::to_string(granted) + " SMs)";
+  const std::string slowdown = k["workload_slowdown_pct"].is_null() ? "?" : text_format("%.1f", k["workload_slowdown_pct"].get<double>());
+  std::fprintf(out, "  %s: K = %s keeps %.1f of %.1f GB/s with the most workload: %.1f %s (%s%% slower than alone)\n",
+               f["curve"].get<std::string>().c_str(), which.c_str(), k["link_gbps"].get<double>(),
+               f["best_link_alone_gbps"].get<double>(), k["workload_figure"].get<double>(), unit.c_str(), slowdown.c_str());
+}
+
+}  // namespace
+
+void print_trade_table(std::FILE* out, const std::vector<CaseResult>& cases) {
+  auto curves = curves_of(cases);
+  if (curves.empty()) return;
   std::fprintf(out, "\nTrade table: the transfer's SM group (K, requested->granted) against link and workload figures\n");
-  for (const std::string& key : order) {
-    std::vector<json>& members = curves[key];
-    std::stable_sort(members.begin(), members.end(),
-                     [](const json& a, const json& b) { return a["sm_partition"].get<int>() < b["sm_partition"].get<int>(); });
-    std::string unit = "figure";
-    for (const json& r : members)
-      if (r.contains("workload_unit")) unit = r["workload_unit"];
-    print_header(out, key, unit);
-    for (const json& r : members) print_row(out, r);
+  for (auto& [key, members] : curves) {
+    std::stable_sort(members.begin(), members.end(), [](const CaseResult* a, const CaseResult* b) {
+      return a->spec.sm_partition.value_or(0) < b->spec.sm_partition.value_or(0);
+    });
+    print_header(out, key, unit_of(members));
+    for (const CaseResult* r : members) print_row(out, *r);
   }
   std::fprintf(out, "\nFindings (keeps the link: >= %.0f%% of the curve's best transfer-alone GB/s beside the workload):\n",
                100 * kLinkKeptFraction);
-  for (const json& f : trade_findings(rows)) {
-    const std::string unit = f["workload_unit"];
-    if (f.contains("copy_engine_cost_pct") && !f["copy_engine_cost_pct"].is_null())
-      std::fprintf(out, "  %s: the copy engine costs the workload %.1f%%\n", f["curve"].get<std::string>().c_str(),
-                   f["copy_engine_cost_pct"].get<double>());
-    else if (f["keeps_link"].is_null())
-      std::fprintf(out, "  %s: no K keeps %.0f%% of %.1f GB/s\n", f["curve"].get<std::string>().c_str(), 100 * kLinkKeptFraction,
-                   f["best_link_alone_gbps"].get<double>());
-    else {
-      const json& k = f["keeps_link"];
-      const int requested = k["sm_partition"].get<int>();
-      const int granted = k["transfer_group_sms"].is_null() ? requested : k["transfer_group_sms"].get<int>();
-      const std::string which = requested == 0 ? "all (no partition)"
-                                : granted == requested ? std::to_string(requested)
-                                                       : std::to_string(requested) + " (granted " + std::to_string(granted) + " SMs)";
-      std::fprintf(out, "  %s: K = %s keeps %.1f of %.1f GB/s with the most workload: %.1f %s (%.1f%% slower than alone)\n",
-                   f["curve"].get<std::string>().c_str(), which.c_str(),
-                   k["link_gbps"].get<double>(), f["best_link_alone_gbps"].get<double>(), k["workload_figure"].get<double>(),
-                   unit.c_str(), k["workload_slowdown_pct"].get<double>());
-    }
-  }
+  for (const json& f : trade_findings(cases)) print_finding(out, f);
   std::fflush(out);
 }
 

@@ -11,14 +11,20 @@ namespace {
 
 using json = nlohmann::json;
 
-// How much slower `together` is than `alone`, in % of alone (medians; negative: faster).
-json slowdown_pct(const std::vector<double>& alone, const std::vector<double>& together) {
-  if (alone.empty() || together.empty()) return json();
-  const double a = quantile(alone, 0.5);
-  return a > 0 ? json(100.0 * (1.0 - quantile(together, 0.5) / a)) : json();
-}
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(); }
 
 }  // namespace
+
+std::optional<double> slowdown_pct(const std::vector<double>& alone, const std::vector<double>& together) {
+  if (alone.empty() || together.empty()) return std::nullopt;
+  const double a = quantile(alone, 0.5);
+  if (a <= 0) return std::nullopt;
+  return 100.0 * (1.0 - quantile(together, 0.5) / a);
+}
+
+bool low_overlap(const InterferenceSamples& s) {
+  return !s.overlap.empty() && *std::min_element(s.overlap.begin(), s.overlap.end()) < kMinInterferenceOverlap;
+}
 
 json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
   row["engine"] = c.engine ? json(to_string(*c.engine)) : json();
@@ -43,14 +49,14 @@ json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
   row["samples_transfer_alone_gbps"] = s.transfer_alone_gbps;
   row["transfer_together_gbps"] = summary_json_or_null(s.transfer_together_gbps);
   row["samples_transfer_together_gbps"] = s.transfer_together_gbps;
-  row["workload_slowdown_pct"] = slowdown_pct(s.workload_alone, s.workload_together);
-  row["transfer_slowdown_pct"] = slowdown_pct(s.transfer_alone_gbps, s.transfer_together_gbps);
+  row["workload_slowdown_pct"] = optional_json(slowdown_pct(s.workload_alone, s.workload_together));
+  row["transfer_slowdown_pct"] = optional_json(slowdown_pct(s.transfer_alone_gbps, s.transfer_together_gbps));
   // The figures are of the together phase: the row says when the windows did not coincide.
   const double worst = s.overlap.empty() ? 0.0 : *std::min_element(s.overlap.begin(), s.overlap.end());
   row["overlap"] = s.overlap.empty() ? json() : json(quantile(s.overlap, 0.5));
   row["overlap_min"] = s.overlap.empty() ? json() : json(worst);
   row["samples_overlap"] = s.overlap;
-  if (!s.overlap.empty() && worst < kMinInterferenceOverlap) {
+  if (low_overlap(s)) {
     char note[160];
     std::snprintf(note, sizeof note, "overlap below %.2f (least %.3f): the transfer and the workload did not run together for the whole window",
                   kMinInterferenceOverlap, worst);

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <vector>
+
 #include "measure/case_outcome.hpp"
 #include "plan/case_spec.hpp"
 
@@ -10,6 +13,13 @@ namespace p2pbench {
 
 // The least overlap of the two windows (in every sample) for a row to be a clean measurement.
 constexpr double kMinInterferenceOverlap = 0.95;
+
+// How much slower `together` is than `alone`, in % of alone (medians; negative: faster); none
+// where either has no samples or alone's median is not positive.
+std::optional<double> slowdown_pct(const std::vector<double>& alone, const std::vector<double>& together);
+
+// Whether the transfer and the workload ran together for too little of some sample's window.
+bool low_overlap(const InterferenceSamples& s);
 
 // Completes `row` (result_row's common fields) for an interference case: the case's variables
 // (engine, workload, sm_partition, both_gpus_busy), then, when it ran, the workload's and the

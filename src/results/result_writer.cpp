@@ -18,6 +18,8 @@ json optional_number(const std::optional<int>& v) { return v ? json(*v) : json()
 json optional_number(const std::optional<uint64_t>& v) { return v ? json(*v) : json(); }
 json optional_text(const std::optional<std::string>& v) { return v ? json(*v) : json(); }
 
+}  // namespace
+
 const char* status_name(CaseStatus s) {
   switch (s) {
     case CaseStatus::kOk: return "ok";
@@ -26,8 +28,6 @@ const char* status_name(CaseStatus s) {
   }
   return "failed";
 }
-
-}  // namespace
 
 std::optional<MethodKind> method_kind_of(const json& row) {
   const json& name = row.contains("method") ? row["method"] : json();

@@ -34,6 +34,9 @@ std::optional<double> aggregate_peak(const CaseSpec& c, const GroupFacts& facts)
 // aggregate figures (v1's fields), then `flows`, `aggregate`, `gpus` and `overlap`.
 nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts);
 
+// A case's status as its row names it: "ok", "failed", "skipped".
+const char* status_name(CaseStatus s);
+
 // The kind of a row's method (the registry's), or nothing for a name the registry does not know.
 std::optional<MethodKind> method_kind_of(const nlohmann::json& row);
 

@@ -161,20 +161,20 @@ TEST(InterferenceRow, LowOverlapIsSaidAndSkipsKeepTheirVariables) {
   EXPECT_TRUE(row["bandwidth_gbps"].is_null());
 }
 
-json trade_row(Method engine, int k, double link_alone, double link_together, double wl_together) {
+CaseResult trade_case(Method engine, int k, double link_alone, double link_together, double wl_together) {
   CaseOutcome o = testing::interference_outcome(0.99, k);
   o.interference->transfer_alone_gbps.assign(5, link_alone);
   o.interference->transfer_together_gbps.assign(5, link_together);
   o.interference->workload_together.assign(5, wl_together);
   o.gbps.assign(5, link_together);
-  return result_row(testing::interference_spec(engine, "gemm", k), o);
+  return {testing::interference_spec(engine, "gemm", k), o};
 }
 
 TEST(TradeTable, PicksThePartitionKeepingTheLinkWithTheMostWorkload) {
-  const std::vector<json> rows = {trade_row(Method::kLdst, 0, 370, 200, 650), trade_row(Method::kLdst, 8, 360, 340, 640),
-                                  trade_row(Method::kLdst, 16, 369, 365, 600), trade_row(Method::kLdst, 32, 370, 366, 560),
-                                  trade_row(Method::kCe, 0, 390, 380, 665)};
-  const json f = trade_findings(rows);
+  const std::vector<CaseResult> cases = {trade_case(Method::kLdst, 0, 370, 200, 650), trade_case(Method::kLdst, 8, 360, 340, 640),
+                                         trade_case(Method::kLdst, 16, 369, 365, 600), trade_case(Method::kLdst, 32, 370, 366, 560),
+                                         trade_case(Method::kCe, 0, 390, 380, 665)};
+  const json f = trade_findings(cases);
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0]["engine"], "ldst");
   EXPECT_DOUBLE_EQ(f[0]["best_link_alone_gbps"].get<double>(), 370.0);
@@ -184,7 +184,7 @@ TEST(TradeTable, PicksThePartitionKeepingTheLinkWithTheMostWorkload) {
   EXPECT_EQ(f[1]["engine"], "ce");
   EXPECT_NEAR(f[1]["copy_engine_cost_pct"].get<double>(), 100.0 * (1 - 665.0 / 702.0), 1e-9);
   // A curve where nothing keeps the link says so (null).
-  const json none = trade_findings({trade_row(Method::kTma, 8, 370, 100, 650)});
+  const json none = trade_findings({trade_case(Method::kTma, 8, 370, 100, 650)});
   EXPECT_TRUE(none[0]["keeps_link"].is_null());
 }
 
@@ -194,9 +194,9 @@ TEST(TradeTable, PicksThePartitionKeepingTheLinkWithTheMostWorkload) {
 namespace p2pbench {
 namespace {
 
-std::string printed(const std::vector<nlohmann::json>& rows) {
+std::string printed(const std::vector<CaseResult>& cases) {
   std::FILE* f = std::tmpfile();
-  print_trade_table(f, rows);
+  print_trade_table(f, cases);
   std::rewind(f);
   std::string text;
   for (int ch; (ch = std::fgetc(f)) != EOF;) text += char(ch);
@@ -206,16 +206,21 @@ std::string printed(const std::vector<nlohmann::json>& rows) {
 
 TEST(TradeTable, PrintsGrantedPartitionsLowOverlapAndFindings) {
   CaseOutcome low = testing::interference_outcome(0.90, 8);
-  const std::vector<nlohmann::json> rows = {
-      result_row(testing::interference_spec(Method::kCe, "gemm", 0), testing::interference_outcome(0.99, 0)),
-      result_row(testing::interference_spec(Method::kLdst, "gemm", 4), low)};
-  const std::string text = printed(rows);
+  CaseOutcome skipped;
+  skipped.status = CaseStatus::kSkipped;
+  skipped.error = "green contexts unavailable";
+  const std::vector<CaseResult> cases = {
+      {testing::interference_spec(Method::kCe, "gemm", 0), testing::interference_outcome(0.99, 0)},
+      {testing::interference_spec(Method::kLdst, "gemm", 4), low},
+      {testing::interference_spec(Method::kLdst, "gemm", 16), skipped}};
+  const std::string text = printed(cases);
   std::fputs(text.c_str(), stdout);
   EXPECT_NE(text.find("Trade table"), std::string::npos);
   EXPECT_NE(text.find("4->8"), std::string::npos) << "a rounded-up group shows what was granted";
   EXPECT_NE(text.find("LOW OVERLAP"), std::string::npos);
   EXPECT_NE(text.find("the copy engine costs the workload"), std::string::npos);
   EXPECT_NE(text.find("TFLOP/s"), std::string::npos);
+  EXPECT_NE(text.find("skipped: green contexts unavailable"), std::string::npos) << "a case that did not run says why";
   EXPECT_EQ(printed({}), "") << "no interference rows, no table";
 }
 
