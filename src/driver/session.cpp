@@ -111,20 +111,18 @@ void Session::sweep() {
     if (fault_ && fault_->due(me_, i) && fault_->on_host()) fault_->raise_host_fault("case " + std::to_string(i) + " (" + c.name() + ")");
     step_faults_.begin_case(i);
     switch_baseline(c);
-    CaseOutcome outcome = measure(c, i);
+    finished_.push_back({c, measure(c, i)});
+    const CaseOutcome& outcome = finished_.back().outcome;
     const json row = result_row(c, outcome, facts_);
     any_failed_ = any_failed_ || outcome.status == CaseStatus::kFailed;
     results_->add_row(row);
-    const bool fatal = outcome.fatal;
-    const std::string error = outcome.error;
-    finished_.push_back({c, std::move(outcome)});
     if (me_ == 0) {
       group_rows.push_back(row);
       progress.update(i + 1, c.name(), headline_figure(row));
     }
-    if (fatal) {
+    if (outcome.fatal) {
       fatal_ = true;
-      incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + error;
+      incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + outcome.error;
       break;
     }
   }

@@ -6,6 +6,7 @@
 
 #include "common/text_format.hpp"
 #include "results/interference_rows.hpp"
+#include "results/json_fields.hpp"
 #include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
 
@@ -61,12 +62,11 @@ void print_row(std::FILE* out, const CaseResult& r) {
   }
   const std::string group_alone =
       s->workload_partition_alone.empty() ? "-" : text_format("%.1f", median(s->workload_partition_alone));
-  const double overlap_min = s->overlap.empty() ? 0.0 : *std::min_element(s->overlap.begin(), s->overlap.end());
   std::fprintf(out, "  %8s %9.1f %9.1f %15s %7s %9.1f %9s %9.1f %15s %7s %7.3f%s\n", partition_text(k, *s).c_str(),
                median(s->transfer_alone_gbps), median(s->transfer_together_gbps), spread(s->transfer_together_gbps).c_str(),
                percent(slowdown_pct(s->transfer_alone_gbps, s->transfer_together_gbps)).c_str(), median(s->workload_alone),
                group_alone.c_str(), median(s->workload_together), spread(s->workload_together).c_str(),
-               percent(slowdown_pct(s->workload_alone, s->workload_together)).c_str(), overlap_min,
+               percent(slowdown_pct(s->workload_alone, s->workload_together)).c_str(), least_overlap(*s).value_or(0.0),
                low_overlap(*s) ? "  LOW OVERLAP" : "");
 }
 
@@ -125,8 +125,7 @@ json trade_findings(const std::vector<CaseResult>& cases) {
         choice = r;
     const CaseResult& first = *members.front();
     const auto cost = [](const CaseResult& r) {
-      const auto pct = slowdown_pct(measured(r)->workload_alone, measured(r)->workload_together);
-      return pct ? json(*pct) : json();
+      return optional_json(slowdown_pct(measured(r)->workload_alone, measured(r)->workload_together));
     };
     json f = {{"curve", key}, {"engine", to_string(*first.spec.engine)}, {"workload", *first.spec.workload},
               {"workload_unit", measured(first)->workload_unit}, {"best_link_alone_gbps", best_link},
@@ -134,7 +133,7 @@ json trade_findings(const std::vector<CaseResult>& cases) {
     if (choice) {
       const InterferenceSamples& s = *measured(*choice);
       f["keeps_link"] = {{"sm_partition", choice->spec.sm_partition.value_or(0)},
-                         {"transfer_group_sms", s.transfer_group_sms ? json(*s.transfer_group_sms) : json()},
+                         {"transfer_group_sms", optional_json(s.transfer_group_sms)},
                          {"link_gbps", median(s.transfer_together_gbps)},
                          {"workload_figure", median(s.workload_together)},
                          {"workload_slowdown_pct", cost(*choice)}};

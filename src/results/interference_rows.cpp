@@ -3,17 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "results/json_fields.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
 
-namespace {
-
 using json = nlohmann::json;
-
-json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(); }
-
-}  // namespace
 
 std::optional<double> slowdown_pct(const std::vector<double>& alone, const std::vector<double>& together) {
   if (alone.empty() || together.empty()) return std::nullopt;
@@ -22,19 +17,25 @@ std::optional<double> slowdown_pct(const std::vector<double>& alone, const std::
   return 100.0 * (1.0 - quantile(together, 0.5) / a);
 }
 
+std::optional<double> least_overlap(const InterferenceSamples& s) {
+  if (s.overlap.empty()) return std::nullopt;
+  return *std::min_element(s.overlap.begin(), s.overlap.end());
+}
+
 bool low_overlap(const InterferenceSamples& s) {
-  return !s.overlap.empty() && *std::min_element(s.overlap.begin(), s.overlap.end()) < kMinInterferenceOverlap;
+  const auto least = least_overlap(s);
+  return least && *least < kMinInterferenceOverlap;
 }
 
 json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
   row["engine"] = c.engine ? json(to_string(*c.engine)) : json();
-  row["workload"] = c.workload ? json(*c.workload) : json();
+  row["workload"] = optional_json(c.workload);
   row["sm_partition"] = c.sm_partition.value_or(0);
   row["both_gpus_busy"] = c.both_gpus_busy.value_or(false);
   if (!o.interference || o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const InterferenceSamples& s = *o.interference;
-  row["transfer_group_sms"] = s.transfer_group_sms ? json(*s.transfer_group_sms) : json();
-  row["workload_group_sms"] = s.workload_group_sms ? json(*s.workload_group_sms) : json();
+  row["transfer_group_sms"] = optional_json(s.transfer_group_sms);
+  row["workload_group_sms"] = optional_json(s.workload_group_sms);
   row["workload_unit"] = s.workload_unit;
   row["workload_description"] = s.workload_description;
   row["workload_gpus"] = s.workload_gpus;
@@ -52,14 +53,13 @@ json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
   row["workload_slowdown_pct"] = optional_json(slowdown_pct(s.workload_alone, s.workload_together));
   row["transfer_slowdown_pct"] = optional_json(slowdown_pct(s.transfer_alone_gbps, s.transfer_together_gbps));
   // The figures are of the together phase: the row says when the windows did not coincide.
-  const double worst = s.overlap.empty() ? 0.0 : *std::min_element(s.overlap.begin(), s.overlap.end());
   row["overlap"] = s.overlap.empty() ? json() : json(quantile(s.overlap, 0.5));
-  row["overlap_min"] = s.overlap.empty() ? json() : json(worst);
+  row["overlap_min"] = optional_json(least_overlap(s));
   row["samples_overlap"] = s.overlap;
   if (low_overlap(s)) {
     char note[160];
     std::snprintf(note, sizeof note, "overlap below %.2f (least %.3f): the transfer and the workload did not run together for the whole window",
-                  kMinInterferenceOverlap, worst);
+                  kMinInterferenceOverlap, *least_overlap(s));
     row["overlap_note"] = note;
   }
   row["bandwidth_gbps"] = to_json(summarize(o.gbps));

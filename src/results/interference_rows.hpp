@@ -18,6 +18,9 @@ constexpr double kMinInterferenceOverlap = 0.95;
 // where either has no samples or alone's median is not positive.
 std::optional<double> slowdown_pct(const std::vector<double>& alone, const std::vector<double>& together);
 
+// The least overlap of the two windows over the samples; none without samples.
+std::optional<double> least_overlap(const InterferenceSamples& s);
+
 // Whether the transfer and the workload ran together for too little of some sample's window.
 bool low_overlap(const InterferenceSamples& s);
 

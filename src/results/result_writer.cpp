@@ -5,20 +5,13 @@
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
 #include "results/interference_rows.hpp"
+#include "results/json_fields.hpp"
 #include "results/read_chase_rows.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
 
-namespace {
-
 using json = nlohmann::json;
-
-json optional_number(const std::optional<int>& v) { return v ? json(*v) : json(); }
-json optional_number(const std::optional<uint64_t>& v) { return v ? json(*v) : json(); }
-json optional_text(const std::optional<std::string>& v) { return v ? json(*v) : json(); }
-
-}  // namespace
 
 const char* status_name(CaseStatus s) {
   switch (s) {
@@ -63,11 +56,15 @@ GroupFacts GroupFacts::pair(std::optional<double> peak) {
   return f;
 }
 
+std::optional<double> pct_of_peak(double median_gbps, std::optional<double> peak_gbps) {
+  if (!peak_gbps || *peak_gbps <= 0) return std::nullopt;
+  return 100.0 * median_gbps / *peak_gbps;
+}
+
 namespace {
 
 json pct_or_null(const json& stats, std::optional<double> peak) {
-  if (stats.is_null() || !peak || *peak <= 0) return json();
-  return 100.0 * stats["median"].get<double>() / *peak;
+  return stats.is_null() ? json() : optional_json(pct_of_peak(stats["median"].get<double>(), peak));
 }
 
 // One flow: its ranks and GPUs, its own figures against its pair's peak.
@@ -86,7 +83,7 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
           {"bandwidth_gbps", bw},
           {"time_us", summary_json_or_null(f.time_us)},
           {"samples_gbps", f.gbps},
-          {"peak_gbps", peak ? json(*peak) : json()},
+          {"peak_gbps", optional_json(peak)},
           {"pct_of_peak", pct_or_null(bw, peak)}};
 }
 
@@ -126,7 +123,7 @@ void add_group_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts&
   const json bw = summary_json_or_null(o.gbps);
   row["aggregate"] = {{"bandwidth_gbps", bw},
                       {"samples_gbps", o.gbps},
-                      {"peak_gbps", peak ? json(*peak) : json()},
+                      {"peak_gbps", optional_json(peak)},
                       {"pct_of_peak", pct_or_null(bw, peak)}};
   row["gpus"] = o.flows.empty() ? json::array() : gpu_entries(c, o, facts, o.iterations);
   row["overlap"] = o.overlap.empty() ? json() : json(quantile(o.overlap, 0.5));
@@ -168,18 +165,18 @@ json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) 
       {"dst_rank", single ? json(c.dst_rank()) : json()},
       {"pattern", to_string(c.pattern)},
       {"schedule", c.schedule ? json(to_string(*c.schedule)) : json()},
-      {"round", c.round ? json(*c.round) : json()},
-      {"blocks", optional_number(c.blocks)},
-      {"threads", optional_number(c.threads)},
-      {"unroll", optional_number(c.unroll)},
-      {"smem_bytes", optional_number(c.smem_bytes)},
-      {"stages", optional_number(c.stages)},
-      {"protocol", optional_text(c.protocol)},
-      {"atomic_type", optional_text(c.atomic_type)},
-      {"atomic_pattern", optional_text(c.atomic_pattern)},
-      {"ops_per_thread", optional_number(c.ops_per_thread)},
-      {"hot_addresses", optional_number(c.hot_addresses)},
-      {"sms_used", optional_number(o.sms_used)},
+      {"round", optional_json(c.round)},
+      {"blocks", optional_json(c.blocks)},
+      {"threads", optional_json(c.threads)},
+      {"unroll", optional_json(c.unroll)},
+      {"smem_bytes", optional_json(c.smem_bytes)},
+      {"stages", optional_json(c.stages)},
+      {"protocol", optional_json(c.protocol)},
+      {"atomic_type", optional_json(c.atomic_type)},
+      {"atomic_pattern", optional_json(c.atomic_pattern)},
+      {"ops_per_thread", optional_json(c.ops_per_thread)},
+      {"hot_addresses", optional_json(c.hot_addresses)},
+      {"sms_used", optional_json(o.sms_used)},
       {"gbps_per_sm", json()},
       {"buffer_pool_bytes", o.buffer_pool_bytes},
       {"iterations", o.iterations},

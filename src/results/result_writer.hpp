@@ -30,6 +30,9 @@ struct GroupFacts {
 // aggregate's pct_of_peak is measured against.
 std::optional<double> aggregate_peak(const CaseSpec& c, const GroupFacts& facts);
 
+// A median's share of its peak, in %; none where the peak is unknown or not positive.
+std::optional<double> pct_of_peak(double median_gbps, std::optional<double> peak_gbps);
+
 // One row (schema v2, docs/groups.md): every independent variable as its own field, the
 // aggregate figures (v1's fields), then `flows`, `aggregate`, `gpus` and `overlap`.
 nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts);

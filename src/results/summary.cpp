@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "results/json_fields.hpp"
 #include "results/result_writer.hpp"
 #include "vocab/methods.hpp"
 
@@ -15,9 +16,6 @@ namespace p2pbench {
 namespace {
 
 using json = nlohmann::json;
-
-json optional_field(const std::optional<int>& v) { return v ? json(*v) : json(); }
-json optional_field(const std::optional<uint64_t>& v) { return v ? json(*v) : json(); }
 
 // A summarized case: its median and where it sits among the others.
 struct Member {
@@ -31,12 +29,12 @@ json configuration_of(const Member& m) {
   return {{"bytes", c.bytes},
           {"src_rank", single ? json(c.src_rank()) : json()},
           {"dst_rank", single ? json(c.dst_rank()) : json()},
-          {"blocks", optional_field(c.blocks)},
-          {"threads", optional_field(c.threads)},
-          {"unroll", optional_field(c.unroll)},
-          {"smem_bytes", optional_field(c.smem_bytes)},
-          {"stages", optional_field(c.stages)},
-          {"sms_used", optional_field(m.result->outcome.sms_used)},
+          {"blocks", optional_json(c.blocks)},
+          {"threads", optional_json(c.threads)},
+          {"unroll", optional_json(c.unroll)},
+          {"smem_bytes", optional_json(c.smem_bytes)},
+          {"stages", optional_json(c.stages)},
+          {"sms_used", optional_json(m.result->outcome.sms_used)},
           {"bandwidth_gbps", m.median}};
 }
 
@@ -183,10 +181,9 @@ json compare_methods(const std::vector<CaseResult>& cases, const GroupFacts& fac
         if (!best || median > best_median) best = &r, best_median = median;
       }
       if (!best) continue;
-      const auto peak = aggregate_peak(best->spec, facts);
       json entry = {{"direction", to_string(direction)}, {"band", band.name}, {"method", to_string(best->spec.method)},
                     {"bytes", best->spec.bytes}, {"bandwidth_gbps", best_median},
-                    {"pct_of_peak", peak && *peak > 0 ? json(100.0 * best_median / *peak) : json()}};
+                    {"pct_of_peak", optional_json(pct_of_peak(best_median, aggregate_peak(best->spec, facts)))}};
       for (const std::string& baseline : compared_with) {
         const auto base = baseline_at(cases, baseline, best->spec);
         entry["speedup_over_" + baseline] = base && *base > 0 ? json(best_median / *base) : json();
