@@ -9,10 +9,9 @@
 #include "common/text_format.hpp"
 #include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
+#include "vocab/methods.hpp"
 
 namespace p2pbench {
-
-using json = nlohmann::json;
 
 std::string group_key(const CaseSpec& c) {
   CaseSpec shape = c;
@@ -27,96 +26,107 @@ std::string group_key(const CaseSpec& c) {
 
 namespace {
 
-// "0->1" for one flow, "0<->2" for a pair both ways, "4 flows" for more; "both" for a v1
-// bidir row (no flows).
-std::string route_of(const json& r) {
-  if (!r["src_rank"].is_null()) return std::to_string(r["src_rank"].get<int>()) + "->" + std::to_string(r["dst_rank"].get<int>());
-  const json flows = r.value("flows", json());
-  if (!flows.is_array() || flows.empty()) return "both";
-  const json& a = flows[0];
-  if (flows.size() == 1) return std::to_string(a["src_rank"].get<int>()) + "->" + std::to_string(a["dst_rank"].get<int>());
-  const json& b = flows[1];
-  if (flows.size() == 2 && a["src_rank"] == b["dst_rank"] && a["dst_rank"] == b["src_rank"])
-    return std::to_string(a["src_rank"].get<int>()) + "<->" + std::to_string(a["dst_rank"].get<int>());
+// "0->1" for one flow, "0<->2" for a pair both ways, "4 flows" for more.
+std::string route_of(const CaseSpec& c) {
+  const auto& flows = c.flows;
+  if (flows.empty()) return "-";
+  const Flow& a = flows[0];
+  if (flows.size() == 1) return std::to_string(a.src_rank) + "->" + std::to_string(a.dst_rank);
+  const Flow& b = flows[1];
+  if (flows.size() == 2 && a.src_rank == b.dst_rank && a.dst_rank == b.src_rank)
+    return std::to_string(a.src_rank) + "<->" + std::to_string(a.dst_rank);
   return std::to_string(flows.size()) + " flows";
 }
 
-// A bidir row's two directions: v1's `directions`, else v2's `flows`.
-const json& directions_of(const json& r) {
-  return r.contains("directions") && r["directions"].is_array() ? r["directions"] : r["flows"];
+std::string status_of(const CaseOutcome& o) { return status_name(o.status) + (o.error.empty() ? "" : ": " + o.error); }
+
+// The samples' median, or nothing where there are none.
+std::optional<double> median_of(const std::vector<double>& samples) {
+  return samples.empty() ? std::nullopt : std::optional<double>(quantile(samples, 0.5));
 }
 
-std::string status_of(const json& r) {
-  return r["status"].get<std::string>() + (r.contains("error") ? ": " + r["error"].get<std::string>() : "");
+// A latency case's one-way times, where it measured.
+const std::vector<double>* latency_samples(const CaseResult& r) {
+  const bool measured = r.outcome.status == CaseStatus::kOk && !r.outcome.latency_us.empty();
+  return measured ? &r.outcome.latency_us : nullptr;
 }
 
-// Latency rows: microseconds per event (one-way trip, dependent load or copy), not GB/s.
-void print_latency_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
-  const bool copies = rows.front()["method"] == "latency_ce";
-  const bool reads = rows.front()["method"] == "latency_read";
+// The extra columns of latency_ce (issue interval) and latency_read (cycles, at the peak clock).
+std::string latency_extra(const CaseOutcome& o, bool copies, bool reads) {
+  if (copies && !o.issue_interval_us.empty()) return text_format("  %18.3f", *median_of(o.issue_interval_us));
+  if (reads && !o.cycles.empty())
+    return text_format("  %6.0f  %16.3f", *median_of(o.cycles), *median_of(o.latency_at_peak_clock_us));
+  return "";
+}
+
+// Latency cases: microseconds per event (one-way trip, dependent load or copy), not GB/s.
+void print_latency_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases) {
+  const bool copies = cases.front().spec.method == Method::kLatencyCe;
+  const bool reads = cases.front().spec.method == Method::kLatencyRead;
   std::fprintf(out, "\n%s   [microseconds; median, min..max, p95 over samples]\n", title.c_str());
   std::fprintf(out, "%12s %8s %7s %10s %21s %9s%s  %s\n", "size", "src->dst", "events", "us", "min..max", "p95",
                copies ? "  issue interval us" : reads ? "  cycles  us at peak clock" : "", "status");
-  for (const json& r : rows) {
-    if (!r.contains("latency_us") || r["latency_us"].is_null()) {
-      std::fprintf(out, "%12s %8s %7s %10s %21s %9s%s  %s\n", format_size(r["bytes"]).c_str(), route_of(r).c_str(), "-", "-",
-                   "-", "-", copies ? "  -" : "", status_of(r).c_str());
+  for (const CaseResult& r : cases) {
+    const std::string size = format_size(r.spec.bytes), route = route_of(r.spec), status = status_of(r.outcome);
+    const std::vector<double>* samples = latency_samples(r);
+    if (!samples) {
+      std::fprintf(out, "%12s %8s %7s %10s %21s %9s%s  %s\n", size.c_str(), route.c_str(), "-", "-", "-", "-",
+                   copies ? "  -" : "", status.c_str());
       continue;
     }
-    const json& l = r["latency_us"];
-    char range[64], extra[48] = "";
-    std::snprintf(range, sizeof range, "%.3f..%.3f", l["min"].get<double>(), l["max"].get<double>());
-    if (copies && r.contains("issue_interval_us"))
-      std::snprintf(extra, sizeof extra, "  %18.3f", r["issue_interval_us"]["median"].get<double>());
-    if (reads && r.contains("cycles"))
-      std::snprintf(extra, sizeof extra, "  %6.0f  %16.3f", r["cycles"]["median"].get<double>(),
-                    r["latency_at_peak_clock_us"]["median"].get<double>());
-    std::fprintf(out, "%12s %8s %7llu %10.3f %21s %9.3f%s  %s\n", format_size(r["bytes"]).c_str(), route_of(r).c_str(),
-                 static_cast<unsigned long long>(r["iterations"].get<uint64_t>()), l["median"].get<double>(), range,
-                 l["p95"].get<double>(), extra, status_of(r).c_str());
+    const Summary l = summarize(*samples);
+    std::fprintf(out, "%12s %8s %7llu %10.3f %21s %9.3f%s  %s\n", size.c_str(), route.c_str(),
+                 static_cast<unsigned long long>(r.outcome.iterations), l.median,
+                 text_format("%.3f..%.3f", l.min, l.max).c_str(), quantile(*samples, 0.95),
+                 latency_extra(r.outcome, copies, reads).c_str(), status.c_str());
   }
   std::fflush(out);
 }
 
-}  // namespace
-
-std::string headline_figure(const json& row) {
-  char figure[64] = "";
-  if (row.contains("latency_us") && !row["latency_us"].is_null())
-    std::snprintf(figure, sizeof figure, "%.3f us", row["latency_us"]["median"].get<double>());
-  else if (!row["bandwidth_gbps"].is_null())
-    std::snprintf(figure, sizeof figure, "%.1f GB/s", row["bandwidth_gbps"]["median"].get<double>());
-  return figure;
+// A bandwidth case's aggregate GB/s, where it measured.
+std::optional<Summary> bandwidth_of(const CaseResult& r) {
+  if (r.outcome.status != CaseStatus::kOk || r.outcome.gbps.empty()) return std::nullopt;
+  return summarize(r.outcome.gbps);
 }
 
-void print_group_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
-  if (rows.empty()) return;
-  const auto kind = method_kind_of(rows.front());
-  if (kind == MethodKind::kLatency) return print_latency_table(out, title, rows);
-  const bool bidir = rows.front()["mode"] == "bidir";
+// A bidir case: the overlap of its two windows and each direction's own median.
+std::string bidir_extra(const CaseOutcome& o) {
+  const auto overlap = median_of(o.overlap);
+  std::string text = overlap ? text_format("  %7.3f", *overlap) : "        -";
+  if (o.flows.size() == 2 && !o.flows[0].gbps.empty() && !o.flows[1].gbps.empty())
+    return text + text_format("  %.1f + %.1f", *median_of(o.flows[0].gbps), *median_of(o.flows[1].gbps));
+  return text + "  -";
+}
+
+}  // namespace
+
+std::string headline_figure(const CaseResult& r) {
+  if (const std::vector<double>* samples = latency_samples(r)) return text_format("%.3f us", *median_of(*samples));
+  if (is_latency(r.spec.method)) return "";
+  if (const auto bw = bandwidth_of(r)) return text_format("%.1f GB/s", bw->median);
+  return "";
+}
+
+void print_group_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases) {
+  if (cases.empty()) return;
+  if (is_latency(cases.front().spec.method)) return print_latency_table(out, title, cases);
+  const bool bidir = cases.front().spec.mode == Mode::kBidir;
   std::fprintf(out, "\n%s   [GB/s, 1 GB = 1e9 B; median, min..max over samples]\n", title.c_str());
   std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", "size", "src->dst", "iters", "GB/s", "min..max",
                "us/xfer", "SMs", bidir ? "  overlap  per-direction GB/s" : "", "status");
-  for (const json& r : rows) {
-    const std::string route = route_of(r);
-    const std::string sms = r["sms_used"].is_null() ? "-" : std::to_string(r["sms_used"].get<int>());
-    const std::string status = status_of(r);
-    if (r["bandwidth_gbps"].is_null()) {
-      std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", format_size(r["bytes"]).c_str(), route.c_str(), "-", "-",
-                   "-", "-", sms.c_str(), bidir ? "        -  -" : "", status.c_str());
+  for (const CaseResult& r : cases) {
+    const std::string size = format_size(r.spec.bytes), route = route_of(r.spec), status = status_of(r.outcome);
+    const std::string sms = r.outcome.sms_used ? std::to_string(*r.outcome.sms_used) : "-";
+    const auto bw = bandwidth_of(r);
+    if (!bw) {
+      std::fprintf(out, "%12s %8s %7s %10s %21s %10s %6s%s  %s\n", size.c_str(), route.c_str(), "-", "-", "-", "-",
+                   sms.c_str(), bidir ? "        -  -" : "", status.c_str());
       continue;
     }
-    const json& bw = r["bandwidth_gbps"];
-    char range[64], extra[96] = "";
-    std::snprintf(range, sizeof range, "%.1f..%.1f", bw["min"].get<double>(), bw["max"].get<double>());
-    if (bidir) {
-      const json& d = directions_of(r);
-      std::snprintf(extra, sizeof extra, "  %7.3f  %.1f + %.1f", r["overlap"].get<double>(),
-                    d[0]["bandwidth_gbps"]["median"].get<double>(), d[1]["bandwidth_gbps"]["median"].get<double>());
-    }
-    std::fprintf(out, "%12s %8s %7llu %10.1f %21s %10.2f %6s%s  %s\n", format_size(r["bytes"]).c_str(), route.c_str(),
-                 static_cast<unsigned long long>(r["iterations"].get<uint64_t>()), bw["median"].get<double>(), range,
-                 r["time_us"]["median"].get<double>(), sms.c_str(), extra, status.c_str());
+    std::fprintf(out, "%12s %8s %7llu %10.1f %21s %10.2f %6s%s  %s\n", size.c_str(), route.c_str(),
+                 static_cast<unsigned long long>(r.outcome.iterations), bw->median,
+                 text_format("%.1f..%.1f", bw->min, bw->max).c_str(), summarize(r.outcome.time_us).median, sms.c_str(),
+                 bidir ? bidir_extra(r.outcome).c_str() : "", status.c_str());
   }
   std::fflush(out);
 }
@@ -172,54 +182,61 @@ void print_cell_reasons(std::FILE* out, const PairMatrix& m) {
   }
 }
 
-bool is_pattern_row(const json& r) {
-  const json& p = r.contains("pattern") ? r["pattern"] : json();
-  return p.is_string() && p != "matrix" && p != "sampled" && !r.contains("latency_us") &&
-         method_kind_of(r) != MethodKind::kInterference;
+bool is_pattern_case(const CaseSpec& c) {
+  if (c.pattern == Pattern::kMatrix || c.pattern == Pattern::kSampled) return false;
+  return !is_latency(c.method) && method_info(c.method).kind != MethodKind::kInterference;
 }
 
-// "one_to_all root 0", "ring shift 2", "flows 0->1,2->3": what tells two rows of a pattern apart.
-std::string pattern_label(const json& r) {
-  const std::string pattern = r["pattern"];
-  const json flows = r.value("flows", json::array());
-  const int n = int(flows.size());
+// "one_to_all root 0", "ring shift 2", "flows 0->1,2->3": what tells two cases of a pattern apart.
+std::string pattern_label(const CaseSpec& c) {
+  const std::string pattern = to_string(c.pattern);
+  const int n = int(c.flows.size());
   if (n == 0) return pattern;
-  const int src = flows[0]["src_rank"], dst = flows[0]["dst_rank"];
-  if (pattern == "one_to_all") return pattern + " root " + std::to_string(src);
-  if (pattern == "all_to_one") return pattern + " root " + std::to_string(dst);
-  if (pattern == "ring") return pattern + " shift " + std::to_string(((dst - src) % n + n) % n);
-  if (pattern == "flows" && n <= 3) {
+  const int src = c.flows[0].src_rank, dst = c.flows[0].dst_rank;
+  if (c.pattern == Pattern::kOneToAll) return pattern + " root " + std::to_string(src);
+  if (c.pattern == Pattern::kAllToOne) return pattern + " root " + std::to_string(dst);
+  if (c.pattern == Pattern::kRing) return pattern + " shift " + std::to_string(((dst - src) % n + n) % n);
+  if (c.pattern == Pattern::kFlows && n <= 3) {
     std::string list;
-    for (const json& f : flows) list += (list.empty() ? "" : ",") + pair_name(f["src_rank"], f["dst_rank"]);
+    for (const Flow& f : c.flows) list += (list.empty() ? "" : ",") + pair_name(f.src_rank, f.dst_rank);
     return pattern + " " + list;
   }
   return pattern;
 }
 
-bool is_same_device_flow(const json& f) { return f.contains("same_device") && f["same_device"] == true; }
+bool is_same_device_flow(const Flow& f, const GroupLayout& layout) {
+  return f.src_rank != f.dst_rank && layout.same_device(f.src_rank, f.dst_rank);
+}
 
 // min / median / max of the flows' own medians; a flow within one GPU is no P2P figure and
 // stays out (the status says so).
-std::string per_flow_text(const json& r) {
+std::string per_flow_text(const CaseOutcome& o, const GroupLayout& layout) {
   std::vector<double> medians;
-  for (const json& f : r.value("flows", json::array()))
-    if (!is_same_device_flow(f) && f.contains("bandwidth_gbps") && f["bandwidth_gbps"].is_object())
-      medians.push_back(f["bandwidth_gbps"]["median"].get<double>());
+  for (const FlowSamples& f : o.flows)
+    if (!is_same_device_flow(f.flow, layout) && !f.gbps.empty()) medians.push_back(quantile(f.gbps, 0.5));
   if (medians.empty()) return "-";
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
   return text_format("%.1f / %.1f / %.1f", *lo, quantile(medians, 0.5), *hi);
 }
 
-// The number at `key` of `o`, or "-" where there is none (null: one flow, no peak known).
-std::string number_text(const json& o, const char* key, const char* format) {
-  if (!o.is_object() || !o.contains(key) || !o[key].is_number()) return "-";
-  return text_format(format, o[key].get<double>());
+std::string pattern_status(const CaseResult& r, const GroupLayout& layout) {
+  const auto local = std::count_if(r.spec.flows.begin(), r.spec.flows.end(),
+                                   [&](const Flow& f) { return is_same_device_flow(f, layout); });
+  return status_of(r.outcome) +
+         (local ? text_format("; %td same-GPU flow%s, not in per flow", local, local > 1 ? "s" : "") : "");
 }
 
-std::string pattern_status(const json& r) {
-  const json flows = r.value("flows", json::array());
-  const auto local = std::count_if(flows.begin(), flows.end(), is_same_device_flow);
-  return status_of(r) + (local ? text_format("; %td same-GPU flow%s, not in per flow", local, local > 1 ? "s" : "") : "");
+// One pattern case's line.
+void print_pattern_line(std::FILE* out, const CaseResult& r, const GroupFacts& facts) {
+  const auto bw = bandwidth_of(r);
+  const auto pct = bw ? pct_of_peak(bw->median, aggregate_peak(r.spec, facts)) : std::nullopt;
+  const auto overlap = median_of(r.outcome.overlap);
+  std::fprintf(out, "%12s %-20s %5zu %10s %19s %8s %23s %7s  %s\n", format_size(r.spec.bytes).c_str(),
+               pattern_label(r.spec).c_str(), r.spec.flows.size(), bw ? text_format("%.1f", bw->median).c_str() : "-",
+               bw ? text_format("%.1f..%.1f", bw->min, bw->max).c_str() : "-",
+               pct ? text_format("%.1f%%", *pct).c_str() : "-", per_flow_text(r.outcome, facts.layout).c_str(),
+               overlap ? text_format("%.3f", *overlap).c_str() : "-",
+               pattern_status(r, facts.layout).c_str());
 }
 
 void print_agreement(std::FILE* out, const RoundsAgreement& a) {
@@ -283,40 +300,33 @@ void print_pair_matrix(std::FILE* out, const PairMatrix& m) {
   std::fflush(out);
 }
 
-void print_pattern_table(std::FILE* out, const std::string& title, const std::vector<json>& rows) {
-  if (rows.empty()) return;
+void print_pattern_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases,
+                         const GroupFacts& facts) {
+  if (cases.empty()) return;
   std::fprintf(out,
                "\n%s   [GB/s, 1 GB = 1e9 B; aggregate = all bytes / union of the flows' windows, median and min..max over "
                "samples; %% of the sum of the flows' peaks; per flow: min / median / max of the flows' medians]\n",
                title.c_str());
   std::fprintf(out, "%12s %-20s %5s %10s %19s %8s %23s %7s  %s\n", "size", "pattern", "flows", "aggregate", "min..max", "% peaks",
                "per flow", "overlap", "status");
-  for (const json& r : rows) {
-    const json& agg = r.contains("aggregate") && r["aggregate"].is_object() ? r["aggregate"] : r;
-    const json& bw = agg.contains("bandwidth_gbps") ? agg["bandwidth_gbps"] : json();
-    const bool measured = bw.is_object();
-    const std::string range = measured ? text_format("%.1f..%.1f", bw["min"].get<double>(), bw["max"].get<double>()) : "-";
-    std::fprintf(out, "%12s %-20s %5zu %10s %19s %8s %23s %7s  %s\n", format_size(r["bytes"]).c_str(), pattern_label(r).c_str(),
-                 r.value("flows", json::array()).size(), measured ? text_format("%.1f", bw["median"].get<double>()).c_str() : "-",
-                 range.c_str(), number_text(agg, "pct_of_peak", "%.1f%%").c_str(), per_flow_text(r).c_str(),
-                 number_text(r, "overlap", "%.3f").c_str(), pattern_status(r).c_str());
-  }
+  for (const CaseResult& r : cases) print_pattern_line(out, r, facts);
   std::fflush(out);
 }
 
-void print_group_tables(std::FILE* out, const std::string& title, const std::vector<json>& rows, const PairLinks& links) {
-  std::vector<json> matrix_rows, pattern_rows, other_rows;
-  for (const json& r : rows) {
-    if (is_pattern_row(r))
-      pattern_rows.push_back(r);
-    else if (links.ranks >= kMatrixTablesFromRanks && is_matrix_row(r) && matrix_key_of(r).schedule != "alone_check")
-      matrix_rows.push_back(r);
+void print_group_tables(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases,
+                        const GroupFacts& facts, const PairLinks& links) {
+  std::vector<CaseResult> matrix_cases, pattern_cases, other_cases;
+  for (const CaseResult& r : cases) {
+    if (is_pattern_case(r.spec))
+      pattern_cases.push_back(r);
+    else if (links.ranks >= kMatrixTablesFromRanks && is_matrix_case(r.spec) && matrix_key_of(r.spec).schedule != "alone_check")
+      matrix_cases.push_back(r);
     else
-      other_rows.push_back(r);
+      other_cases.push_back(r);
   }
-  print_group_table(out, title, other_rows);
-  for (const PairMatrix& m : assemble_matrices(matrix_rows, links)) print_pair_matrix(out, m);
-  print_pattern_table(out, title, pattern_rows);
+  print_group_table(out, title, other_cases);
+  for (const PairMatrix& m : assemble_matrices(matrix_cases, links)) print_pair_matrix(out, m);
+  print_pattern_table(out, title, pattern_cases, facts);
 }
 
 void print_matrix_findings(std::FILE* out, const MatrixReport& report) {

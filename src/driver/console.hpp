@@ -1,48 +1,48 @@
 // Console output of rank 0: a compact table per group of cases and a progress line.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "plan/case_spec.hpp"
+#include "results/case_result.hpp"
 #include "results/pair_matrix.hpp"
+#include "results/result_writer.hpp"
 
 namespace p2pbench {
 
 // Cases with the same method, direction, mode and kernel shape share one table.
 std::string group_key(const CaseSpec& c);
 
-// The row's headline figure with its unit ("371.2 GB/s", "0.897 us"), "" when it has none.
-std::string headline_figure(const nlohmann::json& row);
+// The case's headline figure with its unit ("371.2 GB/s", "0.897 us"), "" when it has none.
+std::string headline_figure(const CaseResult& r);
 
-// Prints one group's rows (result_row JSON) as a table on `out`: GB/s, or microseconds for
-// the latency methods.
-void print_group_table(std::FILE* out, const std::string& title, const std::vector<nlohmann::json>& rows);
+// Prints one group's cases as a table on `out`: GB/s, or microseconds for the latency methods.
+void print_group_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases);
 
 // Matrices are printed from this many ranks on: a two-rank matrix is two cells, which today's
 // per-size table (one line per pair, with iterations, spread and time) already shows better.
 constexpr int kMatrixTablesFromRanks = 3;
 
-// One group's rows (cases of one group_key), as the operator reads them: pattern rows
-// (one_to_all, ring, ...) as a pattern table; matrix rows, in runs of kMatrixTablesFromRanks
-// ranks or more, as one N x N matrix per size (alone checks stay per-size tables: a sample);
-// everything else, and every matrix row of a two-rank run, as print_group_table.
-void print_group_tables(std::FILE* out, const std::string& title, const std::vector<nlohmann::json>& rows,
-                        const PairLinks& links);
+// One group's cases (of one group_key), as the operator reads them: pattern cases (one_to_all,
+// ring, ...) as a pattern table; matrix cases, in runs of kMatrixTablesFromRanks ranks or more,
+// as one N x N matrix per size (alone checks stay per-size tables: a sample); everything else,
+// and every matrix case of a two-rank run, as print_group_table.
+void print_group_tables(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases,
+                        const GroupFacts& facts, const PairLinks& links);
 
 // One matrix as nvbandwidth prints it: rows = source rank, columns = destination rank, GB/s
 // with one decimal; "same GPU" where both ranks share a GPU (never a P2P figure), "skip",
 // "FAIL", "." (not measured), "-" on the diagonal; then the reasons of skipped and failed cells.
 void print_pair_matrix(std::FILE* out, const PairMatrix& matrix);
 
-// Rows of the concurrent patterns: per row the pattern, its flows, the aggregate GB/s (median
+// Cases of the concurrent patterns: per case the pattern, its flows, the aggregate GB/s (median
 // [min..max]), its share of the sum of the flows' peaks, the flows' own medians (min / median /
 // max) and the overlap of their windows.
-void print_pattern_table(std::FILE* out, const std::string& title, const std::vector<nlohmann::json>& rows);
+void print_pattern_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases,
+                         const GroupFacts& facts);
 
 // End of run: the rounds-vs-alone agreement (worst pairs first) and the suspect pairs (ranked
 // by shortfall; "no suspect pairs" when none). For runs of fewer than kMatrixTablesFromRanks

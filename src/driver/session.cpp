@@ -97,14 +97,12 @@ void Session::sweep() {
   interference_ = std::make_unique<InterferenceCases>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_);
   ProgressLine progress(cases_.size(), options_.progress);
   const PairLinks links = pair_links_from_meta(meta_, comm_.size());
-  std::vector<json> group_rows;
   size_t group_first = 0;  // the group's first case in finished_
   std::string group;
   for (size_t i = 0; i < cases_.size(); ++i) {
     const CaseSpec& c = cases_[i];
     if (me_ == 0 && group_key(c) != group) {
-      print_finished_group(group, group_rows, group_first, links);
-      group_rows.clear();
+      print_finished_group(group, group_first, links);
       group_first = finished_.size();
       group = group_key(c);
     }
@@ -113,13 +111,9 @@ void Session::sweep() {
     switch_baseline(c);
     finished_.push_back({c, measure(c, i)});
     const CaseOutcome& outcome = finished_.back().outcome;
-    const json row = result_row(c, outcome, facts_);
     any_failed_ = any_failed_ || outcome.status == CaseStatus::kFailed;
-    results_->add_row(row);
-    if (me_ == 0) {
-      group_rows.push_back(row);
-      progress.update(i + 1, c.name(), headline_figure(row));
-    }
+    results_->add_row(result_row(c, outcome, facts_));
+    if (me_ == 0) progress.update(i + 1, c.name(), headline_figure(finished_.back()));
     if (outcome.fatal) {
       fatal_ = true;
       incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + outcome.error;
@@ -128,19 +122,16 @@ void Session::sweep() {
   }
   if (me_ == 0) {
     progress.finish();
-    print_finished_group(group, group_rows, group_first, links);
+    print_finished_group(group, group_first, links);
   }
 }
 
-// A finished group's tables: interference groups from their typed cases, the others from their
-// rows (the console's copy, latency and matrix tables still read rows).
-void Session::print_finished_group(const std::string& group, const std::vector<json>& rows, size_t first,
-                                   const PairLinks& links) const {
-  if (first < finished_.size() && finished_[first].spec.method == Method::kInterference) {
-    print_interference_table(stdout, group, std::vector<CaseResult>(finished_.begin() + std::ptrdiff_t(first), finished_.end()));
-    return;
-  }
-  print_group_tables(stdout, group, rows, links);
+// A finished group's tables, from its cases: finished_[first..].
+void Session::print_finished_group(const std::string& group, size_t first, const PairLinks& links) const {
+  if (first >= finished_.size()) return;
+  const std::vector<CaseResult> cases(finished_.begin() + std::ptrdiff_t(first), finished_.end());
+  if (cases.front().spec.method == Method::kInterference) return print_interference_table(stdout, group, cases);
+  print_group_tables(stdout, group, cases, facts_, links);
 }
 
 CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
@@ -271,14 +262,13 @@ int Session::finish(int signal_number) {
   int status = any_failed_ || !incomplete_reason_.empty() ? kExitFailure : kExitOk;
   if (signal_number) status = 128 + signal_number;
   if (me_ == 0) {
-    const auto& rows = results_->rows();
     const json summary = summarize_cases(finished_, facts_.layout);
     if (!summary.empty()) {
       std::printf("\n%s\n", summary_heading(summary).c_str());
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());
     }
     print_trade_table(stdout, finished_);  // interference cases only
-    const MatrixReport matrices = build_matrix_report(rows, meta);
+    const MatrixReport matrices = build_matrix_report(finished_, pair_links_from_meta(meta, comm_.size()));
     const json comparison = compare_methods(finished_, facts_);
     if (!comparison.empty()) {
       std::printf("\n%s\n", comparison_heading(comparison).c_str());
@@ -286,14 +276,14 @@ int Session::finish(int signal_number) {
     }
     try {
       results_->finish(meta, summary, comparison, incomplete_reason_, to_json(matrices));
-      std::printf("\nresults: %s (%zu cases%s)\n", results_->path().c_str(), rows.size(), incomplete_reason_.empty() ? "" : ", INCOMPLETE");
+      std::printf("\nresults: %s (%zu cases%s)\n", results_->path().c_str(), results_->cases_done(), incomplete_reason_.empty() ? "" : ", INCOMPLETE");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "p2pbench: error: %s\n", e.what());
       status = std::max(status, int(kExitFailure));
     }
     print_matrix_findings(stdout, matrices);
     if (meta.contains("verdicts")) print_verdicts(stdout, meta["verdicts"]);
-    status = std::max(status, report_expectations(stdout, options_.expectations, rows, meta));
+    status = std::max(status, report_expectations(stdout, options_.expectations, finished_, meta));
     if (!incomplete_reason_.empty()) std::fprintf(stderr, "p2pbench: %s\n", incomplete_reason_.c_str());
     if (any_failed_) std::fprintf(stderr, "p2pbench: some cases failed; see the 'error' fields\n");
   }

@@ -62,8 +62,7 @@ class Session {
 
   // The sweep: throws StopRequested or PeerLost.
   void sweep();
-  void print_finished_group(const std::string& group, const std::vector<nlohmann::json>& rows, size_t first,
-                            const PairLinks& links) const;
+  void print_finished_group(const std::string& group, size_t first, const PairLinks& links) const;
   CaseOutcome measure(const CaseSpec& c, size_t index);
   std::unique_ptr<CaseProcedure> procedure_for(const CaseSpec& c, size_t index);
   CaseOutcome measure_under_load(const CaseSpec& c, size_t index);

@@ -10,6 +10,8 @@
 #include "common/errors.hpp"
 #include "common/text_format.hpp"
 #include "config/config.hpp"
+#include "results/result_writer.hpp"
+#include "vocab/methods.hpp"
 
 namespace p2pbench {
 
@@ -21,13 +23,13 @@ constexpr const char* kFormat = "p2pbench-expectations";
 
 struct Metric {
   const char* name;
-  const char* samples;  // raw samples field
-  const char* limit;    // "floor" or "ceiling"
+  const char* limit;  // "floor" or "ceiling"
   const char* unit;
   bool higher_is_better;
 };
-constexpr Metric kMetrics[] = {{"bandwidth_gbps", "samples_gbps", "floor", "GB/s", true},
-                               {"latency_us", "samples_us", "ceiling", "us", false}};
+constexpr Metric kMetrics[] = {{"bandwidth_gbps", "floor", "GB/s", true}, {"latency_us", "ceiling", "us", false}};
+constexpr const Metric* kBandwidth = &kMetrics[0];
+constexpr const Metric* kLatency = &kMetrics[1];
 
 const Metric* metric_named(const json& name) {
   for (const Metric& m : kMetrics)
@@ -35,11 +37,16 @@ const Metric* metric_named(const json& name) {
   return nullptr;
 }
 
-// The metric whose statistics object an ok row carries, or null.
-const Metric* metric_of(const json& row) {
-  for (const Metric& m : kMetrics)
-    if (row.contains(m.name) && row[m.name].is_object()) return &m;
-  return nullptr;
+// The samples of the metric the case's row carries (samples_gbps or samples_us: a latency
+// case's one-way times, every other case's GB/s, an interference case's beside the workload).
+const std::vector<double>& samples_of(const CaseResult& r) {
+  return is_latency(r.spec.method) ? r.outcome.latency_us : r.outcome.gbps;
+}
+
+// The metric whose figures an ok case has, or null.
+const Metric* metric_of(const CaseResult& r) {
+  if (r.outcome.status != CaseStatus::kOk || samples_of(r).empty()) return nullptr;
+  return is_latency(r.spec.method) ? kLatency : kBandwidth;
 }
 
 bool is_number(const json& v) { return v.is_number(); }  // bool is not a number in nlohmann
@@ -122,23 +129,17 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-// Median of the raw samples, else the stored median.
-std::optional<double> figure_of(const json& row, const Metric& m) {
-  if (row.contains(m.samples) && row[m.samples].is_array() && !row[m.samples].empty()) {
-    std::vector<double> s;
-    for (const json& x : row[m.samples])
-      if (x.is_number()) s.push_back(x.get<double>());
-    if (!s.empty()) return median(s);
-  }
-  if (row.contains(m.name) && row[m.name].is_object() && row[m.name].contains("median") && row[m.name]["median"].is_number())
-    return row[m.name]["median"].get<double>();
-  return std::nullopt;
+// Median of the raw samples of the entry's metric, where the case has that metric.
+std::optional<double> figure_of(const CaseResult& r, const Metric& m) {
+  if (metric_of(r) != &m) return std::nullopt;
+  return median(samples_of(r));
 }
 
-bool matches(const json& match, const json& row) {
+// `identity`: identity_fields of the case, the row's own words for it.
+bool matches(const json& match, const json& identity) {
   for (const auto& [key, value] : match.items()) {
-    const bool present = row.contains(key) && !row[key].is_null();
-    if (value.is_null() ? present : !present || row[key] != value) return false;
+    const bool present = identity.contains(key) && !identity[key].is_null();
+    if (value.is_null() ? present : !present || identity[key] != value) return false;
   }
   return true;
 }
@@ -167,21 +168,20 @@ struct Judged {
   std::string case_name;
 };
 
-Judged judge(const json& row, const json& entry) {
+Judged judge(const CaseResult& r, const json& entry) {
   const Metric& m = *metric_named(entry["metric"]);
   Judged j;
   j.case_name = describe(entry["match"]);
   const double limit = entry[m.limit].get<double>();
   const std::string limit_text = std::string(m.limit) + " " + number(limit) + " " + m.unit;
-  if (row.value("status", "") != "ok") {
-    j.line = "FAIL " + j.case_name + ": the case " + row.value("status", std::string("has no status")) +
-             (row.contains("error") && row["error"].is_string() ? ": " + row["error"].get<std::string>() : "") +
-             " (" + limit_text + ")";
+  if (r.outcome.status != CaseStatus::kOk) {
+    j.line = "FAIL " + j.case_name + ": the case " + status_name(r.outcome.status) +
+             (r.outcome.error.empty() ? "" : ": " + r.outcome.error) + " (" + limit_text + ")";
     return j;
   }
-  const std::optional<double> figure = figure_of(row, m);
+  const std::optional<double> figure = figure_of(r, m);
   if (!figure) {
-    j.line = "FAIL " + j.case_name + ": the row has no " + m.name + " figures (" + limit_text + ")";
+    j.line = "FAIL " + j.case_name + ": the case has no " + m.name + " figures (" + limit_text + ")";
     return j;
   }
   const double margin = m.higher_is_better ? *figure - limit : limit - *figure;
@@ -240,7 +240,7 @@ void check_run_comparable(const json& expectations, const json& config, const st
                                                   config["min_sample_time_ms"].dump() + " ms");
 }
 
-ExpectationReport check_expectations(const json& expectations, const std::vector<json>& rows,
+ExpectationReport check_expectations(const json& expectations, const std::vector<CaseResult>& cases,
                                      const std::string& pair_class) {
   ExpectationReport report;
   std::vector<const json*> entries;
@@ -248,15 +248,16 @@ ExpectationReport check_expectations(const json& expectations, const std::vector
     if (e["pair_class"] == pair_class) entries.push_back(&e);
   std::vector<bool> used(entries.size(), false);
   std::optional<Judged> smallest;
-  for (const json& row : rows) {
-    const bool ok = row.value("status", "") == "ok";
-    const Metric* row_metric = metric_of(row);
+  for (const CaseResult& r : cases) {
+    const bool ok = r.outcome.status == CaseStatus::kOk;
+    const Metric* row_metric = metric_of(r);
+    const json identity = identity_fields(r.spec, r.outcome);
     bool found = false;
     for (size_t i = 0; i < entries.size(); ++i) {
       const json& e = *entries[i];
-      if (!matches(e["match"], row) || (ok && row_metric != nullptr && e["metric"] != row_metric->name)) continue;
+      if (!matches(e["match"], identity) || (ok && row_metric != nullptr && e["metric"] != row_metric->name)) continue;
       found = used[i] = true;
-      Judged j = judge(row, e);
+      Judged j = judge(r, e);
       (j.pass ? report.passed : report.failed) += 1;
       report.lines.push_back(j.line);
       if (j.margin_pct && (!smallest || *j.margin_pct < *smallest->margin_pct)) smallest = j;
@@ -279,7 +280,7 @@ ExpectationReport check_expectations(const json& expectations, const std::vector
 
 namespace p2pbench {
 
-int report_expectations(std::FILE* out, const json& expectations, const std::vector<json>& rows, const json& meta) {
+int report_expectations(std::FILE* out, const json& expectations, const std::vector<CaseResult>& cases, const json& meta) {
   if (expectations.is_null()) return kExitOk;
   const json topology = meta.value("topology", json::object());
   const std::string pair_class = topology.is_object() && topology.contains("topo_label") && topology["topo_label"].is_string()
@@ -299,7 +300,7 @@ int report_expectations(std::FILE* out, const json& expectations, const std::vec
   if (verdicts.is_object() && (verdicts.value("contention", false) || verdicts.value("throttled", false)))
     std::fprintf(out, "  WARNING: the health verdicts say %s: figures may be low for reasons outside the link\n",
                  verdicts.value("contention", false) ? "another process used the GPUs" : "clocks were throttled");
-  const ExpectationReport report = check_expectations(expectations, rows, pair_class);
+  const ExpectationReport report = check_expectations(expectations, cases, pair_class);
   // An operator reads the failures and the summary; every PASS line with its margin is in
   // `p2pbench-report check`, and a long list of what another config measures is noise here.
   for (const auto& line : report.lines)

@@ -1,16 +1,17 @@
 // The driver's --expect FILE: expected values per case ("is this number normal?"), read before
-// the run and checked against its rows at the end. Format (shared with `p2pbench-report expect
+// the run and checked against its cases at the end. Format (shared with `p2pbench-report expect
 // make` / `check`, scripts/p2pbench_report/expectations.py):
 //   {"format": "p2pbench-expectations", "version": 1, "system", "made_from", "tolerance_pct",
 //    "made_with": {"verify", "samples", "min_sample_time_ms"} (optional),
 //    "expectations": [{"match": {...row fields...}, "pair_class": "NV18",
 //                      "metric": "bandwidth_gbps" | "latency_us", "reference", "floor" | "ceiling"}]}
 // Semantics, the same as the report tool's `check`:
-// - a row matches an entry when every key of "match" equals the row's field (null matches a null
-//   or missing field), the run's pair class (meta.topology.topo_label) equals "pair_class", and
-//   the row is not ok or carries the entry's metric;
-// - the figure is the median of the row's raw samples (samples_gbps / samples_us), else the
-//   stored <metric>.median;
+// - a case matches an entry when every key of "match" equals the case's field as its row names
+//   it (identity_fields; null matches a null or missing field), the run's pair class
+//   (meta.topology.topo_label) equals "pair_class", and the case is not ok or has the entry's
+//   metric;
+// - the figure is the median of the case's raw samples (its row's samples_gbps / samples_us;
+//   the report tool falls back to the stored <metric>.median where a file has no samples);
 // - PASS when figure >= floor (bandwidth) or figure <= ceiling (latency); a failed or skipped
 //   row is a FAIL; margin = distance to the limit on the good side, in the unit and in % of the
 //   limit (negative for a FAIL);
@@ -22,6 +23,8 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include "results/case_result.hpp"
 
 namespace p2pbench {
 
@@ -46,14 +49,14 @@ struct ExpectationReport {
   bool any_fail() const { return failed > 0; }
 };
 
-ExpectationReport check_expectations(const nlohmann::json& expectations, const std::vector<nlohmann::json>& rows,
+ExpectationReport check_expectations(const nlohmann::json& expectations, const std::vector<CaseResult>& cases,
                                      const std::string& pair_class);
 
 // The end-of-run block for --expect (nothing when `expectations` is null): the PASS/FAIL lines,
 // what was not measured, a warning where the run's verdicts (meta.verdicts) say contention or
 // throttling, and the summary. Returns the exit status it asks for: 1 on any FAIL or when the
 // run's pair class is unknown (nothing could be checked), else 0.
-int report_expectations(std::FILE* out, const nlohmann::json& expectations, const std::vector<nlohmann::json>& rows,
+int report_expectations(std::FILE* out, const nlohmann::json& expectations, const std::vector<CaseResult>& cases,
                         const nlohmann::json& meta);
 
 }  // namespace p2pbench

@@ -1,4 +1,4 @@
-// The console's view of interference rows: a table per group of cases, and the
+// The console's view of interference cases: a table per group of cases, and the
 // trade table at the end of the run, per workload and engine: the transfer's SM group K
 // against link GB/s and the workload's figure, with their spread.
 #pragma once

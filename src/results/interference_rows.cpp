@@ -27,11 +27,14 @@ bool low_overlap(const InterferenceSamples& s) {
   return least && *least < kMinInterferenceOverlap;
 }
 
+json interference_identity(const CaseSpec& c) {
+  return {{"engine", c.engine ? json(to_string(*c.engine)) : json()},
+          {"workload", optional_json(c.workload)},
+          {"sm_partition", c.sm_partition.value_or(0)},
+          {"both_gpus_busy", c.both_gpus_busy.value_or(false)}};
+}
+
 json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
-  row["engine"] = c.engine ? json(to_string(*c.engine)) : json();
-  row["workload"] = optional_json(c.workload);
-  row["sm_partition"] = c.sm_partition.value_or(0);
-  row["both_gpus_busy"] = c.both_gpus_busy.value_or(false);
   if (!o.interference || o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const InterferenceSamples& s = *o.interference;
   row["transfer_group_sms"] = optional_json(s.transfer_group_sms);

@@ -24,8 +24,12 @@ std::optional<double> least_overlap(const InterferenceSamples& s);
 // Whether the transfer and the workload ran together for too little of some sample's window.
 bool low_overlap(const InterferenceSamples& s);
 
-// Completes `row` (result_row's common fields) for an interference case: the case's variables
-// (engine, workload, sm_partition, both_gpus_busy), then, when it ran, the workload's and the
+// An interference case's own variables as its row names them: engine, workload, sm_partition,
+// both_gpus_busy (part of identity_fields).
+nlohmann::json interference_identity(const CaseSpec& c);
+
+// Completes `row` (result_row's common fields, the case's identity among them) for an
+// interference case: when it ran, the workload's and the
 // transfer's figures alone and together with statistics and samples, the slowdowns and the
 // overlap. bandwidth_gbps is the transfer's figure beside the workload.
 nlohmann::json interference_row(const CaseSpec& c, const CaseOutcome& o, nlohmann::json row);

@@ -6,8 +6,8 @@
 #include <tuple>
 
 #include "common/text_format.hpp"
-#include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
+#include "vocab/methods.hpp"
 
 namespace p2pbench {
 
@@ -30,70 +30,37 @@ bool flag(const json& j, const char* key) {
   return v.is_boolean() && v.get<bool>();
 }
 
-std::optional<double> number(const json& j, const char* key) {
-  const json& v = field(j, key);
-  return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
-}
-
-std::optional<double> median_in(const json& j, const char* key) { return number(field(j, key), "median"); }
-
-std::string pattern_of(const json& row) { return text_of(row, "pattern", "matrix"); }
-
-// The kernel-shape and variant fields that tell two otherwise equal measurements apart.
-constexpr const char* kShapeKeys[] = {"blocks",   "threads",     "unroll",         "smem_bytes",     "stages",
-                                      "protocol", "atomic_type", "atomic_pattern", "ops_per_thread", "hot_addresses"};
-
-std::string shape_of(const json& row) {
+// The kernel-shape and variant fields that tell two otherwise equal measurements apart, named
+// as the results file names them.
+std::string shape_of(const CaseSpec& c) {
   std::string shape;
-  for (const char* key : kShapeKeys) {
-    const json& v = field(row, key);
-    if (v.is_null()) continue;
-    shape += (shape.empty() ? "" : "/") + std::string(key) + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
-  }
+  auto add = [&shape](const char* key, const std::optional<std::string>& value) {
+    if (value) shape += (shape.empty() ? "" : "/") + std::string(key) + ":" + *value;
+  };
+  auto number = [](const auto& v) { return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt; };
+  add("blocks", number(c.blocks));
+  add("threads", number(c.threads));
+  add("unroll", number(c.unroll));
+  add("smem_bytes", number(c.smem_bytes));
+  add("stages", number(c.stages));
+  add("protocol", c.protocol);
+  add("atomic_type", c.atomic_type);
+  add("atomic_pattern", c.atomic_pattern);
+  add("ops_per_thread", number(c.ops_per_thread));
+  add("hot_addresses", number(c.hot_addresses));
   return shape;
 }
 
-// One flow of a row as the matrix needs it. v1 rows have no `flows`: a uni row's ranks, a bidir
-// row's `directions`.
-struct RowFlow {
-  int src = 0;
-  int dst = 0;
-  std::optional<double> median;
-  std::optional<double> peak;
-  bool same_device = false;
-};
-
-std::vector<RowFlow> flows_of_row(const json& row) {
-  std::vector<RowFlow> out;
-  const json& flows = field(row, "flows");
-  const json& directions = field(row, "directions");
-  if (flows.is_array()) {
-    for (const json& f : flows)
-      out.push_back({f.at("src_rank").get<int>(), f.at("dst_rank").get<int>(), median_in(f, "bandwidth_gbps"),
-                     number(f, "peak_gbps"), flag(f, "same_device")});
-  } else if (directions.is_array()) {
-    for (const json& d : directions)
-      out.push_back({d.at("src_rank").get<int>(), d.at("dst_rank").get<int>(), median_in(d, "bandwidth_gbps"), {}, false});
-  } else if (field(row, "src_rank").is_number()) {
-    out.push_back({row["src_rank"].get<int>(), row["dst_rank"].get<int>(), median_in(row, "bandwidth_gbps"), {}, false});
-  } else if (text_of(row, "mode", "") == "bidir") {
-    out = {{0, 1, {}, {}, false}, {1, 0, {}, {}, false}};  // a v1 bidir row without figures
-  }
-  return out;
-}
-
-MatrixCell cell_of(const json& row, const RowFlow& f, const PairLinks& links) {
+MatrixCell cell_of(const CaseResult& r, int src, int dst, const std::vector<double>& gbps, const PairLinks& links) {
   MatrixCell cell;
-  const std::string status = text_of(row, "status", "ok");
-  cell.peak_gbps = f.peak;
-  if (f.same_device || links.is_same_device(f.src, f.dst)) {
+  if (links.is_same_device(src, dst)) {
     cell.state = CellState::kSameDevice;
-  } else if (status == "skipped" || status == "failed") {
-    cell.state = status == "skipped" ? CellState::kSkipped : CellState::kFailed;
-    cell.reason = text_of(row, "error", "");
-  } else if (f.median) {
+  } else if (r.outcome.status != CaseStatus::kOk) {
+    cell.state = r.outcome.status == CaseStatus::kSkipped ? CellState::kSkipped : CellState::kFailed;
+    cell.reason = r.outcome.error;
+  } else if (!gbps.empty()) {
     cell.state = CellState::kMeasured;
-    cell.median_gbps = *f.median;
+    cell.median_gbps = summarize(gbps).median;  // the flow's median, as its row writes it
   }
   return cell;
 }
@@ -132,12 +99,10 @@ int rank_count(const json& v) {
 
 }  // namespace
 
-bool is_matrix_row(const json& row) {
-  const std::string pattern = pattern_of(row);
-  if (pattern != "matrix" && pattern != "sampled") return false;
-  const auto kind = method_kind_of(row);
-  if (kind == MethodKind::kLatency || kind == MethodKind::kInterference || kind == MethodKind::kHostLink) return false;
-  return !row.contains("latency_us");
+bool is_matrix_case(const CaseSpec& c) {
+  if (c.pattern != Pattern::kMatrix && c.pattern != Pattern::kSampled) return false;
+  const MethodKind kind = method_info(c.method).kind;
+  return kind != MethodKind::kLatency && kind != MethodKind::kInterference && kind != MethodKind::kHostLink;
 }
 
 std::string MatrixKey::title() const {
@@ -156,14 +121,14 @@ bool MatrixKey::operator<(const MatrixKey& o) const {
 
 bool MatrixKey::operator==(const MatrixKey& o) const { return same_measurement(o) && schedule == o.schedule; }
 
-MatrixKey matrix_key_of(const json& row) {
+MatrixKey matrix_key_of(const CaseSpec& c) {
   MatrixKey key;
-  key.method = text_of(row, "method", "");
-  key.direction = text_of(row, "direction", "");
-  key.mode = text_of(row, "mode", "");
-  key.bytes = field(row, "bytes").is_number_unsigned() ? row["bytes"].get<uint64_t>() : 0;
-  key.shape = shape_of(row);
-  key.schedule = pattern_of(row) == "sampled" ? "sampled" : text_of(row, "schedule", "sequential");
+  key.method = to_string(c.method);
+  key.direction = to_string(c.direction);
+  key.mode = to_string(c.mode);
+  key.bytes = c.bytes;
+  key.shape = shape_of(c);
+  key.schedule = c.pattern == Pattern::kSampled ? "sampled" : to_string(c.schedule.value_or(Schedule::kSequential));
   return key;
 }
 
@@ -210,23 +175,26 @@ size_t PairMatrix::count(CellState s) const {
   return n;
 }
 
-std::vector<PairMatrix> assemble_matrices(const std::vector<json>& rows, const PairLinks& links) {
+std::vector<PairMatrix> assemble_matrices(const std::vector<CaseResult>& cases, const PairLinks& links) {
+  static const std::vector<double> kNoFigures;
   std::vector<PairMatrix> matrices;
   std::map<MatrixKey, size_t> index;
-  for (const json& row : rows) {
-    if (!is_matrix_row(row)) continue;
-    const MatrixKey key = matrix_key_of(row);
+  for (const CaseResult& r : cases) {
+    if (!is_matrix_case(r.spec)) continue;
+    const MatrixKey key = matrix_key_of(r.spec);
     if (!index.count(key)) {
       index[key] = matrices.size();
       matrices.push_back({key, 0, {}});
       grow(matrices.back(), links.ranks);
     }
     PairMatrix& m = matrices[index[key]];
-    for (const RowFlow& f : flows_of_row(row)) {
-      if (f.src < 0 || f.dst < 0 || f.src == f.dst) continue;
-      grow(m, std::max(f.src, f.dst) + 1);
-      MatrixCell& cell = m.cells[size_t(f.src)][size_t(f.dst)];
-      if (cell.state != CellState::kMeasured) cell = cell_of(row, f, links);  // the first figure stays
+    for (size_t i = 0; i < r.spec.flows.size(); ++i) {
+      const Flow& f = r.spec.flows[i];
+      if (f.src_rank < 0 || f.dst_rank < 0 || f.src_rank == f.dst_rank) continue;
+      grow(m, std::max(f.src_rank, f.dst_rank) + 1);
+      const std::vector<double>& gbps = i < r.outcome.flows.size() ? r.outcome.flows[i].gbps : kNoFigures;
+      MatrixCell& cell = m.cells[size_t(f.src_rank)][size_t(f.dst_rank)];
+      if (cell.state != CellState::kMeasured) cell = cell_of(r, f.src_rank, f.dst_rank, gbps, links);  // the first figure stays
     }
   }
   return matrices;
@@ -300,10 +268,10 @@ std::vector<SuspectPair> suspect_pairs(const std::vector<PairMatrix>& matrices, 
   return suspects_among(judge_pairs(matrices, links), margin_pct);
 }
 
-MatrixReport build_matrix_report(const std::vector<json>& rows, const json& meta, double margin_pct) {
+MatrixReport build_matrix_report(const std::vector<CaseResult>& cases, PairLinks links, double margin_pct) {
   MatrixReport report;
-  report.links = pair_links_from_meta(meta);
-  report.matrices = assemble_matrices(rows, report.links);
+  report.links = std::move(links);
+  report.matrices = assemble_matrices(cases, report.links);
   for (const PairMatrix& m : report.matrices) report.links.ranks = std::max(report.links.ranks, m.ranks);
   report.agreement = rounds_agreement(report.matrices);
   report.judged = judge_pairs(report.matrices, report.links);

@@ -1,7 +1,7 @@
-// The all-pairs view of a run: the N x N matrix of every group of matrix rows, how
-// far the pairs measured in rounds agree with the same pairs measured alone, and the suspect
-// pairs (the first thing an operator reads). Built from result rows (schema v2, docs/groups.md;
-// v1 rows read as two-rank matrix rows) and the run meta; pure C++: JSON in, plain structs out.
+// The all-pairs view of a run: the N x N matrix of every group of matrix cases, how far the
+// pairs measured in rounds agree with the same pairs measured alone, and the suspect pairs (the
+// first thing an operator reads). Built from the run's typed cases and what joins each pair (the
+// run meta's `pairs`, docs/groups.md); the results file gets them as JSON.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,24 +14,26 @@
 #include <utility>
 #include <vector>
 
+#include "results/case_result.hpp"
+
 namespace p2pbench {
 
 // A pair is suspect when it is more than this far (percent) below the median of the comparable
 // cells: the same matrix and the same link class.
 constexpr double kSuspectMarginPct = 10.0;
 
-// Whether the row is a GB/s figure of the matrix (pattern "matrix" or "sampled"; no latency,
-// interference or host-link row): what the matrices are assembled from.
-bool is_matrix_row(const nlohmann::json& row);
+// Whether the case is a GB/s figure of the matrix (pattern "matrix" or "sampled"; no latency,
+// interference or host-link case): what the matrices are assembled from.
+bool is_matrix_case(const CaseSpec& c);
 
-// What one matrix gathers: the rows of one method, direction, mode, size, kernel shape and
+// What one matrix gathers: the cases of one method, direction, mode, size, kernel shape and
 // schedule ("sequential", "rounds", "alone_check"; "sampled" for the sampled pattern).
 struct MatrixKey {
   std::string method;
   std::string direction;
   std::string mode;
   uint64_t bytes = 0;
-  std::string shape;  // the row's kernel-shape fields that are set, "blocks:8/threads:512/unroll:4"; "" for none
+  std::string shape;  // the case's kernel-shape fields that are set, "blocks:8/threads:512/unroll:4"; "" for none
   std::string schedule;
 
   // "ce push uni, 1 GiB, sequential" (the shape in parentheses where there is one; no
@@ -43,22 +45,21 @@ struct MatrixKey {
   bool operator==(const MatrixKey& other) const;
 };
 
-MatrixKey matrix_key_of(const nlohmann::json& row);
+MatrixKey matrix_key_of(const CaseSpec& c);
 
 enum class CellState {
-  kMissing,     // not measured (the diagonal, a pair the sample left out, a row not there)
+  kMissing,     // not measured (the diagonal, a pair the sample left out, a case not run)
   kMeasured,    // the flow's median
   kSameDevice,  // both ranks on one GPU: never a P2P figure, whatever was measured
-  kSkipped,     // the row was skipped (its reason)
-  kFailed,      // the row failed (its error)
+  kSkipped,     // the case was skipped (its reason)
+  kFailed,      // the case failed (its error)
 };
 const char* to_string(CellState s);
 
 struct MatrixCell {
   CellState state = CellState::kMissing;
-  double median_gbps = 0;            // kMeasured only
-  std::optional<double> peak_gbps;   // the flow's peak, where the run knew it
-  std::string reason;                // kSkipped, kFailed: the row's error
+  double median_gbps = 0;  // kMeasured only
+  std::string reason;      // kSkipped, kFailed: the case's error
 };
 
 // The run's ranks and what joins each ordered pair (meta.group, meta.ranks, meta.pairs; a v1
@@ -84,10 +85,10 @@ struct PairMatrix {
   size_t count(CellState s) const;
 };
 
-// One matrix per MatrixKey, in the order the rows first name them. A uni row fills its flow's
-// cell, a bidir row both cells from its two flows, a round every flow of the round. Ranks
-// that share a GPU (the flow's same_device, or the links') give kSameDevice cells.
-std::vector<PairMatrix> assemble_matrices(const std::vector<nlohmann::json>& rows, const PairLinks& links);
+// One matrix per MatrixKey, in the order the cases first name them. A uni case fills its flow's
+// cell, a bidir case both cells from its two flows, a round every flow of the round. Ranks that
+// share a GPU (the links') give kSameDevice cells.
+std::vector<PairMatrix> assemble_matrices(const std::vector<CaseResult>& cases, const PairLinks& links);
 
 struct PairAgreement {
   int src_rank = 0;
@@ -105,7 +106,7 @@ struct RoundsAgreement {
 };
 
 // For every rounds matrix: each pair measured (not same_device) both in the rounds and alone
-// (its alone_check row, else the sequential matrix of the same measurement). Rounds matrices
+// (its alone_check case, else the sequential matrix of the same measurement). Rounds matrices
 // with no such pair give no entry.
 std::vector<RoundsAgreement> rounds_agreement(const std::vector<PairMatrix>& matrices);
 
@@ -141,7 +142,8 @@ struct MatrixReport {
   std::vector<SuspectPair> suspects;  // those more than margin_pct below their reference
   double margin_pct = kSuspectMarginPct;
 };
-MatrixReport build_matrix_report(const std::vector<nlohmann::json>& rows, const nlohmann::json& meta,
+// `links.ranks` grows to the largest matrix.
+MatrixReport build_matrix_report(const std::vector<CaseResult>& cases, PairLinks links,
                                  double margin_pct = kSuspectMarginPct);
 
 nlohmann::json to_json(const MatrixKey& key);

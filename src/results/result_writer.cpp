@@ -22,12 +22,6 @@ const char* status_name(CaseStatus s) {
   return "failed";
 }
 
-std::optional<MethodKind> method_kind_of(const json& row) {
-  const json& name = row.contains("method") ? row["method"] : json();
-  const auto m = name.is_string() ? parse_method(name.get<std::string>()) : std::nullopt;
-  return m ? std::optional<MethodKind>(method_info(*m).kind) : std::nullopt;
-}
-
 json latency_stats(const std::vector<double>& samples) {
   json j = to_json(summarize(samples));
   j["p95"] = quantile(samples, 0.95);
@@ -153,10 +147,11 @@ void add_load_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& 
   if (o.load && !o.load->error.empty()) row["load"]["error"] = o.load->error;
 }
 
-// The case's identity and its raw samples: every row starts with these, whatever its method.
-json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
+}  // namespace
+
+json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
   const bool single = c.flows.size() == 1;
-  json row = {
+  json identity = {
       {"method", to_string(c.method)},
       {"direction", to_string(c.direction)},
       {"mode", to_string(c.mode)},
@@ -176,9 +171,20 @@ json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) 
       {"atomic_pattern", optional_json(c.atomic_pattern)},
       {"ops_per_thread", optional_json(c.ops_per_thread)},
       {"hot_addresses", optional_json(c.hot_addresses)},
+      {"buffer_pool_bytes", o.buffer_pool_bytes},
+  };
+  if (is_interference(c.method)) identity.update(interference_identity(c));
+  return identity;
+}
+
+namespace {
+
+// The case's identity and its raw samples: every row starts with these, whatever its method.
+json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
+  json row = identity_fields(c, o);
+  row.update({
       {"sms_used", optional_json(o.sms_used)},
       {"gbps_per_sm", json()},
-      {"buffer_pool_bytes", o.buffer_pool_bytes},
       {"iterations", o.iterations},
       {"samples", o.gbps.size()},
       {"bandwidth_gbps", json()},
@@ -187,7 +193,7 @@ json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) 
       {"pct_of_peak", json()},
       {"verified", o.verified},
       {"status", status_name(o.status)},
-  };
+  });
   if (!o.error.empty()) row["error"] = o.error;
   // Every row names its flows (without figures until the case ran); the figures follow below.
   json flows = json::array();

@@ -37,11 +37,13 @@ std::optional<double> pct_of_peak(double median_gbps, std::optional<double> peak
 // aggregate figures (v1's fields), then `flows`, `aggregate`, `gpus` and `overlap`.
 nlohmann::json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts);
 
+// The case's independent variables as its row names them (method, direction, mode, bytes,
+// ranks, pattern, schedule, round, kernel shape and variant, buffer pool; an interference
+// case's engine, workload, partition and busy GPUs): what an expectation's "match" compares.
+nlohmann::json identity_fields(const CaseSpec& c, const CaseOutcome& o);
+
 // A case's status as its row names it: "ok", "failed", "skipped".
 const char* status_name(CaseStatus s);
-
-// The kind of a row's method (the registry's), or nothing for a name the registry does not know.
-std::optional<MethodKind> method_kind_of(const nlohmann::json& row);
 
 // A latency figure's statistics: the summary of its samples and their p95.
 nlohmann::json latency_stats(const std::vector<double>& samples);

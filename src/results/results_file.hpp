@@ -31,7 +31,6 @@ class ResultsFile {
   void set_meta(const nlohmann::json& meta);
   // Appends a row and, on the writing rank, rewrites the file (a checkpoint: rename, no fsync).
   void add_row(const nlohmann::json& row);
-  const std::vector<nlohmann::json>& rows() const { return rows_; }
   size_t cases_done() const { return rows_.size(); }
 
   // The final document: complete unless `incomplete_reason` is set; durable (fsync'ed).

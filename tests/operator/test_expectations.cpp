@@ -7,6 +7,7 @@
 
 #include "common/errors.hpp"
 #include "judgement/expectations.hpp"
+#include "results/result_writer.hpp"
 
 namespace p2pbench {
 namespace {
@@ -28,11 +29,22 @@ json ce_match(uint64_t bytes) {
   return {{"method", "ce"}, {"direction", "push"}, {"mode", "uni"}, {"bytes", bytes}, {"blocks", nullptr}};
 }
 
-json bw_row(uint64_t bytes, json samples, const char* status = "ok") {
-  json row = {{"method", "ce"}, {"direction", "push"}, {"mode", "uni"}, {"bytes", bytes}, {"blocks", nullptr},
-              {"status", status}, {"samples_gbps", samples}, {"bandwidth_gbps", {{"median", 0.0}}}};
-  if (std::string(status) != "ok") row.erase("bandwidth_gbps"), row["error"] = "verification failed";
-  return row;
+CaseResult ce_case(uint64_t bytes, std::vector<double> samples, CaseStatus status = CaseStatus::kOk) {
+  CaseResult r;
+  r.spec.method = Method::kCe;
+  r.spec.bytes = bytes;
+  r.outcome.status = status;
+  r.outcome.gbps = std::move(samples);
+  if (status != CaseStatus::kOk) r.outcome.error = "verification failed";
+  return r;
+}
+
+CaseResult latency_read_case(std::vector<double> samples_us) {
+  CaseResult r;
+  r.spec.method = Method::kLatencyRead;
+  r.spec.bytes = 8;
+  r.outcome.latency_us = std::move(samples_us);
+  return r;
 }
 
 std::string write_temp(const std::string& text) {
@@ -94,11 +106,11 @@ TEST(Expectations, PassFailAndMargins) {
                              entry(ce_match(1u << 16), "bandwidth_gbps", 30.0, 25.0),
                              entry(ce_match(1u << 30), "bandwidth_gbps", 50.0, 47.5, "PIX"),
                              entry(ce_match(1u << 12), "bandwidth_gbps", 5.0, 4.0)});
-  const std::vector<json> rows = {bw_row(1u << 30, {390.0, 400.0, 396.0}),  // median 396
-                                  bw_row(1u << 20, {196.0, 198.0}),         // median 197 < 200
-                                  bw_row(1u << 16, {}, "failed"),
-                                  bw_row(1u << 24, {100.0})};               // no expectation
-  const ExpectationReport r = check_expectations(doc, rows, "NV18");
+  const std::vector<CaseResult> cases = {ce_case(1u << 30, {390.0, 400.0, 396.0}),  // median 396
+                                         ce_case(1u << 20, {196.0, 198.0}),         // median 197 < 200
+                                         ce_case(1u << 16, {}, CaseStatus::kFailed),
+                                         ce_case(1u << 24, {100.0})};               // no expectation
+  const ExpectationReport r = check_expectations(doc, cases, "NV18");
   ASSERT_EQ(r.lines.size(), 3u);
   EXPECT_EQ(r.lines[0], "PASS ce push uni 1 GiB: 396 GB/s >= floor 376.2 GB/s, margin +19.8 GB/s (+5.3%)");
   EXPECT_EQ(r.lines[1], "FAIL ce push uni 1 MiB: 197 GB/s >= floor 200 GB/s, margin -3 GB/s (-1.5%)");
@@ -116,27 +128,60 @@ TEST(Expectations, PassFailAndMargins) {
 TEST(Expectations, LatencyCeilingAndNullMatching) {
   json match = {{"method", "latency_read"}, {"bytes", 8}, {"blocks", nullptr}};
   const json doc = document({entry(match, "latency_us", 0.85, 0.8925)});
-  json row = {{"method", "latency_read"}, {"bytes", 8}, {"status", "ok"}, {"samples_us", {0.85, 0.86, 0.84}},
-              {"latency_us", {{"median", 0.85}}}};  // no "blocks" key: matches null
-  ExpectationReport r = check_expectations(doc, {row}, "NV18");
+  CaseResult latency = latency_read_case({0.85, 0.86, 0.84});  // no blocks: matches null
+  ExpectationReport r = check_expectations(doc, {latency}, "NV18");
   ASSERT_EQ(r.lines.size(), 1u);
   EXPECT_EQ(r.lines[0], "PASS latency_read 8 B: 0.85 us <= ceiling 0.8925 us, margin +0.0425 us (+4.8%)");
-  row["blocks"] = 132;  // a shape the entry does not have
-  r = check_expectations(doc, {row}, "NV18");
+  latency.spec.blocks = 132;  // a shape the entry does not have
+  r = check_expectations(doc, {latency}, "NV18");
   EXPECT_TRUE(r.lines.empty());
   EXPECT_EQ(r.without_expectation, 1);
-  row.erase("blocks");
-  row["samples_us"] = {0.95};
-  EXPECT_TRUE(check_expectations(doc, {row}, "NV18").any_fail());
+  EXPECT_TRUE(check_expectations(doc, {latency_read_case({0.95})}, "NV18").any_fail());
+}
+
+// An interference case's figure is its transfer beside the workload (its row's bandwidth_gbps),
+// and its own variables are matched as its row names them.
+TEST(Expectations, InterferenceFigureIsTheTransferBesideTheWorkload) {
+  const json match = {{"method", "interference"}, {"engine", "ldst"}, {"workload", "gemm"}, {"sm_partition", 16}};
+  const json doc = document({entry(match, "bandwidth_gbps", 300.0, 285.0)});
+  CaseResult r;
+  r.spec.method = Method::kInterference;
+  r.spec.engine = Method::kLdst;
+  r.spec.workload = "gemm";
+  r.spec.sm_partition = 16;
+  r.outcome.gbps = {290.0, 292.0, 288.0};  // together with the workload
+  r.outcome.interference.emplace();
+  r.outcome.interference->transfer_alone_gbps = {390.0};
+  ExpectationReport report = check_expectations(doc, {r}, "NV18");
+  ASSERT_EQ(report.lines.size(), 1u);
+  EXPECT_EQ(report.lines[0].rfind("PASS interference engine=ldst sm_partition=16 workload=gemm: 290 GB/s", 0), 0u)
+      << report.lines[0];
+  r.spec.sm_partition = 0;
+  EXPECT_TRUE(check_expectations(doc, {r}, "NV18").lines.empty()) << "another partition is another case";
+}
+
+// What an expectation matches is the row's own fields: identity_fields is the row's subset.
+TEST(Expectations, IdentityIsTheRowsOwnFields) {
+  CaseResult r = ce_case(1u << 20, {200.0});
+  r.spec.blocks = 8;
+  r.outcome.buffer_pool_bytes = 1u << 24;
+  r.outcome.time_us = {5.0};
+  const json row = result_row(r.spec, r.outcome);
+  const json identity = identity_fields(r.spec, r.outcome);
+  ASSERT_EQ(identity["blocks"], 8);
+  for (const auto& [key, value] : identity.items()) {
+    ASSERT_TRUE(row.contains(key)) << key;
+    EXPECT_EQ(row[key], value) << key;
+  }
 }
 
 TEST(Expectations, ReportBlockAndExitStatus) {
   const json doc = document({entry(ce_match(1u << 30), "bandwidth_gbps", 396.0, 376.2)});
   const json meta = {{"topology", {{"topo_label", "NV18"}}}, {"verdicts", {{"contention", true}}}};
   std::FILE* out = std::tmpfile();
-  EXPECT_EQ(report_expectations(out, doc, {bw_row(1u << 30, {396.0})}, meta), 0);
-  EXPECT_EQ(report_expectations(out, doc, {bw_row(1u << 30, {300.0})}, meta), 1);
-  EXPECT_EQ(report_expectations(out, doc, {bw_row(1u << 30, {396.0})}, json::object()), 1);  // pair class unknown
+  EXPECT_EQ(report_expectations(out, doc, {ce_case(1u << 30, {396.0})}, meta), 0);
+  EXPECT_EQ(report_expectations(out, doc, {ce_case(1u << 30, {300.0})}, meta), 1);
+  EXPECT_EQ(report_expectations(out, doc, {ce_case(1u << 30, {396.0})}, json::object()), 1);  // pair class unknown
   EXPECT_EQ(report_expectations(out, json(), {}, meta), 0);
   std::rewind(out);
   std::string text(4096, '\0');

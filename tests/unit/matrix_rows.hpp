@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "results/result_writer.hpp"
+
 namespace p2pbench::testing {
 
 constexpr uint64_t kGiB = uint64_t(1) << 30;
@@ -97,6 +99,21 @@ inline nlohmann::json group_meta(int ranks = 4) {
   nlohmann::json rank_list = nlohmann::json::array();
   for (int r = 0; r < ranks; ++r) rank_list.push_back(r);
   return {{"group", {{"ranks", ranks}, {"nodes", {rank_list}}, {"node_override", nullptr}}}, {"pairs", pairs}};
+}
+
+// The same group as the run holds it: each rank's GPU, one node, 450 GB/s per direction between
+// the two GPUs.
+inline GroupFacts four_rank_facts(int ranks = 4) {
+  GroupFacts facts;
+  facts.peak_gbps.assign(size_t(ranks), std::vector<std::optional<double>>(size_t(ranks)));
+  for (int r = 0; r < ranks; ++r) {
+    facts.layout.gpu_of_rank.push_back(gpu_of_rank(r));
+    facts.layout.node_of_rank.push_back(0);
+  }
+  for (int s = 0; s < ranks; ++s)
+    for (int d = 0; d < ranks; ++d)
+      if (gpu_of_rank(s) != gpu_of_rank(d)) facts.peak_gbps[size_t(s)][size_t(d)] = 450.0;
+  return facts;
 }
 
 }  // namespace p2pbench::testing

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "driver/console.hpp"
+#include "case_reader.hpp"
 #include "example_results.hpp"
 #include "matrix_rows.hpp"
 
@@ -47,7 +48,7 @@ std::vector<json> four_rank_matrix() {
 
 TEST(ConsoleMatrix, RowsAreSourcesColumnsDestinations) {
   const PairLinks links = pair_links_from_meta(group_meta());
-  const std::string text = printed([&](std::FILE* out) { print_group_tables(out, "ce/push/uni", four_rank_matrix(), links); });
+  const std::string text = printed([&](std::FILE* out) { print_group_tables(out, "ce/push/uni", cases_from_rows(four_rank_matrix()), four_rank_facts(), links); });
   expect_contains(text, "ce push uni, 1 GiB, sequential   [GB/s, 1 GB = 1e9 B; median over samples; row = source rank, "
                         "column = destination rank]");
   expect_contains(text, " src\\dst         0         1         2         3\n");
@@ -65,7 +66,7 @@ TEST(ConsoleMatrix, OneMatrixPerSizeAndNotMeasuredCellsMarked) {
   small.bytes = 64 << 10;
   const std::vector<json> rows = {row(RowSpec{}, {flow(0, 2, 391)}), row(small, {flow(0, 2, 90.5)})};
   const std::string text =
-      printed([&](std::FILE* out) { print_group_tables(out, "ce/push/uni", rows, pair_links_from_meta(group_meta())); });
+      printed([&](std::FILE* out) { print_group_tables(out, "ce/push/uni", cases_from_rows(rows), four_rank_facts(), pair_links_from_meta(group_meta())); });
   expect_contains(text, "ce push uni, 1 GiB, sequential");
   expect_contains(text, "ce push uni, 64 KiB, sequential");
   expect_contains(text, "       0         -         .      90.5         .\n");
@@ -74,12 +75,13 @@ TEST(ConsoleMatrix, OneMatrixPerSizeAndNotMeasuredCellsMarked) {
 
 TEST(ConsoleMatrix, TwoRanksKeepThePerSizeTable) {
   CaseSpec uni = spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30);
-  std::vector<json> rows = {result_row(uni, ok_outcome(390))};
+  std::vector<CaseResult> cases = {{uni, ok_outcome(390)}};
   uni.flows = {{1, 0}};
-  rows.push_back(result_row(uni, ok_outcome(380)));
-  const std::string text =
-      printed([&](std::FILE* out) { print_group_tables(out, "ce/push/uni", rows, pair_links_from_meta(example_meta())); });
-  const std::string before = printed([&](std::FILE* out) { print_group_table(out, "ce/push/uni", rows); });
+  cases.push_back({uni, ok_outcome(380, 10, {1, 0})});
+  const std::string text = printed([&](std::FILE* out) {
+    print_group_tables(out, "ce/push/uni", cases, GroupFacts::pair(std::nullopt), pair_links_from_meta(example_meta()));
+  });
+  const std::string before = printed([&](std::FILE* out) { print_group_table(out, "ce/push/uni", cases); });
   EXPECT_EQ(text, before);
   expect_contains(text, "     1 GiB     0->1");
   expect_contains(text, "     1 GiB     1->0");
@@ -92,7 +94,7 @@ TEST(ConsoleMatrix, BidirRowsOfFourRanksNameTheirPairInThePerSizeTable) {
   s.schedule = "alone_check";  // alone checks stay a per-size table
   const std::vector<json> rows = {row(s, {flow(0, 2, 370), flow(2, 0, 371)})};
   const std::string text =
-      printed([&](std::FILE* out) { print_group_tables(out, "ce/push/bidir/matrix:alone_check", rows, pair_links_from_meta(group_meta())); });
+      printed([&](std::FILE* out) { print_group_tables(out, "ce/push/bidir/matrix:alone_check", cases_from_rows(rows), four_rank_facts(), pair_links_from_meta(group_meta())); });
   expect_contains(text, "0<->2");
   expect_contains(text, "370.0 + 371.0");
 }
@@ -102,7 +104,6 @@ TEST(ConsolePatterns, AggregatePeaksPerFlowAndOverlap) {
   s.pattern = "one_to_all";
   s.schedule.reset();
   std::vector<json> rows = {row(s, {flow(0, 1, 1400), flow(0, 2, 380), flow(0, 3, 390)})};
-  rows[0]["aggregate"]["pct_of_peak"] = 80.25;
   s.pattern = "ring";
   rows.push_back(row(s, {flow(0, 2, 300), flow(1, 3, 301), flow(2, 0, 302), flow(3, 1, 303)}));
   s.status = "skipped";
@@ -110,11 +111,12 @@ TEST(ConsolePatterns, AggregatePeaksPerFlowAndOverlap) {
   s.pattern = "bisection";
   rows.push_back(row(s, {flow(0, 2, std::nullopt), flow(1, 3, std::nullopt)}));
   const std::string text =
-      printed([&](std::FILE* out) { print_group_tables(out, "ce/push/uni/one_to_all", rows, pair_links_from_meta(group_meta())); });
+      printed([&](std::FILE* out) { print_group_tables(out, "ce/push/uni/one_to_all", cases_from_rows(rows), four_rank_facts(), pair_links_from_meta(group_meta())); });
   expect_contains(text, "ce/push/uni/one_to_all   [GB/s, 1 GB = 1e9 B; aggregate = all bytes / union of the flows' windows");
   expect_contains(text, "        size pattern              flows  aggregate            min..max  % peaks                per flow overlap  status\n");
-  expect_contains(text, "       1 GiB one_to_all root 0        3     2170.0      2168.0..2171.0    80.2%   380.0 / 385.0 / 390.0   0.980  ok; 1 same-GPU flow, not in per flow\n");
-  expect_contains(text, "ring shift 2");
+  // A flow within one GPU has no peak: the aggregate's share of the peaks is not known.
+  expect_contains(text, "       1 GiB one_to_all root 0        3     2170.0      2170.0..2170.0        -   380.0 / 385.0 / 390.0   0.980  ok; 1 same-GPU flow, not in per flow\n");
+  expect_contains(text, "       1 GiB ring shift 2             4     1206.0      1206.0..1206.0    67.0%   300.0 / 301.5 / 303.0   0.980  ok\n");
   expect_contains(text, "       1 GiB bisection                2          -                   -        -                       -       -  skipped: pairs across nodes have no IPC path\n");
 }
 
@@ -129,7 +131,7 @@ TEST(ConsoleFindings, AgreementWorstFirstAndSuspectsRanked) {
   RowSpec alone;
   alone.schedule = "alone_check";
   rows.push_back(row(alone, {flow(3, 0, 400)}));
-  const std::string text = printed([&](std::FILE* out) { print_matrix_findings(out, build_matrix_report(rows, group_meta())); });
+  const std::string text = printed([&](std::FILE* out) { print_matrix_findings(out, build_matrix_report(cases_from_rows(rows), pair_links_from_meta(group_meta()))); });
   expect_contains(text, "Rounds vs alone, ce push uni, 1 GiB: 3 pairs, worst +27.0% (2->1)   [GB/s, 1 GB = 1e9 B; difference = (rounds - alone) / alone]");
   expect_contains(text, "    pair     rounds      alone  difference  alone in\n"
                         "    2->1      381.0      300.0      +27.0%  sequential\n"
@@ -144,17 +146,17 @@ TEST(ConsoleFindings, AgreementWorstFirstAndSuspectsRanked) {
 
 TEST(ConsoleFindings, NoSuspectPairsSaidForGroupsSilentForTwoQuietRanks) {
   std::vector<json> rows = four_rank_matrix();
-  rows[6]["flows"][0]["bandwidth_gbps"]["median"] = 390.0;  // 2->1 back in line
+  rows[6]["flows"][0]["samples_gbps"] = {390.0};  // 2->1 back in line
   ASSERT_EQ(rows[6]["src_rank"], 2);
   ASSERT_EQ(rows[6]["dst_rank"], 1);
-  const std::string text = printed([&](std::FILE* out) { print_matrix_findings(out, build_matrix_report(rows, group_meta())); });
+  const std::string text = printed([&](std::FILE* out) { print_matrix_findings(out, build_matrix_report(cases_from_rows(rows), pair_links_from_meta(group_meta()))); });
   expect_contains(text, "Suspect pairs: no suspect pairs (none more than 10% below the median of its link class)");
   EXPECT_EQ(text.find("Rounds vs alone"), std::string::npos);
   CaseSpec uni = spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30);
   std::vector<json> two = {result_row(uni, ok_outcome(390))};
   uni.flows = {{1, 0}};
   two.push_back(result_row(uni, ok_outcome(389)));
-  EXPECT_EQ(printed([&](std::FILE* out) { print_matrix_findings(out, build_matrix_report(two, example_meta())); }), "");
+  EXPECT_EQ(printed([&](std::FILE* out) { print_matrix_findings(out, build_matrix_report(cases_from_rows(two), pair_links_from_meta(example_meta()))); }), "");
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
-// The all-pairs view: matrices assembled from v2 rows (and v1 rows), the rounds-vs-alone
-// agreement, the suspect pairs and their JSON for the results file.
+// The all-pairs view: matrices assembled from the run's cases (stated here as v2 rows and read
+// back), the rounds-vs-alone agreement, the suspect pairs and their JSON for the results file.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "case_reader.hpp"
 #include "example_results.hpp"
 #include "matrix_rows.hpp"
 #include "results/pair_matrix.hpp"
@@ -87,7 +88,7 @@ TEST(PairLinks, AVersionOneMetaStandsForThePairZeroOne) {
 }
 
 TEST(PairMatrix, SequentialUniFourRanksOnTwoGpus) {
-  const auto matrices = assemble_matrices(sequential_rows(), pair_links_from_meta(group_meta()));
+  const auto matrices = assemble_matrices(cases_from_rows(sequential_rows()), pair_links_from_meta(group_meta()));
   ASSERT_EQ(matrices.size(), 1u);
   const PairMatrix& m = matrices[0];
   EXPECT_EQ(m.key.title(), "ce push uni, 1 GiB, sequential");
@@ -95,7 +96,6 @@ TEST(PairMatrix, SequentialUniFourRanksOnTwoGpus) {
   EXPECT_EQ(m.at(0, 2).state, CellState::kMeasured);
   EXPECT_DOUBLE_EQ(m.at(0, 2).median_gbps, 391);
   EXPECT_DOUBLE_EQ(m.at(2, 1).median_gbps, 300);
-  EXPECT_DOUBLE_EQ(*m.at(2, 1).peak_gbps, 450);
   for (auto [src, dst] : {std::pair{0, 1}, {1, 0}, {2, 3}, {3, 2}}) {
     EXPECT_EQ(m.at(src, dst).state, CellState::kSameDevice) << src << "->" << dst;
     EXPECT_EQ(m.at(src, dst).median_gbps, 0) << "a same-GPU cell carries no P2P figure";
@@ -113,7 +113,7 @@ TEST(PairMatrix, BidirRowsFillBothCellsAndShapesSeparateMatrices) {
   std::vector<json> rows = {row(s, {flow(0, 2, 370), flow(2, 0, 371)})};
   s.blocks = 8;
   rows.push_back(row(s, {flow(0, 2, 200), flow(2, 0, 201)}));
-  const auto matrices = assemble_matrices(rows, pair_links_from_meta(group_meta()));
+  const auto matrices = assemble_matrices(cases_from_rows(rows), pair_links_from_meta(group_meta()));
   ASSERT_EQ(matrices.size(), 2u);
   EXPECT_EQ(matrices[0].key.shape, "blocks:132");
   EXPECT_EQ(matrices[0].key.title(), "ldst push bidir, 1 GiB (blocks:132), sequential");
@@ -124,7 +124,7 @@ TEST(PairMatrix, BidirRowsFillBothCellsAndShapesSeparateMatrices) {
 }
 
 TEST(PairMatrix, RoundsGiveEveryFlowOfTheRoundAndAloneChecksTheirOwnMatrix) {
-  const auto matrices = assemble_matrices(rounds_rows(), pair_links_from_meta(group_meta()));
+  const auto matrices = assemble_matrices(cases_from_rows(rounds_rows()), pair_links_from_meta(group_meta()));
   ASSERT_EQ(matrices.size(), 2u);
   const PairMatrix& rounds = only(matrices, "rounds");
   EXPECT_EQ(rounds.count(CellState::kMeasured), 8u);
@@ -146,7 +146,7 @@ TEST(PairMatrix, SkippedAndFailedCellsKeepTheirReason) {
   rows.push_back(row(s, {flow(1, 3, std::nullopt)}));
   rows.push_back(row(RowSpec{}, {flow(1, 3, 390)}));  // a later figure of the same pair replaces a failure
   rows.push_back(row(s, {flow(0, 3, std::nullopt)}));
-  const PairMatrix m = assemble_matrices(rows, pair_links_from_meta(group_meta()))[0];
+  const PairMatrix m = assemble_matrices(cases_from_rows(rows), pair_links_from_meta(group_meta()))[0];
   EXPECT_EQ(m.at(0, 2).state, CellState::kSkipped);
   EXPECT_EQ(m.at(0, 2).reason, "pairs across nodes have no IPC path");
   EXPECT_EQ(m.at(1, 3).state, CellState::kMeasured);
@@ -162,15 +162,15 @@ TEST(PairMatrix, PatternsLatencyAndHostLinkRowsAreNoMatrixRows) {
   latency.method = "latency_signal";
   json chase = row(latency, {flow(0, 2, std::nullopt)});
   chase["latency_us"] = stats_around(1.0);
-  EXPECT_FALSE(is_matrix_row(pattern));
-  EXPECT_FALSE(is_matrix_row(chase));
-  EXPECT_TRUE(assemble_matrices({pattern, chase}, pair_links_from_meta(group_meta())).empty());
+  EXPECT_FALSE(is_matrix_case(case_from_row(pattern)->spec));
+  EXPECT_FALSE(is_matrix_case(case_from_row(chase)->spec));
+  EXPECT_TRUE(assemble_matrices(cases_from_rows({pattern, chase}), pair_links_from_meta(group_meta())).empty());
   RowSpec sampled;
   sampled.pattern = "sampled";
   sampled.schedule.reset();
   const json pick = row(sampled, {flow(1, 2, 390)});
-  EXPECT_TRUE(is_matrix_row(pick));
-  EXPECT_EQ(matrix_key_of(pick).schedule, "sampled");
+  EXPECT_TRUE(is_matrix_case(case_from_row(pick)->spec));
+  EXPECT_EQ(matrix_key_of(case_from_row(pick)->spec).schedule, "sampled");
 }
 
 TEST(PairMatrix, VersionOneRowsReadAsATwoRankMatrix) {
@@ -178,7 +178,7 @@ TEST(PairMatrix, VersionOneRowsReadAsATwoRankMatrix) {
   std::vector<json> rows = {result_row(uni, ok_outcome(390))};
   uni.flows = {{1, 0}};
   rows.push_back(result_row(uni, ok_outcome(380, 10, {1, 0})));
-  const auto matrices = assemble_matrices(rows, pair_links_from_meta(example_meta()));
+  const auto matrices = assemble_matrices(cases_from_rows(rows), pair_links_from_meta(example_meta()));
   ASSERT_EQ(matrices.size(), 1u);
   EXPECT_EQ(matrices[0].ranks, 2);
   EXPECT_NEAR(matrices[0].at(0, 1).median_gbps, 390 * 1.0045, 1e-9);  // the median of ok_outcome's samples
@@ -188,7 +188,7 @@ TEST(PairMatrix, VersionOneRowsReadAsATwoRankMatrix) {
 TEST(RoundsAgreement, AloneChecksFirstThenTheSequentialMatrix) {
   std::vector<json> rows = sequential_rows();
   for (const json& r : rounds_rows()) rows.push_back(r);
-  const auto agreement = rounds_agreement(assemble_matrices(rows, pair_links_from_meta(group_meta())));
+  const auto agreement = rounds_agreement(assemble_matrices(cases_from_rows(rows), pair_links_from_meta(group_meta())));
   ASSERT_EQ(agreement.size(), 1u);
   EXPECT_EQ(agreement[0].key.schedule, "rounds");
   ASSERT_EQ(agreement[0].pairs.size(), 8u) << "every cross-GPU pair; never a same-GPU one";
@@ -207,20 +207,20 @@ TEST(RoundsAgreement, AloneChecksFirstThenTheSequentialMatrix) {
 }
 
 TEST(RoundsAgreement, OnlyThePairsCheckedAloneWithoutASequentialMatrix) {
-  const auto agreement = rounds_agreement(assemble_matrices(rounds_rows(), pair_links_from_meta(group_meta())));
+  const auto agreement = rounds_agreement(assemble_matrices(cases_from_rows(rounds_rows()), pair_links_from_meta(group_meta())));
   ASSERT_EQ(agreement.size(), 1u);
   ASSERT_EQ(agreement[0].pairs.size(), 2u);
   EXPECT_EQ(agreement[0].pairs[1].src_rank, 3);
   EXPECT_NEAR(agreement[0].pairs[1].difference_pct, -5.0, 1e-9);
   EXPECT_NEAR(agreement[0].max_abs_difference_pct(), 5.0, 1e-9);
-  EXPECT_TRUE(rounds_agreement(assemble_matrices(sequential_rows(), pair_links_from_meta(group_meta()))).empty());
+  EXPECT_TRUE(rounds_agreement(assemble_matrices(cases_from_rows(sequential_rows()), pair_links_from_meta(group_meta()))).empty());
 }
 
 TEST(SuspectPairs, BelowTheMedianOfTheSameLinkClassRankedByShortfall) {
   std::vector<json> rows = sequential_rows();
-  rows[0]["flows"][0]["bandwidth_gbps"]["median"] = 340.0;  // 0->2: 12.8% below, less than 2->1's 23%
+  rows[0]["flows"][0]["samples_gbps"] = {340.0};  // 0->2: 12.8% below, less than 2->1's 23%
   const PairLinks links = pair_links_from_meta(group_meta());
-  const auto suspects = suspect_pairs(assemble_matrices(rows, links), links);
+  const auto suspects = suspect_pairs(assemble_matrices(cases_from_rows(rows), links), links);
   ASSERT_EQ(suspects.size(), 2u);
   EXPECT_EQ(suspects[0].src_rank, 2);
   EXPECT_EQ(suspects[0].dst_rank, 1);
@@ -231,7 +231,7 @@ TEST(SuspectPairs, BelowTheMedianOfTheSameLinkClassRankedByShortfall) {
   EXPECT_NEAR(suspects[0].shortfall_pct, 100.0 * 90 / 390, 1e-9);
   EXPECT_EQ(suspects[1].src_rank, 0);
   EXPECT_NEAR(suspects[1].shortfall_pct, 100.0 * 50 / 390, 1e-9);
-  EXPECT_EQ(suspect_pairs(assemble_matrices(rows, links), links, 20.0).size(), 1u) << "the margin is a parameter";
+  EXPECT_EQ(suspect_pairs(assemble_matrices(cases_from_rows(rows), links), links, 20.0).size(), 1u) << "the margin is a parameter";
 }
 
 TEST(SuspectPairs, LinkClassesAreComparedOnlyWithThemselves) {
@@ -242,20 +242,20 @@ TEST(SuspectPairs, LinkClassesAreComparedOnlyWithThemselves) {
       p["topo_label"] = "PXB";
     }
   const PairLinks links = pair_links_from_meta(meta);
-  const auto suspects = suspect_pairs(assemble_matrices(sequential_rows(), links), links);
+  const auto suspects = suspect_pairs(assemble_matrices(cases_from_rows(sequential_rows()), links), links);
   ASSERT_EQ(suspects.size(), 1u);
   EXPECT_EQ(suspects[0].link_class, "pcie PXB");
   EXPECT_EQ(suspects[0].comparable_cells, 2u);
   EXPECT_DOUBLE_EQ(suspects[0].class_median_gbps, 346);
   EXPECT_DOUBLE_EQ(suspects[0].reference_gbps, 392) << "judged against the other pair, not a median it pulls down";
   EXPECT_NEAR(suspects[0].shortfall_pct, 100.0 * 92 / 392, 1e-9);
-  EXPECT_TRUE(suspect_pairs(assemble_matrices(rounds_rows(), links), links).empty()) << "rounds all near 383";
+  EXPECT_TRUE(suspect_pairs(assemble_matrices(cases_from_rows(rounds_rows()), links), links).empty()) << "rounds all near 383";
 }
 
 TEST(MatrixReport, JsonForTheResultsFile) {
   std::vector<json> rows = sequential_rows();
   for (const json& r : rounds_rows()) rows.push_back(r);
-  const json j = to_json(build_matrix_report(rows, group_meta()));
+  const json j = to_json(build_matrix_report(cases_from_rows(rows), pair_links_from_meta(group_meta())));
   ASSERT_EQ(j["matrices"].size(), 3u);  // sequential, rounds, alone_check
   const json& m = j["matrices"][0];
   EXPECT_EQ(m["schedule"], "sequential");
