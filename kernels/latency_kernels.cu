@@ -22,6 +22,10 @@ namespace {
 constexpr uint32_t kUnitBytes = 16;         // one vector store / load
 constexpr uint32_t kFlagLineBytes = 128;    // payload_then_flag: the flag's own line
 constexpr uint32_t kMaxBlock = 1024;
+// A receiver reads its wait clock once per this many polls (a power of two): a poll pass costs a
+// load latency across the link, so the timeout stays within a few microseconds while the spin
+// loop carries no clock work on most passes.
+constexpr uint32_t kPollsPerClockRead = 16;
 
 // How a payload is cut into 16-byte units and spread over one block.
 struct PingPongLayout {
@@ -153,7 +157,7 @@ __device__ __forceinline__ bool receive_flag_in_data(const PingPongParams& p, ui
   // issued before the first check, so a pass costs one load latency, not S. The data of the
   // final, complete pass is the one checked.
   LiveClock clock(p.heartbeat);
-  for (;;) {
+  for (uint32_t polls = 1;; ++polls) {
     uint64_t a[S];
     uint64_t b[S];
 #pragma unroll
@@ -181,7 +185,7 @@ __device__ __forceinline__ bool receive_flag_in_data(const PingPongParams& p, ui
       }
     }
     if (complete) break;
-    if (clock.waited_ns() > p.timeout_ns) {
+    if (polls % kPollsPerClockRead == 0 && clock.waited_ns() > p.timeout_ns) {
       late = true;
       break;
     }
@@ -200,8 +204,8 @@ __device__ __forceinline__ bool receive_payload_then_flag(const PingPongParams& 
   bool late = false;
   if (tid == 0) {
     LiveClock clock(p.heartbeat);
-    while (ptx::ld_acquire_sys(reinterpret_cast<const uint32_t*>(p.my_inbox)) != seq) {
-      if (clock.waited_ns() > p.timeout_ns) {
+    for (uint32_t polls = 1; ptx::ld_acquire_sys(reinterpret_cast<const uint32_t*>(p.my_inbox)) != seq; ++polls) {
+      if (polls % kPollsPerClockRead == 0 && clock.waited_ns() > p.timeout_ns) {
         late = true;
         break;
       }
