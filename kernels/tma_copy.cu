@@ -21,6 +21,92 @@ constexpr int kTmaThreads = 128;
 constexpr size_t kBulkAlign = 16;  // cp.async.bulk: 16-byte addresses and sizes
 constexpr uint32_t kMbarrierBytes = sizeof(uint64_t);
 
+// One block's share of the 16-byte-aligned body [head, body_end): chunks b, b + blocks,
+// b + 2*blocks, ... (round-robin), each `chunk` bytes but the grid's last, which may be shorter.
+struct BlockChunks {
+  size_t head;
+  size_t body_end;
+  uint32_t chunk;
+  size_t count;  // chunks of this block
+
+  __device__ BlockChunks(size_t head_bytes, size_t body_end_bytes, uint32_t chunk_bytes)
+      : head(head_bytes), body_end(body_end_bytes), chunk(chunk_bytes) {
+    const size_t num_chunks = (body_end - head + chunk - 1) / chunk;
+    count = blockIdx.x < num_chunks ? (num_chunks - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  }
+  __device__ size_t offset_of(size_t j) const { return head + (blockIdx.x + j * gridDim.x) * chunk; }
+  __device__ uint32_t length_of(size_t offset) const {
+    const size_t left = body_end - offset;
+    return static_cast<uint32_t>(left < chunk ? left : chunk);
+  }
+};
+
+// The ring of shared-memory stages: `stages` buffers of `chunk` bytes, then one mbarrier each.
+struct StageRing {
+  uint32_t stage0;
+  uint32_t bar0;
+  uint32_t chunk;
+  uint32_t stages;
+
+  __device__ uint32_t buffer(uint32_t stage) const { return stage0 + stage * chunk; }
+  __device__ uint32_t barrier(uint32_t stage) const { return bar0 + stage * kMbarrierBytes; }
+};
+
+// Fill `stage` with chunk j; its mbarrier completes the current phase when all bytes landed.
+__device__ __forceinline__ void load_chunk(const uint8_t* src, const BlockChunks& chunks, const StageRing& ring,
+                                           size_t j, uint32_t stage) {
+  const size_t offset = chunks.offset_of(j);
+  const uint32_t len = chunks.length_of(offset);
+  ptx::mbarrier_arrive_expect_tx(ring.barrier(stage), len);
+  ptx::bulk_load_global_to_shared(ring.buffer(stage), src + offset, len, ring.barrier(stage));
+}
+
+// The issuing thread's pipeline, chunk j in `stage`: wait for its load, store it, then refill a
+// stage whose store has finished reading shared memory. With 2+ stages that is the PREVIOUS
+// chunk's stage (wait_group.read 1 lets the store just issued keep reading), refilled with chunk
+// j - 1 + stages, so stages - 1 loads stay in flight behind the stores. With one stage the only
+// stage is refilled once its own store has read it: no overlap, by construction.
+__device__ __forceinline__ void run_bulk_pipeline(const uint8_t* src, uint8_t* dst, const BlockChunks& chunks,
+                                                  const StageRing& ring) {
+  const size_t mine = chunks.count;
+  for (size_t j = 0; j < mine && j < ring.stages; ++j) load_chunk(src, chunks, ring, j, static_cast<uint32_t>(j));
+  uint32_t stage = 0;
+  uint32_t parity = 0;  // flips each time the ring wraps: the k-th use of a stage waits for phase k
+  for (size_t j = 0; j < mine; ++j) {
+    while (!ptx::mbarrier_try_wait_parity(ring.barrier(stage), parity)) {
+    }
+    const size_t offset = chunks.offset_of(j);
+    ptx::bulk_store_shared_to_global(dst + offset, ring.buffer(stage), chunks.length_of(offset));
+    ptx::bulk_commit_group();
+    if (ring.stages == 1) {
+      if (j + 1 < mine) {
+        ptx::bulk_wait_group_read<0>();
+        load_chunk(src, chunks, ring, j + 1, 0);
+      }
+    } else if (j >= 1 && j - 1 + ring.stages < mine) {
+      ptx::bulk_wait_group_read<1>();
+      load_chunk(src, chunks, ring, j - 1 + ring.stages, stage == 0 ? ring.stages - 1 : stage - 1);
+    }
+    if (++stage == ring.stages) {
+      stage = 0;
+      parity ^= 1;
+    }
+  }
+  // Every store must have written global memory before the kernel counts as done.
+  ptx::bulk_wait_group<0>();
+}
+
+// Head and tail (< 16 bytes each) by byte, by warps 1..3, in parallel with warp 0's bulk copies.
+// They are disjoint from the chunks, so no ordering with the bulk copies is needed.
+__device__ __forceinline__ void copy_head_and_tail(const uint8_t* src, uint8_t* dst, size_t head, size_t body_end,
+                                                   size_t bytes) {
+  constexpr size_t kLeftoverThreads = kTmaThreads - 32;
+  const size_t worker = static_cast<size_t>(blockIdx.x) * kLeftoverThreads + (threadIdx.x - 32);
+  const size_t workers = static_cast<size_t>(gridDim.x) * kLeftoverThreads;
+  for (size_t k = worker; k < head; k += workers) dst[k] = detail::load_stream(src + k);
+  for (size_t k = body_end + worker; k < bytes; k += workers) dst[k] = detail::load_stream(src + k);
+}
+
 // Block b takes chunks b, b + blocks, b + 2*blocks, ... of the 16-byte-aligned body
 // (round-robin): all blocks stay busy until the last wave, and at any moment the grid works
 // on one contiguous window of the buffers. Shared memory: `stages` buffers of `chunk` bytes,
@@ -47,84 +133,18 @@ __global__ void __launch_bounds__(kTmaThreads, 1)
 
   extern __shared__ __align__(128) uint8_t smem[];
   const uint32_t stage0 = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  const uint32_t bar0 = stage0 + chunk * static_cast<uint32_t>(stages);
+  const StageRing ring{stage0, stage0 + chunk * static_cast<uint32_t>(stages), chunk, static_cast<uint32_t>(stages)};
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) ptx::mbarrier_init(bar0 + s * kMbarrierBytes, 1);
+    for (uint32_t s = 0; s < ring.stages; ++s) ptx::mbarrier_init(ring.barrier(s), 1);
     // Make the initialised barriers visible to the bulk-copy unit (async proxy) as well.
     ptx::fence_mbarrier_init();
     ptx::fence_proxy_async_shared_cta();
   }
   __syncthreads();
 
-  if (threadIdx.x >= 32) {
-    // Head and tail (< 16 bytes each) by byte, in parallel with warp 0's bulk copies. They are
-    // disjoint from the chunks, so no ordering with the bulk copies is needed.
-    constexpr size_t kLeftoverThreads = kTmaThreads - 32;
-    const size_t worker = static_cast<size_t>(blockIdx.x) * kLeftoverThreads + (threadIdx.x - 32);
-    const size_t workers = static_cast<size_t>(gridDim.x) * kLeftoverThreads;
-    for (size_t k = worker; k < head; k += workers) dst[k] = detail::load_stream(src + k);
-    for (size_t k = body_end + worker; k < bytes; k += workers) dst[k] = detail::load_stream(src + k);
-    return;
-  }
-  if (threadIdx.x != 0) return;
-
-  // ---- the issuing thread: everything below is one thread ----
-  const size_t num_chunks = (body_end - head + chunk - 1) / chunk;
-  const size_t grid = gridDim.x;
-  const size_t mine = blockIdx.x < num_chunks ? (num_chunks - 1 - blockIdx.x) / grid + 1 : 0;
-  // Chunk j of this block: byte offset and length (a multiple of 16; only the grid's last
-  // chunk may be shorter than `chunk`).
-  auto offset_of = [&](size_t j) { return head + (blockIdx.x + j * grid) * chunk; };
-  auto length_of = [&](size_t offset) {
-    const size_t left = body_end - offset;
-    return static_cast<uint32_t>(left < chunk ? left : chunk);
-  };
-  // Fill `stage` with chunk j; its mbarrier completes the current phase when all bytes landed.
-  auto load = [&](size_t j, uint32_t stage) {
-    const size_t offset = offset_of(j);
-    const uint32_t len = length_of(offset);
-    const uint32_t bar = bar0 + stage * kMbarrierBytes;
-    ptx::mbarrier_arrive_expect_tx(bar, len);
-    ptx::bulk_load_global_to_shared(stage0 + stage * chunk, src + offset, len, bar);
-  };
-
-  const uint32_t ring = static_cast<uint32_t>(stages);
-  // Prologue: one load in flight per stage.
-  for (size_t j = 0; j < mine && j < ring; ++j) load(j, static_cast<uint32_t>(j));
-
-  // Steady state, chunk j in `stage`: wait for its load, store it, then refill a stage whose
-  // store has finished reading shared memory. With 2+ stages that is the PREVIOUS chunk's
-  // stage (wait_group.read 1 lets the store just issued keep reading), refilled with chunk
-  // j - 1 + stages, so stages - 1 loads stay in flight behind the stores. With one stage the
-  // only stage is refilled once its own store has read it: no overlap, by construction.
-  uint32_t stage = 0;
-  uint32_t parity = 0;  // flips each time the ring wraps: the k-th use of a stage waits for phase k
-  for (size_t j = 0; j < mine; ++j) {
-    const uint32_t bar = bar0 + stage * kMbarrierBytes;
-    while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
-    }
-    const size_t offset = offset_of(j);
-    ptx::bulk_store_shared_to_global(dst + offset, stage0 + stage * chunk, length_of(offset));
-    ptx::bulk_commit_group();
-
-    if (ring == 1) {
-      if (j + 1 < mine) {
-        ptx::bulk_wait_group_read<0>();
-        load(j + 1, 0);
-      }
-    } else if (j >= 1 && j - 1 + ring < mine) {
-      ptx::bulk_wait_group_read<1>();
-      load(j - 1 + ring, stage == 0 ? ring - 1 : stage - 1);
-    }
-
-    if (++stage == ring) {
-      stage = 0;
-      parity ^= 1;
-    }
-  }
-  // Every store must have written global memory before the kernel counts as done.
-  ptx::bulk_wait_group<0>();
+  if (threadIdx.x >= 32) return copy_head_and_tail(src, dst, head, body_end, bytes);
+  if (threadIdx.x == 0) run_bulk_pipeline(src, dst, BlockChunks(head, body_end, chunk), ring);
 #else
   // sm_80 and older have no bulk copies; tma_unsupported_reason refuses them on the host.
   __trap();
