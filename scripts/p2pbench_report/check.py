@@ -1,5 +1,9 @@
 """`check`: a run's figures against an expectations file (expectations.py), case by case.
 
+The cases are judged by p2pbench's own code (`p2pbench-check`, built beside p2pbench: the judgement
+of the run's --expect); this module refuses runs made differently, renders the judgement and
+never judges a case itself.
+
   PASS            the median of the raw samples is at or above the floor (bandwidth) or at or
                   below the ceiling (latency)
   FAIL            below the floor / above the ceiling, or the case failed or was skipped
@@ -16,12 +20,16 @@ sources (`made_with`), sanitizer mode, or contention / throttled clocks in its h
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from p2pbench_report.cases import describe_case, identity
 from p2pbench_report.errors import InputError
-from p2pbench_report.expectations import (METRICS, figure_of, matches, metric_of, pair_class_of,
-                                          read_expectations)
+from p2pbench_report.expectations import METRICS, figure_of, metric_of, pair_class_of, read_expectations
 from p2pbench_report.loader import read_document
 from p2pbench_report.tables import Table
 from p2pbench_report.units import format_value
@@ -85,18 +93,26 @@ def refusal_reasons(document: dict, expectations: dict) -> list[str]:
     return reasons
 
 
-def _judge(index: int, row: dict, entry: dict) -> Judged:
-    if row.get("status") != "ok":
-        error = row.get("error")
-        return Judged(index, row, entry, "FAIL", note=f"{row.get('status')}" + (f": {error}" if error else ""))
-    metric = entry["metric"]
-    if metric_of(row) != metric:
-        return Judged(index, row, entry, "FAIL", note=f"the row has no {metric} figures")
-    _, limit_key, higher_is_better = METRICS[metric]
-    figure, limit = figure_of(row, metric), float(entry[limit_key])
-    margin = figure - limit if higher_is_better else limit - figure
-    margin_pct = margin / limit * 100.0 if limit else None
-    return Judged(index, row, entry, "PASS" if margin >= 0 else "FAIL", figure, margin, margin_pct)
+REPO = Path(__file__).resolve().parents[2]
+CHECKER = "p2pbench-check"
+
+
+def checker_path() -> str:
+    """$P2PBENCH_CHECK, else p2pbench-check on PATH, else the README's build directory's."""
+    for candidate in (os.environ.get("P2PBENCH_CHECK"), shutil.which(CHECKER), REPO / "build" / "tools" / CHECKER):
+        if candidate and os.access(candidate, os.X_OK):
+            return str(candidate)
+    raise InputError(CHECKER, f"not found: `check` judges with p2pbench's own code; build p2pbench "
+                              f"(cmake --build build makes build/tools/{CHECKER}) or set P2PBENCH_CHECK=PATH")
+
+
+def judgement(results_path: str, expectations_path: str, pair_class: str) -> dict:
+    """p2pbench-check's judgement of every row (src/judgement/expectation_check.hpp)."""
+    done = subprocess.run([checker_path(), str(results_path), str(expectations_path), pair_class],
+                          capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        raise InputError(str(results_path), f"{CHECKER} refused it: {done.stderr.strip() or done.returncode}")
+    return json.loads(done.stdout)
 
 
 def check(results_path: str, expectations_path: str, force: bool = False, pair_class: str | None = None) -> CheckReport:
@@ -108,18 +124,14 @@ def check(results_path: str, expectations_path: str, force: bool = False, pair_c
                          + " (--force checks it anyway)")
     report = CheckReport(str(results_path), str(expectations_path), expectations,
                          pair_class_of(document, pair_class, str(results_path)), forced_past=reasons)
-    entries = [e for e in expectations["expectations"] if e["pair_class"] == report.pair_class]
-    used: set[int] = set()
-    for index, row in enumerate(document["results"]):
-        found = [(i, e) for i, e in enumerate(entries) if matches(e["match"], row)
-                 and (row.get("status") != "ok" or metric_of(row) in (None, e["metric"]))]
-        if not found and row.get("status") == "ok" and metric_of(row) is not None:
-            report.judged.append(Judged(index, row, None, "NO EXPECTATION"))
-        for entry_index, entry in found:
-            used.add(entry_index)
-            report.judged.append(_judge(index, row, entry))
-    report.not_measured = [e for i, e in enumerate(entries) if i not in used]
-    if not used:  # the wrong system's file would otherwise "pass" with nothing checked
+    entries, rows = expectations["expectations"], document["results"]
+    judged = judgement(results_path, expectations_path, report.pair_class)
+    for j in judged["judged"]:
+        entry = entries[j["entry"]] if j["entry"] is not None else None
+        report.judged.append(Judged(j["case"], rows[j["case"]], entry, j["result"], j["figure"], j["margin"],
+                                    j["margin_pct"], j["note"]))
+    report.not_measured = [entries[i] for i in judged["not_measured"]]
+    if not any(j.entry is not None for j in report.judged):  # another system's file would "pass" unchecked
         classes = sorted({str(e.get("pair_class")) for e in expectations["expectations"]})
         raise InputError(results_path, f"no row of the run matches an expectation of {expectations_path} (the run's "
                                        f"pair class is {report.pair_class}; the file's: {', '.join(classes) or 'none'}): "

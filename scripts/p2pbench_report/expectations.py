@@ -12,7 +12,8 @@ Format (shared with the driver's --expect FILE; documented in README.md):
 `match` holds every independent variable of the row but its ranks (MATCH_FIELDS: method,
 direction, mode, bytes, the kernel shape, buffer_pool_bytes and the payload fields), null where
 the row has null; a row matches when each equals the row's field (null matches null or a missing
-field) and the run's meta.topology.topo_label equals `pair_class`. Both orientations (0->1, 1->0)
+field) and the run's meta.topology.topo_label equals `pair_class` (judged by p2pbench's own code:
+check.py). Both orientations (0->1, 1->0)
 of a case share one entry: the committed runs were made on several GPU pairs, and an orientation
 difference seen on one pair (latency_ce: 7.6 µs 0->1, 6.6 µs 1->0) is not known to follow the
 rank rather than the GPU. `reference` is the known-good median of the raw samples (where several
@@ -60,10 +61,6 @@ def figure_of(row: dict, metric: str) -> float:
 
 def match_of(row: dict) -> dict[str, Any]:
     return {name: row.get(name) for name in MATCH_FIELDS}
-
-
-def matches(match: dict[str, Any], row: dict) -> bool:
-    return all(row.get(name) == value for name, value in match.items())
 
 
 def pair_class_of(document: dict, override: str | None, source: str) -> str:

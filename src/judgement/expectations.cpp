@@ -1,4 +1,3 @@
-#include "common/text_format.hpp"
 #include "judgement/expectations.hpp"
 
 #include <algorithm>
@@ -10,8 +9,6 @@
 #include "common/errors.hpp"
 #include "common/text_format.hpp"
 #include "config/config.hpp"
-#include "results/result_writer.hpp"
-#include "vocab/methods.hpp"
 
 namespace p2pbench {
 
@@ -28,25 +25,11 @@ struct Metric {
   bool higher_is_better;
 };
 constexpr Metric kMetrics[] = {{"bandwidth_gbps", "floor", "GB/s", true}, {"latency_us", "ceiling", "us", false}};
-constexpr const Metric* kBandwidth = &kMetrics[0];
-constexpr const Metric* kLatency = &kMetrics[1];
 
 const Metric* metric_named(const json& name) {
   for (const Metric& m : kMetrics)
     if (name == m.name) return &m;
   return nullptr;
-}
-
-// The samples of the metric the case's row carries (samples_gbps or samples_us: a latency
-// case's one-way times, every other case's GB/s, an interference case's beside the workload).
-const std::vector<double>& samples_of(const CaseResult& r) {
-  return is_latency(r.spec.method) ? r.outcome.latency_us : r.outcome.gbps;
-}
-
-// The metric whose figures an ok case has, or null.
-const Metric* metric_of(const CaseResult& r) {
-  if (r.outcome.status != CaseStatus::kOk || samples_of(r).empty()) return nullptr;
-  return is_latency(r.spec.method) ? kLatency : kBandwidth;
 }
 
 bool is_number(const json& v) { return v.is_number(); }  // bool is not a number in nlohmann
@@ -123,76 +106,6 @@ void check_top_level(const json& doc, const std::string& path) {
   if (doc.contains("made_with")) check_keys(doc["made_with"], kMadeWithKeys, {}, "made_with.", path);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-// Median of the raw samples of the entry's metric, where the case has that metric.
-std::optional<double> figure_of(const CaseResult& r, const Metric& m) {
-  if (metric_of(r) != &m) return std::nullopt;
-  return median(samples_of(r));
-}
-
-// `identity`: identity_fields of the case, the row's own words for it.
-bool matches(const json& match, const json& identity) {
-  for (const auto& [key, value] : match.items()) {
-    const bool present = identity.contains(key) && !identity[key].is_null();
-    if (value.is_null() ? present : !present || identity[key] != value) return false;
-  }
-  return true;
-}
-
-// "ce push uni 1 GiB blocks=132 threads=512" from the match keys.
-std::string describe(const json& match) {
-  std::string out;
-  for (const char* key : {"method", "direction", "mode"})
-    if (match.contains(key) && match[key].is_string()) out += (out.empty() ? "" : " ") + match[key].get<std::string>();
-  if (match.contains("bytes") && match["bytes"].is_number_integer() && match["bytes"] >= 0)
-    out += " " + format_size(match["bytes"].get<uint64_t>());
-  for (const auto& [key, value] : match.items()) {
-    if (key == "method" || key == "direction" || key == "mode" || key == "bytes" || value.is_null()) continue;
-    if (key == "src_rank" || key == "dst_rank" || key == "buffer_pool_bytes") continue;  // rarely differ
-    out += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return out;
-}
-
-std::string number(double v) { return text_format("%.4g", v); }
-
-struct Judged {
-  bool pass = false;
-  std::string line;
-  std::optional<double> margin_pct;
-  std::string case_name;
-};
-
-Judged judge(const CaseResult& r, const json& entry) {
-  const Metric& m = *metric_named(entry["metric"]);
-  Judged j;
-  j.case_name = describe(entry["match"]);
-  const double limit = entry[m.limit].get<double>();
-  const std::string limit_text = std::string(m.limit) + " " + number(limit) + " " + m.unit;
-  if (r.outcome.status != CaseStatus::kOk) {
-    j.line = "FAIL " + j.case_name + ": the case " + status_name(r.outcome.status) +
-             (r.outcome.error.empty() ? "" : ": " + r.outcome.error) + " (" + limit_text + ")";
-    return j;
-  }
-  const std::optional<double> figure = figure_of(r, m);
-  if (!figure) {
-    j.line = "FAIL " + j.case_name + ": the case has no " + m.name + " figures (" + limit_text + ")";
-    return j;
-  }
-  const double margin = m.higher_is_better ? *figure - limit : limit - *figure;
-  j.pass = margin >= 0;
-  if (limit != 0) j.margin_pct = margin / limit * 100.0;
-  j.line = text_format("%s %s: %s %s %s %s, margin %+.3g %s (%s)", j.pass ? "PASS" : "FAIL", j.case_name.c_str(),
-                  number(*figure).c_str(), m.unit, m.higher_is_better ? ">=" : "<=", limit_text.c_str(), margin, m.unit,
-                  j.margin_pct ? text_format("%+.1f%%", *j.margin_pct).c_str() : "-");
-  return j;
-}
-
 }  // namespace
 
 void validate_expectations(const json& doc, const std::string& path) {
@@ -240,45 +153,6 @@ void check_run_comparable(const json& expectations, const json& config, const st
                                                   config["min_sample_time_ms"].dump() + " ms");
 }
 
-ExpectationReport check_expectations(const json& expectations, const std::vector<CaseResult>& cases,
-                                     const std::string& pair_class) {
-  ExpectationReport report;
-  std::vector<const json*> entries;
-  for (const json& e : expectations["expectations"])
-    if (e["pair_class"] == pair_class) entries.push_back(&e);
-  std::vector<bool> used(entries.size(), false);
-  std::optional<Judged> smallest;
-  for (const CaseResult& r : cases) {
-    const bool ok = r.outcome.status == CaseStatus::kOk;
-    const Metric* row_metric = metric_of(r);
-    const json identity = identity_fields(r.spec, r.outcome);
-    bool found = false;
-    for (size_t i = 0; i < entries.size(); ++i) {
-      const json& e = *entries[i];
-      if (!matches(e["match"], identity) || (ok && row_metric != nullptr && e["metric"] != row_metric->name)) continue;
-      found = used[i] = true;
-      Judged j = judge(r, e);
-      (j.pass ? report.passed : report.failed) += 1;
-      report.lines.push_back(j.line);
-      if (j.margin_pct && (!smallest || *j.margin_pct < *smallest->margin_pct)) smallest = j;
-    }
-    if (!found && ok && row_metric != nullptr) ++report.without_expectation;
-  }
-  for (size_t i = 0; i < entries.size(); ++i)
-    if (!used[i])
-      report.not_measured.push_back(describe((*entries[i])["match"]) + " " + (*entries[i])["metric"].get<std::string>());
-  const std::string worst =
-      smallest ? text_format("; smallest margin %+.1f%% (%s)", *smallest->margin_pct, smallest->case_name.c_str()) : "";
-  report.summary = text_format("check %s: %d PASS, %d FAIL of %d cases with an expectation%s; %d rows without "
-                          "expectation; %zu expectations not measured",
-                          report.failed ? "FAIL" : "PASS", report.passed, report.failed, report.passed + report.failed,
-                          worst.c_str(), report.without_expectation, report.not_measured.size());
-  return report;
-}
-
-}  // namespace p2pbench
-
-namespace p2pbench {
 
 int report_expectations(std::FILE* out, const json& expectations, const std::vector<CaseResult>& cases, const json& meta) {
   if (expectations.is_null()) return kExitOk;
@@ -300,11 +174,13 @@ int report_expectations(std::FILE* out, const json& expectations, const std::vec
   if (verdicts.is_object() && (verdicts.value("contention", false) || verdicts.value("throttled", false)))
     std::fprintf(out, "  WARNING: the health verdicts say %s: figures may be low for reasons outside the link\n",
                  verdicts.value("contention", false) ? "another process used the GPUs" : "clocks were throttled");
-  const ExpectationReport report = check_expectations(expectations, cases, pair_class);
+  std::vector<CheckedCase> checked;
+  for (const CaseResult& r : cases) checked.push_back(checked_case(r));
+  const ExpectationReport report = check_expectations(expectations, checked, pair_class);
   // An operator reads the failures and the summary; every PASS line with its margin is in
   // `p2pbench-report check`, and a long list of what another config measures is noise here.
-  for (const auto& line : report.lines)
-    if (line.rfind("PASS", 0) != 0) std::fprintf(out, "  %s\n", line.c_str());
+  for (const JudgedCase& j : report.judged)
+    if (j.result == "FAIL") std::fprintf(out, "  %s\n", j.line.c_str());
   std::fprintf(out, "  %s\n", report.summary.c_str());
   return report.any_fail() ? kExitFailure : kExitOk;
 }

@@ -5,17 +5,7 @@
 //    "made_with": {"verify", "samples", "min_sample_time_ms"} (optional),
 //    "expectations": [{"match": {...row fields...}, "pair_class": "NV18",
 //                      "metric": "bandwidth_gbps" | "latency_us", "reference", "floor" | "ceiling"}]}
-// Semantics, the same as the report tool's `check`:
-// - a case matches an entry when every key of "match" equals the case's field as its row names
-//   it (identity_fields; null matches a null or missing field), the run's pair class
-//   (meta.topology.topo_label) equals "pair_class", and the case is not ok or has the entry's
-//   metric;
-// - the figure is the median of the case's raw samples (its row's samples_gbps / samples_us;
-//   the report tool falls back to the stored <metric>.median where a file has no samples);
-// - PASS when figure >= floor (bandwidth) or figure <= ceiling (latency); a failed or skipped
-//   row is a FAIL; margin = distance to the limit on the good side, in the unit and in % of the
-//   limit (negative for a FAIL);
-// - rows no entry matches and entries no row matches are listed, never failed.
+// The judgement of cases against the file: expectation_check.hpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -24,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "judgement/expectation_check.hpp"
 #include "results/case_result.hpp"
 
 namespace p2pbench {
@@ -38,19 +29,6 @@ void validate_expectations(const nlohmann::json& doc, const std::string& path);
 // sources (their "made_with"): verification off, fewer samples, shorter samples. Checked before
 // the run, as the report tool's `check` refuses such a file unless forced.
 void check_run_comparable(const nlohmann::json& expectations, const nlohmann::json& config, const std::string& path);
-
-struct ExpectationReport {
-  std::vector<std::string> lines;  // one per judged case, "PASS ..." / "FAIL ..."
-  std::vector<std::string> not_measured;
-  int passed = 0;
-  int failed = 0;
-  int without_expectation = 0;  // ok rows that no entry matches
-  std::string summary;
-  bool any_fail() const { return failed > 0; }
-};
-
-ExpectationReport check_expectations(const nlohmann::json& expectations, const std::vector<CaseResult>& cases,
-                                     const std::string& pair_class);
 
 // The end-of-run block for --expect (nothing when `expectations` is null): the PASS/FAIL lines,
 // what was not measured, a warning where the run's verdicts (meta.verdicts) say contention or

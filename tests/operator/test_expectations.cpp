@@ -39,6 +39,20 @@ CaseResult ce_case(uint64_t bytes, std::vector<double> samples, CaseStatus statu
   return r;
 }
 
+std::vector<CheckedCase> checked(const std::vector<CaseResult>& cases) {
+  std::vector<CheckedCase> out;
+  for (const CaseResult& r : cases) out.push_back(checked_case(r));
+  return out;
+}
+
+// The judged cases' lines (an ok case no entry matches has none).
+std::vector<std::string> lines_of(const ExpectationReport& r) {
+  std::vector<std::string> lines;
+  for (const JudgedCase& j : r.judged)
+    if (!j.line.empty()) lines.push_back(j.line);
+  return lines;
+}
+
 CaseResult latency_read_case(std::vector<double> samples_us) {
   CaseResult r;
   r.spec.method = Method::kLatencyRead;
@@ -110,17 +124,24 @@ TEST(Expectations, PassFailAndMargins) {
                                          ce_case(1u << 20, {196.0, 198.0}),         // median 197 < 200
                                          ce_case(1u << 16, {}, CaseStatus::kFailed),
                                          ce_case(1u << 24, {100.0})};               // no expectation
-  const ExpectationReport r = check_expectations(doc, cases, "NV18");
-  ASSERT_EQ(r.lines.size(), 3u);
-  EXPECT_EQ(r.lines[0], "PASS ce push uni 1 GiB: 396 GB/s >= floor 376.2 GB/s, margin +19.8 GB/s (+5.3%)");
-  EXPECT_EQ(r.lines[1], "FAIL ce push uni 1 MiB: 197 GB/s >= floor 200 GB/s, margin -3 GB/s (-1.5%)");
-  EXPECT_EQ(r.lines[2].rfind("FAIL ce push uni 64 KiB: the case failed: verification failed", 0), 0u) << r.lines[2];
+  const ExpectationReport r = check_expectations(doc, checked(cases), "NV18");
+  const std::vector<std::string> lines = lines_of(r);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "PASS ce push uni 1 GiB: 396 GB/s >= floor 376.2 GB/s, margin +19.8 GB/s (+5.3%)");
+  EXPECT_EQ(lines[1], "FAIL ce push uni 1 MiB: 197 GB/s >= floor 200 GB/s, margin -3 GB/s (-1.5%)");
+  EXPECT_EQ(lines[2].rfind("FAIL ce push uni 64 KiB: the case failed: verification failed", 0), 0u) << lines[2];
+  ASSERT_EQ(r.judged.size(), 4u);
+  EXPECT_EQ(r.judged[3].result, "NO EXPECTATION");
+  EXPECT_EQ(r.judged[3].case_index, 3u);
+  EXPECT_EQ(r.judged[1].entry_index, std::optional<size_t>(1));
+  EXPECT_DOUBLE_EQ(*r.judged[1].margin, -3.0);
   EXPECT_EQ(r.passed, 1);
   EXPECT_EQ(r.failed, 2);
   EXPECT_TRUE(r.any_fail());
   EXPECT_EQ(r.without_expectation, 1);
   ASSERT_EQ(r.not_measured.size(), 1u);  // the 4 KiB entry; the PIX entry is another pair class
-  EXPECT_EQ(r.not_measured[0], "ce push uni 4 KiB bandwidth_gbps");
+  EXPECT_EQ(r.not_measured[0], 4u);
+  EXPECT_EQ(r.not_measured_lines[0], "ce push uni 4 KiB bandwidth_gbps");
   EXPECT_EQ(r.summary, "check FAIL: 1 PASS, 2 FAIL of 3 cases with an expectation; smallest margin -1.5% (ce push uni "
                        "1 MiB); 1 rows without expectation; 1 expectations not measured");
 }
@@ -129,14 +150,14 @@ TEST(Expectations, LatencyCeilingAndNullMatching) {
   json match = {{"method", "latency_read"}, {"bytes", 8}, {"blocks", nullptr}};
   const json doc = document({entry(match, "latency_us", 0.85, 0.8925)});
   CaseResult latency = latency_read_case({0.85, 0.86, 0.84});  // no blocks: matches null
-  ExpectationReport r = check_expectations(doc, {latency}, "NV18");
-  ASSERT_EQ(r.lines.size(), 1u);
-  EXPECT_EQ(r.lines[0], "PASS latency_read 8 B: 0.85 us <= ceiling 0.8925 us, margin +0.0425 us (+4.8%)");
+  ExpectationReport r = check_expectations(doc, checked({latency}), "NV18");
+  ASSERT_EQ(lines_of(r).size(), 1u);
+  EXPECT_EQ(lines_of(r)[0], "PASS latency_read 8 B: 0.85 us <= ceiling 0.8925 us, margin +0.0425 us (+4.8%)");
   latency.spec.blocks = 132;  // a shape the entry does not have
-  r = check_expectations(doc, {latency}, "NV18");
-  EXPECT_TRUE(r.lines.empty());
+  r = check_expectations(doc, checked({latency}), "NV18");
+  EXPECT_TRUE(lines_of(r).empty());
   EXPECT_EQ(r.without_expectation, 1);
-  EXPECT_TRUE(check_expectations(doc, {latency_read_case({0.95})}, "NV18").any_fail());
+  EXPECT_TRUE(check_expectations(doc, checked({latency_read_case({0.95})}), "NV18").any_fail());
 }
 
 // An interference case's figure is its transfer beside the workload (its row's bandwidth_gbps),
@@ -152,12 +173,12 @@ TEST(Expectations, InterferenceFigureIsTheTransferBesideTheWorkload) {
   r.outcome.gbps = {290.0, 292.0, 288.0};  // together with the workload
   r.outcome.interference.emplace();
   r.outcome.interference->transfer_alone_gbps = {390.0};
-  ExpectationReport report = check_expectations(doc, {r}, "NV18");
-  ASSERT_EQ(report.lines.size(), 1u);
-  EXPECT_EQ(report.lines[0].rfind("PASS interference engine=ldst sm_partition=16 workload=gemm: 290 GB/s", 0), 0u)
-      << report.lines[0];
+  ExpectationReport report = check_expectations(doc, checked({r}), "NV18");
+  ASSERT_EQ(lines_of(report).size(), 1u);
+  EXPECT_EQ(lines_of(report)[0].rfind("PASS interference engine=ldst sm_partition=16 workload=gemm: 290 GB/s", 0), 0u)
+      << lines_of(report)[0];
   r.spec.sm_partition = 0;
-  EXPECT_TRUE(check_expectations(doc, {r}, "NV18").lines.empty()) << "another partition is another case";
+  EXPECT_TRUE(lines_of(check_expectations(doc, checked({r}), "NV18")).empty()) << "another partition is another case";
 }
 
 // What an expectation matches is the row's own fields: identity_fields is the row's subset.

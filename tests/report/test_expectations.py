@@ -176,3 +176,16 @@ def test_the_shipped_expectations_are_what_the_tool_makes(cli, tmp_path, monkeyp
     for source in shipped["made_from"]:
         code, out, _ = cli("check", source, "--expect", SHIPPED)
         assert code == 0 and "check PASS" in out, source
+
+
+def test_check_judges_with_the_runs_code_or_says_how_to_get_it(cli, made, one_baseline_path, monkeypatch, tmp_path):
+    """`check` never judges a case itself: without p2pbench-check it stops (exit 2) and says where
+    the judge comes from."""
+    from p2pbench_report import check
+    _, expect = made
+    monkeypatch.setenv("P2PBENCH_CHECK", str(tmp_path / "missing"))
+    monkeypatch.setattr(check.shutil, "which", lambda name: None)
+    monkeypatch.setattr(check, "REPO", tmp_path)
+    code, _, err = cli("check", one_baseline_path, "--expect", expect)
+    assert code == 2
+    assert "p2pbench-check" in err and "P2PBENCH_CHECK" in err
