@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "plan/patterns.hpp"
+#include "plan/probe_axes.hpp"
 
 namespace p2pbench {
 
@@ -79,21 +80,6 @@ uint64_t shape_count(Method m, const Config& c) {
   return count;
 }
 
-// Latency and atomic cases of one ordered pair (as expand_probe_method).
-uint64_t cases_per_pair(Method m, const Config& c) {
-  const LatencySettings& l = c.latency;
-  switch (m) {
-    case Method::kLatencySignal: return product({l.protocols.size(), l.payload_bytes.size()});
-    case Method::kLatencyRead:
-      return product({l.read_footprint_bytes.size(), l.read_stride_bytes.size(), l.read_loads.size(), l.read_launch.size(),
-                      l.read_timing.size(), l.read_owner.size(), l.read_protocols.size()});
-    case Method::kLatencyCe: return l.payload_bytes.size();
-    case Method::kAtomic:
-      return product({c.atomic.types.size(), c.atomic.patterns.size(), c.atomic.blocks.size(), c.atomic.threads.size()});
-    default: return 0;
-  }
-}
-
 // As expand_interference: the copy engine has no SM partitions.
 uint64_t interference_cases(const Config& config) {
   const InterferenceSettings& s = config.interference;
@@ -118,30 +104,6 @@ void push_pairs(CaseSpec c, const std::vector<Flow>& pairs, std::vector<CaseSpec
     c.flows = {f};
     cases.push_back(c);
   }
-}
-
-// latency_read: one case per combination of the read axes (the load kind varies fastest, so
-// the console's table lists plain, relaxed_sys and absolute of one variant together).
-void expand_read_chases(const LatencySettings& l, CaseSpec c, const std::vector<Flow>& pairs, std::vector<CaseSpec>& cases) {
-  for (uint64_t footprint : l.read_footprint_bytes)
-    for (uint64_t stride : l.read_stride_bytes)
-      for (uint64_t loads : l.read_loads)
-        for (const std::string& launch : l.read_launch)
-          for (const std::string& timing : l.read_timing)
-            for (const std::string& owner : l.read_owner)
-              for (const std::string& load : l.read_protocols) {
-                ReadChase r;
-                r.load = load;
-                r.launch = launch;
-                r.timing = timing;
-                r.owner = owner;
-                r.stride_bytes = stride;
-                r.loads = loads;
-                c.bytes = footprint;
-                c.protocol = r.protocol();
-                c.read_chase = r;
-                push_pairs(c, pairs, cases);
-              }
 }
 
 // The load beside a latency case of pair `p`: the configured pattern over the other ranks (in
@@ -186,48 +148,13 @@ void add_load_twins(const Config& config, int ranks, size_t first, std::vector<C
   cases = std::move(out);
 }
 
-// Latency and atomic cases: one way at a time, every ordered pair; their own axes.
+// Latency and atomic cases: one way at a time, every ordered pair; their own named axes.
 void expand_probe_method(Method m, const Config& config, const std::vector<Flow>& pairs, std::vector<CaseSpec>& cases) {
   CaseSpec c;
   c.method = m;
   c.mode = Mode::kUni;
   c.direction = m == Method::kLatencyRead ? Direction::kPull : Direction::kPush;
-  switch (m) {
-    case Method::kLatencySignal:
-      for (const std::string& protocol : config.latency.protocols)  // one console table per protocol
-        for (uint64_t payload : config.latency.payload_bytes) {
-          c.bytes = payload;
-          c.protocol = protocol;
-          push_pairs(c, pairs, cases);
-        }
-      break;
-    case Method::kLatencyRead:
-      expand_read_chases(config.latency, c, pairs, cases);
-      break;
-    case Method::kLatencyCe:
-      for (uint64_t payload : config.latency.payload_bytes) {
-        c.bytes = payload;
-        push_pairs(c, pairs, cases);
-      }
-      break;
-    case Method::kAtomic:
-      for (const std::string& type : config.atomic.types)
-        for (const std::string& pattern : config.atomic.patterns)
-          for (uint64_t blocks : config.atomic.blocks)
-            for (uint64_t threads : config.atomic.threads) {
-              c.atomic_type = type;
-              c.atomic_pattern = pattern;
-              c.ops_per_thread = config.atomic.ops_per_thread;
-              c.hot_addresses = pattern == "hot_spot" ? std::optional<uint64_t>(config.atomic.hot_addresses) : std::nullopt;
-              c.blocks = int(blocks);
-              c.threads = int(threads);
-              c.bytes = blocks * threads * config.atomic.ops_per_thread * atomic_type_bytes(type);  // per launch
-              push_pairs(c, pairs, cases);
-            }
-      break;
-    default:
-      break;
-  }
+  expand_probe_axes(c, probe_axes_of(m, config), [&](const CaseSpec& one) { push_pairs(one, pairs, cases); });
 }
 
 // --- interference ---------------------------------------------------------------
@@ -370,7 +297,7 @@ uint64_t count_cases(const Config& config, const GroupLayout& layout) {
     }
     if (is_latency(m) || m == Method::kAtomic) {
       const uint64_t twins = is_latency(m) && config.latency.load ? 2 : 1;  // latency under load
-      total = saturating_add(total, saturating_mul(saturating_mul(cases_per_pair(m, config), ranks * (ranks - 1)), twins));
+      total = saturating_add(total, saturating_mul(saturating_mul(probe_axes_count(probe_axes_of(m, config)), ranks * (ranks - 1)), twins));
       continue;
     }
     const uint64_t shapes = shape_count(m, config);

@@ -52,6 +52,34 @@ TEST(Sweep, AxesApplyPerMethod) {
   EXPECT_EQ(names.size(), cases.size()) << "case names must be unique";
 }
 
+// The probes' named axes: the first outermost, latency_read's load kind fastest, every
+// combination once per ordered pair, and the count from the same declaration.
+TEST(Sweep, ProbeAxesExpandInTheirDeclaredOrder) {
+  json doc = {{"sizes", {4096}},
+              {"methods", {"latency_read", "atomic"}},
+              {"latency", {{"read_footprint_bytes", {1 << 20, 2 << 20}},
+                           {"read_launch", {"single", "every_sm"}},
+                           {"read_protocols", {"plain", "absolute"}}}},
+              {"atomic", {{"types", {"u32", "f32x4"}}, {"patterns", {"distinct", "hot_spot"}}, {"blocks", {4}}}}};
+  const Config config = parse_config(doc);
+  const auto cases = expand_cases(config);
+  ASSERT_EQ(cases.size(), (2u * 2 * 2 + 2u * 2) * 2) << "every combination, both orientations";
+  EXPECT_EQ(uint64_t(cases.size()), count_cases(config));
+  // latency_read: footprint outermost, then launch, the load kind fastest; each for 0->1 then 1->0.
+  const char* expected[] = {"plain", "plain", "absolute", "absolute", "plain,launch=every_sm", "plain,launch=every_sm"};
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(*cases[i].protocol, expected[i]) << i;
+  EXPECT_EQ(cases[0].bytes, 1u << 20);
+  EXPECT_EQ(cases[8].bytes, 2u << 20);
+  EXPECT_EQ(cases[1].src_rank(), 1);
+  // atomic: bytes = blocks x threads x operations x the type's bytes; hot addresses only for hot_spot.
+  const CaseSpec& f32x4_hot = cases[16 + 6];
+  EXPECT_EQ(*f32x4_hot.atomic_type, "f32x4");
+  EXPECT_EQ(*f32x4_hot.atomic_pattern, "hot_spot");
+  EXPECT_EQ(f32x4_hot.bytes, 4u * 256 * 16 * 16);
+  EXPECT_TRUE(f32x4_hot.hot_addresses.has_value());
+  EXPECT_FALSE(cases[16].hot_addresses.has_value());
+}
+
 TEST(Sweep, HostLinkCasesRunOncePerGpu) {
   const Config c = parse_config(json{{"sizes", {4096}}, {"methods", {"h2d", "d2h"}}});  // push+pull, uni+bidir
   const auto cases = expand_cases(c);
