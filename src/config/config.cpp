@@ -9,6 +9,7 @@
 #include "common/errors.hpp"
 #include "common/text_format.hpp"
 #include "config/axis.hpp"
+#include "config/config_keys.hpp"
 #include "config/default_config.hpp"  // generated from configs/default.json
 
 namespace p2pbench {
@@ -17,24 +18,11 @@ namespace {
 
 using json = nlohmann::json;
 
-class KeyNamer {
- public:
-  explicit KeyNamer(const KeyOrigins& origins) : origins_(origins) {}
-  std::string operator()(const std::string& key) const { return key_with_origin(origins_, key); }
-
- private:
-  const KeyOrigins& origins_;
-};
-
-void reject_unknown_keys(const json& obj, const std::set<std::string>& allowed, const std::string& prefix,
-                         const KeyNamer& name) {
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (allowed.count(it.key())) continue;
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    throw InputError(name(prefix + it.key()), it.value().dump(), "unknown key (known keys: " + list + ")");
-  }
+// Names a key with the flag that set it, where one did.
+KeyNamer namer_of(const KeyOrigins& origins) {
+  return [&origins](const std::string& key) { return key_with_origin(origins, key); };
 }
+
 
 template <typename E>
 std::vector<E> parse_enum_list(const json& doc, const std::string& key, const KeyNamer& name,
@@ -62,128 +50,8 @@ double parse_number_in(const json& v, const std::string& key, double low, double
   return v.get<double>();
 }
 
-std::vector<std::string> parse_name_list(const json& v, const std::string& key, const std::vector<std::string>& allowed) {
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
-  if (!v.is_array() || v.empty()) throw InputError(key, v.dump(), "expected a non-empty list of " + list);
-  std::vector<std::string> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string() || std::find(allowed.begin(), allowed.end(), v[i].get<std::string>()) == allowed.end())
-      throw InputError(key + "[" + std::to_string(i) + "]", v[i].dump(), "expected one of " + list);
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
-}
 
-uint64_t parse_count(const json& v, const std::string& key, uint64_t max) {
-  if (!v.is_number_integer() || v.get<int64_t>() < 1 || uint64_t(v.get<int64_t>()) > max)
-    throw InputError(key, v.dump(), "must be an integer from 1 to " + std::to_string(max));
-  return uint64_t(v.get<int64_t>());
-}
 
-// A count, or a list of counts (an axis), each from 1 to max.
-std::vector<uint64_t> parse_count_axis(const json& v, const std::string& key, uint64_t max) {
-  if (!v.is_array()) return {parse_count(v, key, max)};
-  if (v.empty()) throw InputError(key, "[]", "empty list: the sweep would have no cases");
-  std::vector<uint64_t> out;
-  for (size_t i = 0; i < v.size(); ++i) out.push_back(parse_count(v[i], key + "[" + std::to_string(i) + "]", max));
-  return out;
-}
-
-// latency_read's axes: which chase, how it is launched and timed, its chain's geometry.
-void parse_read_chase(const json& s, const KeyNamer& name, LatencySettings& l) {
-  if (s.contains("read_loads")) l.read_loads = parse_count_axis(s["read_loads"], name("latency.read_loads"), 10000000);
-  if (s.contains("read_protocols"))
-    l.read_protocols = parse_name_list(s["read_protocols"], name("latency.read_protocols"), read_load_names());
-  if (s.contains("read_launch")) l.read_launch = parse_name_list(s["read_launch"], name("latency.read_launch"), read_launch_names());
-  if (s.contains("read_timing")) l.read_timing = parse_name_list(s["read_timing"], name("latency.read_timing"), read_timing_names());
-  if (s.contains("read_owner")) l.read_owner = parse_name_list(s["read_owner"], name("latency.read_owner"), read_owner_names());
-  if (s.contains("read_stride_bytes"))
-    l.read_stride_bytes = parse_axis(s["read_stride_bytes"], name("latency.read_stride_bytes"), true);
-  if (s.contains("read_footprint_bytes"))
-    l.read_footprint_bytes = parse_axis(s["read_footprint_bytes"], name("latency.read_footprint_bytes"), true);
-  for (size_t i = 0; i < l.read_stride_bytes.size(); ++i)
-    if (l.read_stride_bytes[i] < 8 || l.read_stride_bytes[i] % 8 != 0 || l.read_stride_bytes[i] > (1u << 20))
-      throw InputError(name("latency.read_stride_bytes") + "[" + std::to_string(i) + "]",
-                       std::to_string(l.read_stride_bytes[i]), "a stride is a multiple of 8 bytes from 8 to 1 MiB");
-  for (size_t i = 0; i < l.read_footprint_bytes.size(); ++i) {
-    const uint64_t f = l.read_footprint_bytes[i];
-    const uint64_t largest_stride = *std::max_element(l.read_stride_bytes.begin(), l.read_stride_bytes.end());
-    if (f < largest_stride || f > (uint64_t{1} << 32))
-      throw InputError(name("latency.read_footprint_bytes") + "[" + std::to_string(i) + "]", std::to_string(f),
-                       "the chain must hold at least one element of every read_stride_bytes (" +
-                           std::to_string(largest_stride) + " bytes) and at most 4 GiB");
-  }
-}
-
-// "latency.load": {"method": "ce" | "ldst" | "tma", "direction", "pattern", "bytes"}.
-LatencyLoad parse_latency_load(const json& s, const KeyNamer& name) {
-  if (!s.is_object()) throw InputError(name("latency.load"), s.dump(), "must be an object");
-  reject_unknown_keys(s, {"method", "direction", "pattern", "bytes"}, "latency.load.", name);
-  LatencyLoad l;
-  auto text = [&](const char* key) {
-    if (!s[key].is_string()) throw InputError(name(std::string("latency.load.") + key), s[key].dump(), "must be a string");
-    return s[key].get<std::string>();
-  };
-  if (s.contains("method")) {
-    const auto m = parse_method(text("method"));
-    if (!m || !method_info(*m).runs_as_load)
-      throw InputError(name("latency.load.method"), s["method"].dump(),
-                       "must be one of " + method_list([](const MethodInfo& i) { return i.runs_as_load; }));
-    l.method = *m;
-  }
-  if (s.contains("direction")) {
-    const auto d = parse_direction(text("direction"));
-    if (!d) throw InputError(name("latency.load.direction"), s["direction"].dump(), "must be push or pull");
-    l.direction = *d;
-  }
-  if (s.contains("pattern")) {
-    const auto p = parse_pattern(text("pattern"));
-    if (!p || !(*p == Pattern::kAllToAll || *p == Pattern::kRing || *p == Pattern::kBisection))
-      throw InputError(name("latency.load.pattern"), s["pattern"].dump(), "must be one of all_to_all, ring, bisection");
-    l.pattern = *p;
-  }
-  if (s.contains("bytes")) {
-    const auto sizes = parse_axis(s["bytes"], name("latency.load.bytes"), true);
-    if (sizes.size() != 1) throw InputError(name("latency.load.bytes"), s["bytes"].dump(), "must be one size");
-    l.bytes = sizes[0];
-  }
-  return l;
-}
-
-// The "latency" and "atomic" sections.
-void parse_latency_and_atomic(const json& doc, const KeyNamer& name, Config& c) {
-  if (doc.contains("latency")) {
-    const json& s = doc["latency"];
-    if (!s.is_object()) throw InputError(name("latency"), s.dump(), "must be an object");
-    reject_unknown_keys(s,
-                        {"payload_bytes", "protocols", "round_trips", "read_loads", "ce_copies", "read_protocols",
-                         "read_launch", "read_timing", "read_owner", "read_stride_bytes", "read_footprint_bytes", "load"},
-                        "latency.", name);
-    if (s.contains("payload_bytes")) c.latency.payload_bytes = parse_axis(s["payload_bytes"], name("latency.payload_bytes"), true);
-    if (s.contains("protocols"))
-      c.latency.protocols = parse_name_list(s["protocols"], name("latency.protocols"), signal_protocol_names());
-    if (s.contains("round_trips")) c.latency.round_trips = parse_count(s["round_trips"], name("latency.round_trips"), 1000000);
-    if (s.contains("ce_copies")) c.latency.ce_copies = parse_count(s["ce_copies"], name("latency.ce_copies"), 100000);
-    if (s.contains("load")) c.latency.load = parse_latency_load(s["load"], name);
-    parse_read_chase(s, name, c.latency);
-    for (size_t i = 0; i < c.latency.payload_bytes.size(); ++i)
-      if (c.latency.payload_bytes[i] % 4 != 0 || c.latency.payload_bytes[i] > (64u << 10))
-        throw InputError(name("latency.payload_bytes") + "[" + std::to_string(i) + "]",
-                         std::to_string(c.latency.payload_bytes[i]), "payloads are multiples of 4 bytes up to 64 KiB");
-  }
-  if (doc.contains("atomic")) {
-    const json& s = doc["atomic"];
-    if (!s.is_object()) throw InputError(name("atomic"), s.dump(), "must be an object");
-    reject_unknown_keys(s, {"types", "patterns", "blocks", "threads", "ops_per_thread", "hot_addresses"}, "atomic.", name);
-    if (s.contains("types")) c.atomic.types = parse_name_list(s["types"], name("atomic.types"), atomic_type_names());
-    if (s.contains("patterns")) c.atomic.patterns = parse_name_list(s["patterns"], name("atomic.patterns"), atomic_pattern_names());
-    if (s.contains("blocks")) c.atomic.blocks = parse_axis(s["blocks"], name("atomic.blocks"), false);
-    if (s.contains("threads")) c.atomic.threads = parse_axis(s["threads"], name("atomic.threads"), false);
-    if (s.contains("ops_per_thread")) c.atomic.ops_per_thread = parse_count(s["ops_per_thread"], name("atomic.ops_per_thread"), 1u << 20);
-    if (s.contains("hot_addresses")) c.atomic.hot_addresses = parse_count(s["hot_addresses"], name("atomic.hot_addresses"), 1u << 20);
-  }
-}
 
 }  // namespace
 
@@ -354,7 +222,7 @@ void parse_kernel_axes(const json& doc, const KeyNamer& name, const MethodInfo& 
 }  // namespace
 
 Config parse_config(const json& doc, const KeyOrigins& origins) {
-  const KeyNamer name(origins);
+  const KeyNamer name = namer_of(origins);
   if (!doc.is_object()) throw InputError("config", doc.dump().substr(0, 40), "the config must be a JSON object");
   std::set<std::string> allowed;
   for (const auto& [key, help] : config_key_help()) allowed.insert(key);
@@ -363,7 +231,7 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
   Config c;
   parse_sweep_keys(doc, name, c);
   parse_measurement_keys(doc, name, c);
-  parse_latency_and_atomic(doc, name, c);
+  parse_probe_sections(doc, name, c.latency, c.atomic);
   if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);
   parse_pattern_keys(doc, name, c.plan);
   for (const MethodInfo& m : method_registry())

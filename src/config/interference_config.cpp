@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "config/axis.hpp"
+#include "config/config_keys.hpp"
 
 namespace p2pbench {
 
@@ -24,13 +25,6 @@ std::string quoted_list(const std::vector<std::string>& names) {
   return list;
 }
 
-void reject_unknown(const json& obj, const std::set<std::string>& known, const std::string& prefix, const Namer& name) {
-  for (auto it = obj.begin(); it != obj.end(); ++it)
-    if (!known.count(it.key())) {
-      std::vector<std::string> list(known.begin(), known.end());
-      throw InputError(name(prefix + it.key()), it.value().dump(), "unknown key (known keys: " + quoted_list(list) + ")");
-    }
-}
 
 std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
   const std::string key = "interference.workloads";
@@ -66,7 +60,7 @@ std::vector<Method> parse_engines(const json& v, const Namer& name) {
 
 GemmShape parse_gemm(const json& v, const Namer& name) {
   if (!v.is_object()) throw InputError(name("interference.gemm"), v.dump(), "must be an object {\"m\", \"n\", \"k\"}");
-  reject_unknown(v, {"m", "n", "k"}, "interference.gemm.", name);
+  reject_unknown_keys(v, {"m", "n", "k"}, "interference.gemm.", name);
   GemmShape shape;
   for (auto [key, target] : {std::pair{"m", &shape.m}, std::pair{"n", &shape.n}, std::pair{"k", &shape.k}}) {
     if (!v.contains(key)) continue;
@@ -107,7 +101,7 @@ const std::vector<std::string>& workload_names() {
 
 void parse_interference_section(const json& section, const Namer& name, InterferenceSettings& out) {
   if (!section.is_object()) throw InputError(name("interference"), section.dump(), "must be an object");
-  reject_unknown(section, {"workloads", "gemm", "hbm_bytes", "engines", "sm_partitions", "both_gpus_busy"}, "interference.",
+  reject_unknown_keys(section, {"workloads", "gemm", "hbm_bytes", "engines", "sm_partitions", "both_gpus_busy"}, "interference.",
                  name);
   if (section.contains("workloads")) out.workloads = parse_workloads(section["workloads"], name);
   if (section.contains("gemm")) out.gemm = parse_gemm(section["gemm"], name);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/errors.hpp"
+#include "config/config_keys.hpp"
 
 namespace p2pbench {
 
@@ -39,15 +40,6 @@ std::vector<uint64_t> parse_integer_list(const json& v, const std::string& key, 
   return out;
 }
 
-void reject_unknown(const json& section, const std::set<std::string>& known, const std::string& prefix, const Namer& name) {
-  if (!section.is_object()) throw InputError(name(prefix.substr(0, prefix.size() - 1)), section.dump(), "must be an object");
-  for (auto it = section.begin(); it != section.end(); ++it)
-    if (!known.count(it.key())) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw InputError(name(prefix + it.key()), it.value().dump(), "unknown key (known keys: " + list + ")");
-    }
-}
 
 std::vector<Pattern> parse_patterns(const json& v, const Namer& name) {
   std::string allowed;
@@ -65,7 +57,7 @@ std::vector<Pattern> parse_patterns(const json& v, const Namer& name) {
 }
 
 void parse_matrix_section(const json& s, const Namer& name, PatternSettings& out) {
-  reject_unknown(s, {"schedule", "check_alone_pairs", "seed"}, "matrix.", name);
+  reject_unknown_keys(s, {"schedule", "check_alone_pairs", "seed"}, "matrix.", name);
   if (s.contains("schedule")) {
     const json& v = s["schedule"];
     const auto schedule = v.is_string() ? parse_schedule(v.get<std::string>()) : std::nullopt;
@@ -114,19 +106,19 @@ std::vector<std::vector<Flow>> parse_flow_lists(const json& v, const Namer& name
 void parse_pattern_sections(const json& doc, const Namer& name, PatternSettings& out) {
   if (doc.contains("sampled")) {
     const json& s = doc["sampled"];
-    reject_unknown(s, {"peers", "seed"}, "sampled.", name);
+    reject_unknown_keys(s, {"peers", "seed"}, "sampled.", name);
     if (s.contains("peers"))
       out.sampled_peers = parse_integer(s["peers"], name("sampled.peers"), 1, kLargestRank, "peers per rank");
     if (s.contains("seed")) out.sampled_seed = parse_integer(s["seed"], name("sampled.seed"), 0, kLargestSeed, "a seed");
   }
   if (doc.contains("ring")) {
-    reject_unknown(doc["ring"], {"shifts"}, "ring.", name);
+    reject_unknown_keys(doc["ring"], {"shifts"}, "ring.", name);
     if (doc["ring"].contains("shifts"))
       out.ring_shifts = parse_integer_list(doc["ring"]["shifts"], name("ring.shifts"), 1, "shifts (rank r sends to r + k)");
   }
   for (const auto& [section, roots] : {std::pair{"one_to_all", &out.one_to_all_roots}, {"all_to_one", &out.all_to_one_roots}}) {
     if (!doc.contains(section)) continue;
-    reject_unknown(doc[section], {"roots"}, std::string(section) + ".", name);
+    reject_unknown_keys(doc[section], {"roots"}, std::string(section) + ".", name);
     if (doc[section].contains("roots"))
       *roots = parse_integer_list(doc[section]["roots"], name(std::string(section) + ".roots"), 0, "root ranks");
   }

@@ -1,0 +1,32 @@
+// What every section of the config reads its keys with: the errors name the key (and the flag it
+// came from, through the namer) and the value, and say what was expected.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace p2pbench {
+
+// The key as the error names it: "ldst.threads[0] (from --threads)".
+using KeyNamer = std::function<std::string(const std::string&)>;
+
+// `section` must be an object of known keys; `prefix` is its name with the dot ("latency.").
+void reject_unknown_keys(const nlohmann::json& section, const std::set<std::string>& known, const std::string& prefix,
+                         const KeyNamer& name);
+
+// A non-empty list of names, each one of `allowed`.
+std::vector<std::string> parse_name_list(const nlohmann::json& v, const std::string& key,
+                                         const std::vector<std::string>& allowed);
+
+// An integer from 1 to max.
+uint64_t parse_count(const nlohmann::json& v, const std::string& key, uint64_t max);
+
+// A count, or a list of counts (an axis), each from 1 to max.
+std::vector<uint64_t> parse_count_axis(const nlohmann::json& v, const std::string& key, uint64_t max);
+
+}  // namespace p2pbench
