@@ -14,19 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-struct Metric {
-  const char* name;
-  const char* limit;  // "floor" or "ceiling"
-  const char* unit;
-  bool higher_is_better;
-};
-constexpr Metric kMetrics[] = {{"bandwidth_gbps", "floor", "GB/s", true}, {"latency_us", "ceiling", "us", false}};
-
-const Metric& metric_named(const json& name) {
-  for (const Metric& m : kMetrics)
-    if (name == m.name) return m;
-  return kMetrics[0];  // validate_expectations let no other name through
-}
+constexpr ExpectationMetric kMetrics[] = {{"bandwidth_gbps", "floor", "GB/s", true},
+                                          {"latency_us", "ceiling", "us", false}};
 
 bool matches(const json& match, const json& identity) {
   for (const auto& [key, value] : match.items()) {
@@ -54,7 +43,7 @@ std::string describe(const json& match) {
 std::string number(double v) { return text_format("%.4g", v); }
 
 JudgedCase judge(const CheckedCase& c, const json& entry) {
-  const Metric& m = metric_named(entry["metric"]);
+  const ExpectationMetric& m = *expectation_metric(entry["metric"]);  // validate_expectations let no other through
   JudgedCase j;
   j.result = "FAIL";
   const std::string& name = j.name = describe(entry["match"]);
@@ -93,6 +82,12 @@ std::string summary_of(const ExpectationReport& r) {
 }
 
 }  // namespace
+
+const ExpectationMetric* expectation_metric(const json& name) {
+  for (const ExpectationMetric& m : kMetrics)
+    if (name == m.name) return &m;
+  return nullptr;
+}
 
 CheckedCase checked_case(const CaseResult& r) {
   const bool latency = is_latency(r.spec.method);

@@ -22,6 +22,16 @@
 
 namespace p2pbench {
 
+// A metric an entry may name: its limit's key and unit, and which way is good.
+struct ExpectationMetric {
+  const char* name;   // "bandwidth_gbps", "latency_us"
+  const char* limit;  // "floor" or "ceiling"
+  const char* unit;
+  bool higher_is_better;
+};
+// The metric of that name, or null.
+const ExpectationMetric* expectation_metric(const nlohmann::json& name);
+
 // What the judgement needs of one case.
 struct CheckedCase {
   nlohmann::json identity;            // its variables as its row names them (identity_fields; a row will do)

@@ -18,20 +18,6 @@ namespace {
 
 constexpr const char* kFormat = "p2pbench-expectations";
 
-struct Metric {
-  const char* name;
-  const char* limit;  // "floor" or "ceiling"
-  const char* unit;
-  bool higher_is_better;
-};
-constexpr Metric kMetrics[] = {{"bandwidth_gbps", "floor", "GB/s", true}, {"latency_us", "ceiling", "us", false}};
-
-const Metric* metric_named(const json& name) {
-  for (const Metric& m : kMetrics)
-    if (name == m.name) return &m;
-  return nullptr;
-}
-
 bool is_number(const json& v) { return v.is_number(); }  // bool is not a number in nlohmann
 
 [[noreturn]] void bad(const std::string& path, const std::string& field, const std::string& why) {
@@ -49,7 +35,7 @@ std::string entry_problem(const json& e) {
     if (key != "match" && key != "pair_class" && key != "metric" && key != "reference" && key != "floor" &&
         key != "ceiling")
       return "unknown key '" + key + "' (match, pair_class, metric, reference, floor, ceiling)";
-  const Metric* m = e.contains("metric") ? metric_named(e["metric"]) : nullptr;
+  const ExpectationMetric* m = e.contains("metric") ? expectation_metric(e["metric"]) : nullptr;
   if (m == nullptr)
     return "metric " + (e.contains("metric") ? e["metric"].dump() : std::string("(missing)")) +
            " is not one of bandwidth_gbps, latency_us";
