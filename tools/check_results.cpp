@@ -4,38 +4,16 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
+#include "checked_row.hpp"
 #include "judgement/expectations.hpp"
-
-namespace {
 
 using nlohmann::json;
 using namespace p2pbench;
-
-// A row as the judgement needs it: the row itself names the case's variables; its metric is the
-// statistics object it carries; the figure's samples are its raw samples, else its stored median.
-CheckedCase checked_row(const json& row) {
-  CheckedCase c;
-  c.identity = row;
-  const std::string status = row.value("status", std::string("failed"));
-  c.status = status == "ok" ? CaseStatus::kOk : status == "skipped" ? CaseStatus::kSkipped : CaseStatus::kFailed;
-  c.error = row.contains("error") && row["error"].is_string() ? row["error"].get<std::string>() : "";
-  for (const auto& [metric, samples] : {std::pair{"bandwidth_gbps", "samples_gbps"}, std::pair{"latency_us", "samples_us"}}) {
-    if (!row.contains(metric) || !row[metric].is_object()) continue;
-    c.metric = metric;
-    for (const json& v : row.value(samples, json::array()))
-      if (v.is_number()) c.samples.push_back(v.get<double>());
-    if (c.samples.empty() && row[metric].contains("median") && row[metric]["median"].is_number())
-      c.samples.push_back(row[metric]["median"].get<double>());
-    break;
-  }
-  return c;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 4) {

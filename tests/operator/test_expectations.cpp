@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "checked_row.hpp"
 #include "judgement/expectations.hpp"
 #include "results/result_writer.hpp"
 
@@ -194,6 +195,42 @@ TEST(Expectations, IdentityIsTheRowsOwnFields) {
     ASSERT_TRUE(row.contains(key)) << key;
     EXPECT_EQ(row[key], value) << key;
   }
+}
+
+// One judgement: a run's cases (checked_case) and the same cases read from their rows
+// (checked_row, what p2pbench-check reads) get the same results, figures and margins.
+TEST(Expectations, TheRunAndItsFileAreJudgedAlike) {
+  const json doc = document({entry(ce_match(1u << 30), "bandwidth_gbps", 396.0, 376.2),
+                             entry(ce_match(1u << 20), "bandwidth_gbps", 210.0, 200.0),
+                             entry({{"method", "latency_read"}, {"bytes", 8}}, "latency_us", 0.85, 0.8925),
+                             entry({{"method", "interference"}, {"engine", "ldst"}}, "bandwidth_gbps", 300.0, 285.0)});
+  std::vector<CaseResult> cases = {ce_case(1u << 30, {390.0, 400.0, 396.0}), ce_case(1u << 20, {}, CaseStatus::kFailed),
+                                   latency_read_case({0.85, 0.95}), ce_case(1u << 24, {100.0})};
+  CaseResult interference;
+  interference.spec.method = Method::kInterference;
+  interference.spec.engine = Method::kLdst;
+  interference.outcome.gbps = {280.0, 290.0};
+  interference.outcome.interference.emplace();
+  cases.push_back(interference);
+  std::vector<json> rows;
+  for (CaseResult& r : cases) {
+    if (r.outcome.status == CaseStatus::kOk && !r.outcome.gbps.empty()) r.outcome.time_us = {1.0};
+    rows.push_back(result_row(r.spec, r.outcome));
+  }
+  std::vector<CheckedCase> from_rows;
+  for (const json& row : rows) from_rows.push_back(checked_row(row));
+  const ExpectationReport run = check_expectations(doc, checked(cases), "NV18");
+  const ExpectationReport file = check_expectations(doc, from_rows, "NV18");
+  ASSERT_EQ(run.judged.size(), 5u);
+  ASSERT_EQ(file.judged.size(), run.judged.size());
+  for (size_t i = 0; i < run.judged.size(); ++i) {
+    EXPECT_EQ(file.judged[i].result, run.judged[i].result) << i;
+    EXPECT_EQ(file.judged[i].entry_index, run.judged[i].entry_index) << i;
+    EXPECT_EQ(file.judged[i].figure, run.judged[i].figure) << i;
+    EXPECT_EQ(file.judged[i].line, run.judged[i].line) << i;
+  }
+  EXPECT_EQ(file.summary, run.summary);
+  EXPECT_EQ(run.passed, 2);  // 1 GiB and the interference case; the latency median 0.9 is above its ceiling
 }
 
 TEST(Expectations, ReportBlockAndExitStatus) {
