@@ -27,8 +27,8 @@ class LiveClock {
     checked_ns_ = moved_ns_ = ptx::globaltimer_ns();
   }
 
-  // Nanoseconds counted so far; call it on every poll. Time since the last checkpoint counts
-  // when the host was alive at it.
+  // Nanoseconds counted so far; call it while polling (on every poll or every few). Time since
+  // the last checkpoint counts when the host was alive at it.
   __device__ uint64_t waited_ns() {
     const uint64_t since = ptx::globaltimer_ns() - checked_ns_;
     if (since < kCheckEveryNs) return alive_ ? counted_ns_ + since : counted_ns_;

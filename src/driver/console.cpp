@@ -47,8 +47,7 @@ std::optional<double> median_of(const std::vector<double>& samples) {
 
 // A latency case's one-way times, where it measured.
 const std::vector<double>* latency_samples(const CaseResult& r) {
-  const bool measured = r.outcome.status == CaseStatus::kOk && !r.outcome.latency_us.empty();
-  return measured ? &r.outcome.latency_us : nullptr;
+  return is_latency(r.spec.method) ? figure_samples(r) : nullptr;
 }
 
 // The extra columns of latency_ce (issue interval) and latency_read (cycles, at the peak clock).
@@ -85,8 +84,8 @@ void print_latency_table(std::FILE* out, const std::string& title, const std::ve
 
 // A bandwidth case's aggregate GB/s, where it measured.
 std::optional<Summary> bandwidth_of(const CaseResult& r) {
-  if (r.outcome.status != CaseStatus::kOk || r.outcome.gbps.empty()) return std::nullopt;
-  return summarize(r.outcome.gbps);
+  const std::vector<double>* samples = is_latency(r.spec.method) ? nullptr : figure_samples(r);
+  return samples ? std::optional<Summary>(summarize(*samples)) : std::nullopt;
 }
 
 // A bidir case: the overlap of its two windows and each direction's own median.
@@ -101,10 +100,9 @@ std::string bidir_extra(const CaseOutcome& o) {
 }  // namespace
 
 std::string headline_figure(const CaseResult& r) {
-  if (const std::vector<double>* samples = latency_samples(r)) return text_format("%.3f us", *median_of(*samples));
-  if (is_latency(r.spec.method)) return "";
-  if (const auto bw = bandwidth_of(r)) return text_format("%.1f GB/s", bw->median);
-  return "";
+  const std::vector<double>* samples = figure_samples(r);
+  if (!samples) return "";
+  return text_format(is_latency(r.spec.method) ? "%.3f us" : "%.1f GB/s", *median_of(*samples));
 }
 
 void print_group_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases) {
@@ -202,10 +200,6 @@ std::string pattern_label(const CaseSpec& c) {
     return pattern + " " + list;
   }
   return pattern;
-}
-
-bool is_same_device_flow(const Flow& f, const GroupLayout& layout) {
-  return f.src_rank != f.dst_rank && layout.same_device(f.src_rank, f.dst_rank);
 }
 
 // min / median / max of the flows' own medians; a flow within one GPU is no P2P figure and

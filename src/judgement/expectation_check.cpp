@@ -90,10 +90,11 @@ const ExpectationMetric* expectation_metric(const json& name) {
 }
 
 CheckedCase checked_case(const CaseResult& r) {
-  const bool latency = is_latency(r.spec.method);
-  CheckedCase c{identity_fields(r.spec, r.outcome), r.outcome.status, r.outcome.error, std::nullopt,
-                latency ? r.outcome.latency_us : r.outcome.gbps};
-  if (r.outcome.status == CaseStatus::kOk && !c.samples.empty()) c.metric = latency ? "latency_us" : "bandwidth_gbps";
+  CheckedCase c{identity_fields(r.spec, r.outcome), r.outcome.status, r.outcome.error, std::nullopt, {}};
+  if (const std::vector<double>* samples = figure_samples(r)) {
+    c.metric = is_latency(r.spec.method) ? "latency_us" : "bandwidth_gbps";
+    c.samples = *samples;
+  }
   return c;
 }
 

@@ -6,15 +6,12 @@
 
 #include "common/text_format.hpp"
 #include "results/interference_rows.hpp"
-#include "results/json_fields.hpp"
 #include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
 
 namespace {
-
-using json = nlohmann::json;
 
 // The interference figures of a case that ran with its workload beside it, or null.
 const InterferenceSamples* measured(const CaseResult& r) {
@@ -110,8 +107,8 @@ void print_interference_table(std::FILE* out, const std::string& title, const st
   std::fflush(out);
 }
 
-json trade_findings(const std::vector<CaseResult>& cases) {
-  json findings = json::array();
+std::vector<TradeFinding> trade_findings(const std::vector<CaseResult>& cases) {
+  std::vector<TradeFinding> findings;
   for (const auto& [key, all] : curves_of(cases)) {
     std::vector<const CaseResult*> members;
     std::copy_if(all.begin(), all.end(), std::back_inserter(members), [](const CaseResult* r) { return measured(*r) != nullptr; });
@@ -124,50 +121,41 @@ json trade_findings(const std::vector<CaseResult>& cases) {
           (!choice || median(measured(*r)->workload_together) > median(measured(*choice)->workload_together)))
         choice = r;
     const CaseResult& first = *members.front();
-    const auto cost = [](const CaseResult& r) {
-      return optional_json(slowdown_pct(measured(r)->workload_alone, measured(r)->workload_together));
-    };
-    json f = {{"curve", key}, {"engine", to_string(*first.spec.engine)}, {"workload", *first.spec.workload},
-              {"workload_unit", measured(first)->workload_unit}, {"best_link_alone_gbps", best_link},
-              {"keeps_link", json()}};
+    const auto cost = [](const CaseResult& r) { return slowdown_pct(measured(r)->workload_alone, measured(r)->workload_together); };
+    TradeFinding f{key, *first.spec.engine, *first.spec.workload, measured(first)->workload_unit, best_link, {}, {}};
     if (choice) {
       const InterferenceSamples& s = *measured(*choice);
-      f["keeps_link"] = {{"sm_partition", choice->spec.sm_partition.value_or(0)},
-                         {"transfer_group_sms", optional_json(s.transfer_group_sms)},
-                         {"link_gbps", median(s.transfer_together_gbps)},
-                         {"workload_figure", median(s.workload_together)},
-                         {"workload_slowdown_pct", cost(*choice)}};
+      f.keeps_link = TradeFinding::KeepsLink{choice->spec.sm_partition.value_or(0), s.transfer_group_sms,
+                                             median(s.transfer_together_gbps), median(s.workload_together), cost(*choice)};
     }
-    if (first.spec.engine == Method::kCe) f["copy_engine_cost_pct"] = cost(first);
-    findings.push_back(f);
+    if (first.spec.engine == Method::kCe) f.copy_engine_cost_pct = cost(first);
+    findings.push_back(std::move(f));
   }
   return findings;
 }
 
 namespace {
 
-void print_finding(std::FILE* out, const json& f) {
-  const std::string unit = f["workload_unit"];
-  if (f.contains("copy_engine_cost_pct") && !f["copy_engine_cost_pct"].is_null()) {
-    std::fprintf(out, "  %s: the copy engine costs the workload %.1f%%\n", f["curve"].get<std::string>().c_str(),
-                 f["copy_engine_cost_pct"].get<double>());
+void print_finding(std::FILE* out, const TradeFinding& f) {
+  if (f.copy_engine_cost_pct) {
+    std::fprintf(out, "  %s: the copy engine costs the workload %.1f%%\n", f.curve.c_str(), *f.copy_engine_cost_pct);
     return;
   }
-  if (f["keeps_link"].is_null()) {
-    std::fprintf(out, "  %s: no K keeps %.0f%% of %.1f GB/s\n", f["curve"].get<std::string>().c_str(), 100 * kLinkKeptFraction,
-                 f["best_link_alone_gbps"].get<double>());
+  if (!f.keeps_link) {
+    std::fprintf(out, "  %s: no K keeps %.0f%% of %.1f GB/s\n", f.curve.c_str(), 100 * kLinkKeptFraction,
+                 f.best_link_alone_gbps);
     return;
   }
-  const json& k = f["keeps_link"];
-  const int requested = k["sm_partition"].get<int>();
-  const int granted = k["transfer_group_sms"].is_null() ? requested : k["transfer_group_sms"].get<int>();
+  const TradeFinding::KeepsLink& k = *f.keeps_link;
+  const int requested = k.sm_partition;
+  const int granted = k.transfer_group_sms.value_or(requested);
   const std::string which = requested == 0 ? "all (no partition)"
                             : granted == requested ? std::to_string(requested)
                                                    : std::to_string(requested) + " (granted " + std::to_string(granted) + " SMs)";
-  const std::string slowdown = k["workload_slowdown_pct"].is_null() ? "?" : text_format("%.1f", k["workload_slowdown_pct"].get<double>());
+  const std::string slowdown = k.workload_slowdown_pct ? text_format("%.1f", *k.workload_slowdown_pct) : "?";
   std::fprintf(out, "  %s: K = %s keeps %.1f of %.1f GB/s with the most workload: %.1f %s (%s%% slower than alone)\n",
-               f["curve"].get<std::string>().c_str(), which.c_str(), k["link_gbps"].get<double>(),
-               f["best_link_alone_gbps"].get<double>(), k["workload_figure"].get<double>(), unit.c_str(), slowdown.c_str());
+               f.curve.c_str(), which.c_str(), k.link_gbps, f.best_link_alone_gbps, k.workload_figure,
+               f.workload_unit.c_str(), slowdown.c_str());
 }
 
 }  // namespace
@@ -185,7 +173,7 @@ void print_trade_table(std::FILE* out, const std::vector<CaseResult>& cases) {
   }
   std::fprintf(out, "\nFindings (keeps the link: >= %.0f%% of the curve's best transfer-alone GB/s beside the workload):\n",
                100 * kLinkKeptFraction);
-  for (const json& f : trade_findings(cases)) print_finding(out, f);
+  for (const TradeFinding& f : trade_findings(cases)) print_finding(out, f);
   std::fflush(out);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "measure/case_outcome.hpp"
 #include "plan/case_spec.hpp"
@@ -16,6 +17,11 @@ struct CaseResult {
   CaseOutcome outcome;
 };
 
+// The samples of the figure the case's row leads with: a latency method's one-way times
+// (latency_us), every other method's GB/s (bandwidth_gbps; an interference case's beside the
+// workload). Null where the case did not measure it (failed, skipped, no samples).
+const std::vector<double>* figure_samples(const CaseResult& r);
+
 // The median of the aggregate's GB/s: the row's bandwidth_gbps.median. None where the case did
 // not measure, or measures no bandwidth of its own (latency, interference).
 std::optional<double> median_gbps(const CaseResult& r);
@@ -25,7 +31,11 @@ std::optional<double> median_gbps(const CaseResult& r);
 // adds several pairs.
 bool is_single_pair(const CaseSpec& c);
 
-// Whether a flow joins two ranks on one GPU: a copy inside the GPU, never a P2P figure.
+// Whether the flow joins two ranks on one GPU: a copy inside the GPU, never a P2P figure (a
+// host-link flow, src == dst, is not one).
+bool is_same_device_flow(const Flow& f, const GroupLayout& layout);
+
+// Whether any flow of the case joins two ranks on one GPU.
 bool involves_same_device(const CaseSpec& c, const GroupLayout& layout);
 
 }  // namespace p2pbench

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/text_format.hpp"
+#include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
 #include "vocab/methods.hpp"
 
@@ -30,24 +31,19 @@ bool flag(const json& j, const char* key) {
   return v.is_boolean() && v.get<bool>();
 }
 
-// The kernel-shape and variant fields that tell two otherwise equal measurements apart, named
-// as the results file names them.
+// The kernel-shape and variant fields that tell two otherwise equal measurements apart, as the
+// case's row names them (identity_fields): "blocks:8/threads:512/unroll:4".
+constexpr const char* kShapeKeys[] = {"blocks",   "threads",     "unroll",         "smem_bytes",     "stages",
+                                      "protocol", "atomic_type", "atomic_pattern", "ops_per_thread", "hot_addresses"};
+
 std::string shape_of(const CaseSpec& c) {
+  const json identity = identity_fields(c, CaseOutcome{});
   std::string shape;
-  auto add = [&shape](const char* key, const std::optional<std::string>& value) {
-    if (value) shape += (shape.empty() ? "" : "/") + std::string(key) + ":" + *value;
-  };
-  auto number = [](const auto& v) { return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt; };
-  add("blocks", number(c.blocks));
-  add("threads", number(c.threads));
-  add("unroll", number(c.unroll));
-  add("smem_bytes", number(c.smem_bytes));
-  add("stages", number(c.stages));
-  add("protocol", c.protocol);
-  add("atomic_type", c.atomic_type);
-  add("atomic_pattern", c.atomic_pattern);
-  add("ops_per_thread", number(c.ops_per_thread));
-  add("hot_addresses", number(c.hot_addresses));
+  for (const char* key : kShapeKeys) {
+    const json& v = field(identity, key);
+    if (v.is_null()) continue;
+    shape += (shape.empty() ? "" : "/") + std::string(key) + ":" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
   return shape;
 }
 

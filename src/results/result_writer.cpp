@@ -4,6 +4,7 @@
 
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
+#include "results/case_result.hpp"
 #include "results/interference_rows.hpp"
 #include "results/json_fields.hpp"
 #include "results/read_chase_rows.hpp"
@@ -71,7 +72,7 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
           {"dst_rank", fl.dst_rank},
           {"src_gpu", facts.layout.gpu_of_rank.at(size_t(fl.src_rank))},
           {"dst_gpu", facts.layout.gpu_of_rank.at(size_t(fl.dst_rank))},
-          {"same_device", !host_link && facts.layout.same_device(fl.src_rank, fl.dst_rank)},
+          {"same_device", is_same_device_flow(fl, facts.layout)},
           {"same_node", facts.layout.same_node(fl.src_rank, fl.dst_rank)},
           {"bytes", c.bytes},
           {"bandwidth_gbps", bw},

@@ -64,8 +64,7 @@ json summarize_cases(const std::vector<CaseResult>& cases, const GroupLayout& la
   std::vector<Key> order;
   for (const CaseResult& r : cases) {
     const auto median = median_gbps(r);
-    if (!median) continue;  // failed, skipped, or no bandwidth of its own (latency, interference)
-    if (method_info(r.spec.method).kind == MethodKind::kInterference) continue;  // the trade table's
+    if (!median) continue;  // failed, skipped, or no bandwidth of its own (latency; interference: the trade table's)
     if (!is_single_pair(r.spec)) continue;  // a round's or a pattern's figure adds several pairs
     if (involves_same_device(r.spec, layout)) continue;  // a copy inside one GPU, not a P2P figure
     const Key key{r.spec.method, r.spec.direction, r.spec.mode};

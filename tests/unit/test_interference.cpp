@@ -174,18 +174,20 @@ TEST(TradeTable, PicksThePartitionKeepingTheLinkWithTheMostWorkload) {
   const std::vector<CaseResult> cases = {trade_case(Method::kLdst, 0, 370, 200, 650), trade_case(Method::kLdst, 8, 360, 340, 640),
                                          trade_case(Method::kLdst, 16, 369, 365, 600), trade_case(Method::kLdst, 32, 370, 366, 560),
                                          trade_case(Method::kCe, 0, 390, 380, 665)};
-  const json f = trade_findings(cases);
+  const std::vector<TradeFinding> f = trade_findings(cases);
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[0]["engine"], "ldst");
-  EXPECT_DOUBLE_EQ(f[0]["best_link_alone_gbps"].get<double>(), 370.0);
+  EXPECT_EQ(f[0].engine, Method::kLdst);
+  EXPECT_DOUBLE_EQ(f[0].best_link_alone_gbps, 370.0);
   // 0 SMs kept 200 of 370 (< 90%); 8 kept 340 (>= 333) with 640: the choice.
-  EXPECT_EQ(f[0]["keeps_link"]["sm_partition"], 8);
-  EXPECT_DOUBLE_EQ(f[0]["keeps_link"]["workload_figure"].get<double>(), 640.0);
-  EXPECT_EQ(f[1]["engine"], "ce");
-  EXPECT_NEAR(f[1]["copy_engine_cost_pct"].get<double>(), 100.0 * (1 - 665.0 / 702.0), 1e-9);
-  // A curve where nothing keeps the link says so (null).
-  const json none = trade_findings({trade_case(Method::kTma, 8, 370, 100, 650)});
-  EXPECT_TRUE(none[0]["keeps_link"].is_null());
+  ASSERT_TRUE(f[0].keeps_link.has_value());
+  EXPECT_EQ(f[0].keeps_link->sm_partition, 8);
+  EXPECT_DOUBLE_EQ(f[0].keeps_link->workload_figure, 640.0);
+  EXPECT_EQ(f[1].engine, Method::kCe);
+  ASSERT_TRUE(f[1].copy_engine_cost_pct.has_value());
+  EXPECT_NEAR(*f[1].copy_engine_cost_pct, 100.0 * (1 - 665.0 / 702.0), 1e-9);
+  // A curve where nothing keeps the link says so (none).
+  const std::vector<TradeFinding> none = trade_findings({trade_case(Method::kTma, 8, 370, 100, 650)});
+  EXPECT_FALSE(none[0].keeps_link.has_value());
 }
 
 }  // namespace
