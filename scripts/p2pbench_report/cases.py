@@ -42,13 +42,16 @@ from p2pbench_report.units import format_size
 PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses",
                      "engine", "workload", "sm_partition", "both_gpus_busy")  # the last four: interference rows
 PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses"}  # a bare number would not say what it counts
-INDEPENDENT_VARIABLES = ("method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks", "threads",
-                         "unroll", "smem_bytes", "stages", "buffer_pool_bytes") + PAYLOAD_VARIABLES
-INTEGER_VARIABLES = ("bytes", "src_rank", "dst_rank", "blocks", "threads", "unroll", "smem_bytes", "stages",
-                     "buffer_pool_bytes")
+# The kernel-shape axes of a row (the registry's ShapeAxis, in its order) and their short labels.
+KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"),
+               ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"))
+KERNEL_VARIABLES = tuple(name for name, _ in KERNEL_AXES)
+BYTE_AXES = ("smem_bytes", "chunk_bytes")
+INDEPENDENT_VARIABLES = (("method", "direction", "mode", "bytes", "src_rank", "dst_rank") + KERNEL_VARIABLES
+                         + ("buffer_pool_bytes",) + PAYLOAD_VARIABLES)
+INTEGER_VARIABLES = ("bytes", "src_rank", "dst_rank") + KERNEL_VARIABLES + ("buffer_pool_bytes",)
 DIRECTION_ORDER = {"push": 0, "pull": 1}
 MODE_ORDER = {"uni": 0, "bidir": 1}
-KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"))
 GROUP_VARIABLES = ("pattern", "schedule", "flows")  # version 2 (see the module docstring)
 KEY_VARIABLES = INDEPENDENT_VARIABLES + GROUP_VARIABLES
 DEFAULT_PATTERN, DEFAULT_SCHEDULE = "matrix", "sequential"
@@ -203,7 +206,7 @@ def describe_config(key_or_row: tuple | pd.Series) -> str:
     for name, prefix in KERNEL_AXES:
         value = _variable(key_or_row, name)
         if value is not None:
-            parts.append(prefix + (format_size(value) if name == "smem_bytes" else str(value)))
+            parts.append(prefix + (format_size(value) if name in BYTE_AXES else str(value)))
     pool = _variable(key_or_row, "buffer_pool_bytes")
     if pool:
         parts.append(f"pool {format_size(pool)}")
@@ -253,7 +256,6 @@ class Unrecorded:
     what: str                      # for the note: "matched ignoring <what>"
 
 
-KERNEL_VARIABLES = ("blocks", "threads", "unroll", "smem_bytes", "stages")
 UNRECORDED = (Unrecorded("ldst", ("blocks", "threads", "unroll"), KERNEL_VARIABLES, ("ldst", "tma"), "shape"),
               Unrecorded("latency_read", ("protocol",), ("protocol",), ("latency_read",), "load protocol"))
 

@@ -37,7 +37,7 @@ std::string footer() {
       "  p2pbench --methods ldst --sizes 1M --blocks 1..132 --dry-run   # flags alone: default.json's other keys\n"
       "  p2pbench --config configs/matrix.json --dry-run --ranks 8     # the plan and its time for 8 GPUs\n"
       "  mpirun -np 8 p2pbench --config configs/patterns.json --patterns ring,all_to_all\n"
-      "\nAxes (--sizes, --blocks, --threads, --unroll, --smem, --stages) take a list \"1,2,4\",\n"
+      "\nAxes (--sizes, --blocks, --threads, --unroll, --smem, --stages, --chunk-bytes, --chunks-in-flight)\ntake a list \"1,2,4\", "
       "a power-of-two range \"1..132\" (1,2,4,..,128,132: the end is always included) or a range\n"
       "with a factor \"4K..1G:4\". Sizes are bytes, or take K/KiB, M/MiB, G/GiB, T/TiB in any case\n"
       "(64k, 1g, 4KiB: binary multiples). GB/s in the output means 1e9 bytes/s.\n"
@@ -139,6 +139,10 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
   app.add_option("--unroll", o.unroll, "16-byte loads in flight per thread, 1/2/4/8 (ldst.unroll)")->group(sweep);
   app.add_option("--smem", o.smem, "shared memory per block of the TMA kernel (tma.smem_bytes)")->group(sweep);
   app.add_option("--stages", o.stages, "shared-memory stages of the TMA ring (tma.stages)")->group(sweep);
+  app.add_option("--chunk-bytes", o.chunk_bytes, "bytes per put of the put_signal methods, each followed by its signal "
+                 "(put_signal_*.chunk_bytes)")->group(sweep);
+  app.add_option("--chunks-in-flight", o.chunks_in_flight, "puts a put_signal channel may have unconsumed "
+                 "(put_signal_*.chunks_in_flight)")->group(sweep);
 }
 
 }  // namespace
@@ -197,7 +201,8 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
   const std::pair<ShapeAxis, std::pair<const std::string*, const char*>> axis_flags[] = {
       {ShapeAxis::kBlocks, {&o.blocks, "--blocks"}},   {ShapeAxis::kThreads, {&o.threads, "--threads"}},
       {ShapeAxis::kUnroll, {&o.unroll, "--unroll"}},   {ShapeAxis::kSmemBytes, {&o.smem, "--smem"}},
-      {ShapeAxis::kStages, {&o.stages, "--stages"}}};
+      {ShapeAxis::kStages, {&o.stages, "--stages"}},   {ShapeAxis::kChunkBytes, {&o.chunk_bytes, "--chunk-bytes"}},
+      {ShapeAxis::kChunksInFlight, {&o.chunks_in_flight, "--chunks-in-flight"}}};
   for (const auto& [axis, flag] : axis_flags)
     if (!flag.first->empty())
       for (const MethodInfo& m : method_registry())

@@ -12,8 +12,9 @@ namespace p2pbench::gbench {
 namespace {
 
 // Methods that move bytes between the two GPUs' memories with the engines of make_engine.
-// Host-link methods and two-rank baselines stay with the MPI driver.
-bool gpu_to_gpu(Method m) { return method_info(m).kind == MethodKind::kCopy; }
+// Host-link methods, two-rank baselines and methods whose two ends wait for each other (one
+// process steps its GPUs one after the other) stay with the MPI driver.
+bool gpu_to_gpu(Method m) { return method_info(m).kind == MethodKind::kCopy && !method_info(m).needs_both_ends_running; }
 
 }  // namespace
 

@@ -34,10 +34,8 @@ std::string percent(const std::optional<double>& v) { return v ? text_format("%6
 std::string curve_of(const CaseSpec& c) {
   std::string key = c.workload.value_or("?") + " beside " + (c.engine ? to_string(*c.engine) : "?") + " " +
                     to_string(c.direction) + " " + to_string(c.mode) + " " + format_size(c.bytes);
-  const std::pair<const char*, std::optional<uint64_t>> axes[] = {
-      {"blocks", c.blocks}, {"threads", c.threads}, {"unroll", c.unroll}, {"smem_bytes", c.smem_bytes}, {"stages", c.stages}};
-  for (const auto& [axis, value] : axes)
-    if (value) key += std::string(" ") + axis + ":" + std::to_string(*value);
+  for (ShapeAxis a : kShapeAxes)
+    if (auto value = c.axis_value(a)) key += std::string(" ") + to_string(a) + ":" + std::to_string(*value);
   if (c.both_gpus_busy.value_or(false)) key += " (both GPUs busy)";
   return key;
 }

@@ -21,6 +21,8 @@ std::string CaseSpec::name() const {
   if (unroll) n += "/unroll:" + std::to_string(*unroll);
   if (smem_bytes) n += "/smem:" + std::to_string(*smem_bytes);
   if (stages) n += "/stages:" + std::to_string(*stages);
+  if (chunk_bytes) n += "/chunk:" + std::to_string(*chunk_bytes);
+  if (chunks_in_flight) n += "/in_flight:" + std::to_string(*chunks_in_flight);
   if (protocol) n += "/protocol:" + *protocol;
   if (atomic_type) n += "/type:" + *atomic_type;
   if (atomic_pattern) n += "/pattern:" + *atomic_pattern;
@@ -46,7 +48,23 @@ CaseSpec CaseSpec::load_case() const {
   c.unroll = load->unroll;
   c.stages = load->stages;
   c.smem_bytes = load->smem_bytes;
+  c.chunk_bytes = load->chunk_bytes;
+  c.chunks_in_flight = load->chunks_in_flight;
   return c;
+}
+
+std::optional<uint64_t> CaseSpec::axis_value(ShapeAxis a) const {
+  auto wide = [](const std::optional<int>& v) { return v ? std::optional<uint64_t>(uint64_t(*v)) : std::nullopt; };
+  switch (a) {
+    case ShapeAxis::kBlocks: return wide(blocks);
+    case ShapeAxis::kThreads: return wide(threads);
+    case ShapeAxis::kUnroll: return wide(unroll);
+    case ShapeAxis::kSmemBytes: return smem_bytes;
+    case ShapeAxis::kStages: return wide(stages);
+    case ShapeAxis::kChunkBytes: return chunk_bytes;
+    case ShapeAxis::kChunksInFlight: return wide(chunks_in_flight);
+  }
+  return std::nullopt;
 }
 
 }  // namespace p2pbench

@@ -20,8 +20,8 @@ struct LoadSpec {
   Pattern pattern = Pattern::kAllToAll;  // how the flows were chosen (recorded)
   uint64_t bytes = 0;                    // one transfer
   std::vector<Flow> flows;
-  std::optional<int> blocks, threads, unroll, stages;  // the method's kernel shape
-  std::optional<uint64_t> smem_bytes;
+  std::optional<int> blocks, threads, unroll, stages, chunks_in_flight;  // the method's kernel shape
+  std::optional<uint64_t> smem_bytes, chunk_bytes;
 };
 
 struct CaseSpec {
@@ -40,6 +40,8 @@ struct CaseSpec {
   std::optional<int> unroll;
   std::optional<uint64_t> smem_bytes;
   std::optional<int> stages;
+  std::optional<uint64_t> chunk_bytes;     // put_signal: bytes per put (each followed by its signal)
+  std::optional<int> chunks_in_flight;     // put_signal: puts a channel may have unconsumed
   std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag";
                                        // latency_read: "plain" (as nvbandwidth) | "relaxed_sys" (never L1)
                                        // | "absolute" (the reader's own pointers, no add per load)
@@ -61,6 +63,9 @@ struct CaseSpec {
 
   // The load's own case (a bandwidth case of its method, flows and size).
   CaseSpec load_case() const;
+
+  // The value of a kernel-shape axis (nullopt: the method has none).
+  std::optional<uint64_t> axis_value(ShapeAxis a) const;
 
   // The single flow's ranks, or -1 when the case has several flows.
   int src_rank() const { return flows.size() == 1 ? flows[0].src_rank : -1; }

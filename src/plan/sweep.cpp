@@ -14,8 +14,8 @@ namespace {
 
 // One kernel shape: the values of the axes a method has (unset = not applicable).
 struct Shape {
-  std::optional<int> blocks, threads, unroll, stages;
-  std::optional<uint64_t> smem_bytes;
+  std::optional<int> blocks, threads, unroll, stages, chunks_in_flight;
+  std::optional<uint64_t> smem_bytes, chunk_bytes;
 
   void set(ShapeAxis a, uint64_t v) {
     switch (a) {
@@ -24,6 +24,8 @@ struct Shape {
       case ShapeAxis::kUnroll: unroll = int(v); break;
       case ShapeAxis::kSmemBytes: smem_bytes = v; break;
       case ShapeAxis::kStages: stages = int(v); break;
+      case ShapeAxis::kChunkBytes: chunk_bytes = v; break;
+      case ShapeAxis::kChunksInFlight: chunks_in_flight = int(v); break;
     }
   }
   template <typename Spec>  // CaseSpec or LoadSpec
@@ -33,6 +35,8 @@ struct Shape {
     s.unroll = unroll;
     s.smem_bytes = smem_bytes;
     s.stages = stages;
+    s.chunk_bytes = chunk_bytes;
+    s.chunks_in_flight = chunks_in_flight;
   }
 };
 
@@ -186,11 +190,11 @@ void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
 }
 
 // Whether a bandwidth method runs at this direction and mode. A host link has one way to run
-// per GPU: recorded at the first direction and mode; baselines move data one way whoever
+// per GPU: recorded at the first direction and mode; one-way methods (runs_one_way) move data one way whoever
 // drives: the first direction only.
 bool runs_at(Method m, Direction d, Mode mode, const Config& config) {
   if (is_host_link(m) && (d != config.directions.front() || mode != config.modes.front())) return false;
-  if (is_two_sided_baseline(m) && d != config.directions.front()) return false;
+  if (runs_one_way(m) && d != config.directions.front()) return false;
   return true;
 }
 
@@ -198,7 +202,7 @@ bool runs_at(Method m, Direction d, Mode mode, const Config& config) {
 CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, uint64_t bytes) {
   CaseSpec c;
   c.method = m;
-  c.direction = is_two_sided_baseline(m) || is_host_link(m) ? Direction::kPush : d;
+  c.direction = runs_one_way(m) || is_host_link(m) ? Direction::kPush : d;
   c.mode = is_host_link(m) ? Mode::kUni : mode;
   c.bytes = bytes;
   shape.apply_to(c);

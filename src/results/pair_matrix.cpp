@@ -33,13 +33,15 @@ bool flag(const json& j, const char* key) {
 
 // The kernel-shape and variant fields that tell two otherwise equal measurements apart, as the
 // case's row names them (identity_fields): "blocks:8/threads:512/unroll:4".
-constexpr const char* kShapeKeys[] = {"blocks",   "threads",     "unroll",         "smem_bytes",     "stages",
-                                      "protocol", "atomic_type", "atomic_pattern", "ops_per_thread", "hot_addresses"};
+constexpr const char* kVariantKeys[] = {"protocol", "atomic_type", "atomic_pattern", "ops_per_thread", "hot_addresses"};
 
 std::string shape_of(const CaseSpec& c) {
   const json identity = identity_fields(c, CaseOutcome{});
+  std::vector<const char*> keys;
+  for (ShapeAxis a : kShapeAxes) keys.push_back(to_string(a));
+  keys.insert(keys.end(), std::begin(kVariantKeys), std::end(kVariantKeys));
   std::string shape;
-  for (const char* key : kShapeKeys) {
+  for (const char* key : keys) {
     const json& v = field(identity, key);
     if (v.is_null()) continue;
     shape += (shape.empty() ? "" : "/") + std::string(key) + ":" + (v.is_string() ? v.get<std::string>() : v.dump());

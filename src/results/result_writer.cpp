@@ -162,11 +162,6 @@ json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
       {"pattern", to_string(c.pattern)},
       {"schedule", c.schedule ? json(to_string(*c.schedule)) : json()},
       {"round", optional_json(c.round)},
-      {"blocks", optional_json(c.blocks)},
-      {"threads", optional_json(c.threads)},
-      {"unroll", optional_json(c.unroll)},
-      {"smem_bytes", optional_json(c.smem_bytes)},
-      {"stages", optional_json(c.stages)},
       {"protocol", optional_json(c.protocol)},
       {"atomic_type", optional_json(c.atomic_type)},
       {"atomic_pattern", optional_json(c.atomic_pattern)},
@@ -174,6 +169,7 @@ json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
       {"hot_addresses", optional_json(c.hot_addresses)},
       {"buffer_pool_bytes", o.buffer_pool_bytes},
   };
+  for (ShapeAxis a : kShapeAxes) identity[to_string(a)] = optional_json(c.axis_value(a));
   if (is_interference(c.method)) identity.update(interference_identity(c));
   return identity;
 }

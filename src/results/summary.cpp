@@ -26,16 +26,13 @@ struct Member {
 json configuration_of(const Member& m) {
   const CaseSpec& c = m.result->spec;
   const bool single = c.flows.size() == 1;
-  return {{"bytes", c.bytes},
-          {"src_rank", single ? json(c.src_rank()) : json()},
-          {"dst_rank", single ? json(c.dst_rank()) : json()},
-          {"blocks", optional_json(c.blocks)},
-          {"threads", optional_json(c.threads)},
-          {"unroll", optional_json(c.unroll)},
-          {"smem_bytes", optional_json(c.smem_bytes)},
-          {"stages", optional_json(c.stages)},
-          {"sms_used", optional_json(m.result->outcome.sms_used)},
-          {"bandwidth_gbps", m.median}};
+  json configuration = {{"bytes", c.bytes},
+                        {"src_rank", single ? json(c.src_rank()) : json()},
+                        {"dst_rank", single ? json(c.dst_rank()) : json()},
+                        {"sms_used", optional_json(m.result->outcome.sms_used)},
+                        {"bandwidth_gbps", m.median}};
+  for (ShapeAxis a : kShapeAxes) configuration[to_string(a)] = optional_json(c.axis_value(a));
+  return configuration;
 }
 
 // The knee: fewest SMs whose median reaches 90% of the best, at the best's message size (a
@@ -110,8 +107,10 @@ std::vector<std::string> summary_lines(const json& summary) {
   std::vector<std::string> lines;
   auto describe = [](const json& c) {
     std::string s = std::to_string(c["bytes"].get<uint64_t>()) + " B";
-    for (const char* key : {"blocks", "threads", "unroll", "smem_bytes", "stages"})
-      if (!c[key].is_null()) s += std::string(", ") + key + " " + std::to_string(c[key].get<uint64_t>());
+    for (ShapeAxis a : kShapeAxes) {
+      const char* key = to_string(a);
+      if (c.contains(key) && !c[key].is_null()) s += std::string(", ") + key + " " + std::to_string(c[key].get<uint64_t>());
+    }
     return s;
   };
   for (const json& e : summary) {

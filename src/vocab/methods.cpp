@@ -91,6 +91,8 @@ const char* to_string(ShapeAxis a) {
     case ShapeAxis::kUnroll: return "unroll";
     case ShapeAxis::kSmemBytes: return "smem_bytes";
     case ShapeAxis::kStages: return "stages";
+    case ShapeAxis::kChunkBytes: return "chunk_bytes";
+    case ShapeAxis::kChunksInFlight: return "chunks_in_flight";
   }
   return "?";
 }

@@ -35,9 +35,15 @@ enum class SampleCost {
   kPhases,          // interference: 3 or 4 gated phases of transfers and workload, a warm-up of each
 };
 
-// The kernel-shape fields of a case (and of its row).
-enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages };
-const char* to_string(ShapeAxis a);  // "blocks", "threads", "unroll", "smem_bytes", "stages"
+// The kernel-shape fields of a case (and of its row), every one in kShapeAxes.
+enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages, kChunkBytes, kChunksInFlight };
+inline constexpr ShapeAxis kShapeAxes[] = {ShapeAxis::kBlocks,     ShapeAxis::kThreads,    ShapeAxis::kUnroll,
+                                           ShapeAxis::kSmemBytes,  ShapeAxis::kStages,     ShapeAxis::kChunkBytes,
+                                           ShapeAxis::kChunksInFlight};
+// "blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight"
+const char* to_string(ShapeAxis a);
+// Whether the axis counts bytes (its config values may be sizes: "16KiB").
+inline bool is_byte_axis(ShapeAxis a) { return a == ShapeAxis::kSmemBytes || a == ShapeAxis::kChunkBytes; }
 
 // A kernel-shape axis a method sweeps: the config section named after the method holds its
 // values ("ldst": {"blocks": [...]}), expanded with the method's other swept axes in the order
@@ -68,6 +74,7 @@ struct MethodInfo {
   bool needs_both_ends_running = false;  // its two ends' kernels wait for each other: two processes
                                          // taking turns on one GPU (no MPS) cannot run it
   SampleCost cost = SampleCost::kTimedTransfers;
+  bool push_only = false;  // its sender writes the receiver's memory: no pull (recorded as push)
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered.
@@ -96,6 +103,9 @@ inline bool is_two_sided_baseline(Method m) { return method_info(m).kind == Meth
 // Whether the method reaches the peer's memory through its IPC mapping (everything but the host
 // link and the two-sided baselines, which is what still runs where peer access is impossible).
 inline bool needs_peer_mapping(Method m) { return !(is_host_link(m) || is_two_sided_baseline(m)); }
+// Methods that move data one way whoever drives: run at the config's first direction and
+// recorded as push.
+inline bool runs_one_way(Method m) { return is_two_sided_baseline(m) || method_info(m).push_only; }
 // The kernel-shape fields its rows carry: its swept axes, then its own.
 std::vector<std::string> axes_of(Method m);
 

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
-from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, PAYLOAD_VARIABLES,
+from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, KERNEL_VARIABLES, PAYLOAD_VARIABLES,
                                    Metric, describe_config, describe_ranks, plain_value)
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.methods import METHOD_COLORS
@@ -20,7 +20,7 @@ from p2pbench_report.plots.style import MODE_WORDS
 from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, LATENCY_AXIS_LABEL, format_size
 
 
-SHAPE_AXES = ("blocks", "threads", "unroll", "smem_bytes", "stages", "buffer_pool_bytes") + PAYLOAD_VARIABLES
+SHAPE_AXES = KERNEL_VARIABLES + ("buffer_pool_bytes",) + PAYLOAD_VARIABLES
 PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
            "tab:cyan", "tab:gray")
 
