@@ -5,32 +5,9 @@
 #include <cstdio>
 
 #include "common/cuda_check.hpp"
+#include "common/driver_entry_point.hpp"
 
 namespace p2pbench {
-
-namespace {
-
-// A driver call's failure, named: "creating the transfer's green context: CUDA_ERROR_..."
-class DriverFailure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-template <typename Fn>
-Fn entry_point(const char* symbol, unsigned version) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &fn, version, cudaEnableDefault, &found);
-  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    cudaGetLastError();
-    throw DriverFailure(std::string("the driver has no ") + symbol + " (CUDA " + std::to_string(version / 1000) + "." +
-                        std::to_string(version % 1000 / 10) + " or newer needed" +
-                        (err != cudaSuccess ? std::string(": ") + cudaGetErrorName(err) : std::string()) + ")");
-  }
-  return reinterpret_cast<Fn>(fn);
-}
-
-}  // namespace
 
 struct GreenPartition::Driver {
   using GetErrorName = CUresult(CUDAAPI*)(CUresult, const char**);
@@ -43,15 +20,15 @@ struct GreenPartition::Driver {
   using GreenCtxStreamCreate = CUresult(CUDAAPI*)(CUstream*, CUgreenCtx, unsigned, int);
   using StreamDestroy = CUresult(CUDAAPI*)(CUstream);
 
-  GetErrorName get_error_name = entry_point<GetErrorName>("cuGetErrorName", 6000);
-  DeviceGet device_get = entry_point<DeviceGet>("cuDeviceGet", 2000);
-  GetDevResource get_dev_resource = entry_point<GetDevResource>("cuDeviceGetDevResource", 12040);
-  SplitByCount split_by_count = entry_point<SplitByCount>("cuDevSmResourceSplitByCount", 12040);
-  GenerateDesc generate_desc = entry_point<GenerateDesc>("cuDevResourceGenerateDesc", 12040);
-  GreenCtxCreate green_ctx_create = entry_point<GreenCtxCreate>("cuGreenCtxCreate", 12040);
-  GreenCtxDestroy green_ctx_destroy = entry_point<GreenCtxDestroy>("cuGreenCtxDestroy", 12040);
-  GreenCtxStreamCreate green_ctx_stream_create = entry_point<GreenCtxStreamCreate>("cuGreenCtxStreamCreate", 12050);
-  StreamDestroy stream_destroy = entry_point<StreamDestroy>("cuStreamDestroy", 4000);
+  GetErrorName get_error_name = driver_entry_point<GetErrorName>("cuGetErrorName", 6000);
+  DeviceGet device_get = driver_entry_point<DeviceGet>("cuDeviceGet", 2000);
+  GetDevResource get_dev_resource = driver_entry_point<GetDevResource>("cuDeviceGetDevResource", 12040);
+  SplitByCount split_by_count = driver_entry_point<SplitByCount>("cuDevSmResourceSplitByCount", 12040);
+  GenerateDesc generate_desc = driver_entry_point<GenerateDesc>("cuDevResourceGenerateDesc", 12040);
+  GreenCtxCreate green_ctx_create = driver_entry_point<GreenCtxCreate>("cuGreenCtxCreate", 12040);
+  GreenCtxDestroy green_ctx_destroy = driver_entry_point<GreenCtxDestroy>("cuGreenCtxDestroy", 12040);
+  GreenCtxStreamCreate green_ctx_stream_create = driver_entry_point<GreenCtxStreamCreate>("cuGreenCtxStreamCreate", 12050);
+  StreamDestroy stream_destroy = driver_entry_point<StreamDestroy>("cuStreamDestroy", 4000);
 
   void check(CUresult r, const std::string& what) const {
     if (r == CUDA_SUCCESS) return;

@@ -1,6 +1,8 @@
 #include "device/peer_buffers.hpp"
 
 #include <cstring>
+
+#include "common/signal_area.hpp"
 #include <utility>
 
 namespace p2pbench {
@@ -23,16 +25,19 @@ cudaIpcMemHandle_t handle_from(const std::string& bytes) {
 }  // namespace
 
 PeerBuffers::PeerBuffers(const Communicator& comm, const GroupLayout& layout, size_t slot_bytes, int destination_slots,
-                         std::optional<std::string> no_peer)
+                         int signal_regions, std::optional<std::string> no_peer)
     : slot_bytes_(slot_bytes),
       slots_(destination_slots),
       rank_(comm.rank()),
       src_(slot_bytes, "the source buffer"),
       dst_(slot_bytes * size_t(destination_slots), "the destination buffer"),
+      signals_(kSignalRegionBytes * size_t(signal_regions), "the signal area"),
       peers_(size_t(comm.size())),
       no_peer_(std::move(no_peer)) {
+  cuda_check(cudaMemset(signals_.get(), 0, signals_.size()), "zeroing the signal area");
   if (no_peer_) return;
-  const std::string mine = handle_bytes(src_.get(), "source buffer") + handle_bytes(dst_.get(), "destination buffer");
+  const std::string mine = handle_bytes(src_.get(), "source buffer") + handle_bytes(dst_.get(), "destination buffer") +
+                           handle_bytes(signals_.get(), "signal area");
   open_peers(comm, layout, comm.allgather(mine, "exchanging IPC handles"));
 }
 
@@ -50,6 +55,7 @@ void PeerBuffers::open_peers(const Communicator& comm, const GroupLayout& layout
     try {
       p.src = IpcMapping(handle_from(handles[size_t(r)].substr(0, h)), "the source buffer of rank " + std::to_string(r));
       p.dst = IpcMapping(handle_from(handles[size_t(r)].substr(h, h)), "the destination buffer of rank " + std::to_string(r));
+      p.signals = IpcMapping(handle_from(handles[size_t(r)].substr(2 * h, h)), "the signal area of rank " + std::to_string(r));
     } catch (const CudaError& e) {
       failure = "rank " + std::to_string(rank_) + " mapping rank " + std::to_string(r) + ": " + e.what();
       break;
@@ -82,6 +88,7 @@ void PeerBuffers::close(const Communicator& comm) {
   comm.barrier("waiting for the peers to unmap this rank's buffers");
   src_ = DeviceBuffer();
   dst_ = DeviceBuffer();
+  signals_ = DeviceBuffer();
 }
 
 }  // namespace p2pbench

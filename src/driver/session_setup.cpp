@@ -208,7 +208,7 @@ int Session::map_buffers() {
   sweep_start_ns_ = host_clock_ns();
   return setup_step(comm_, "mapping the peer's buffers", [&] {
     Watchdog::Scope guard(&watchdog_, 120.0 * comm_.timeouts().scale, "mapping the peer's buffers");
-    buffers_.emplace(comm_, facts_.layout, capacity_, destination_slots_, no_peer_);
+    buffers_.emplace(comm_, facts_.layout, capacity_, destination_slots_, int(signal_regions(cases_)), no_peer_);
     // Both probes spin on the GPU: not under compute-sanitizer, which serializes kernels.
     if (sanitizer_mode_) return;
     clock_start_ = calibrate_gpu_clock();

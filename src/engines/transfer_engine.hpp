@@ -19,6 +19,8 @@ struct Transfer {
   void* dst;
   size_t bytes;
   Flow flow{0, 1};  // the flow it belongs to (two-sided engines: whom to send to / receive from)
+  void* local_signal_area = nullptr;  // the ends' signal areas (Endpoints), for engines that signal
+  void* peer_signal_area = nullptr;
 };
 
 // The memory one rank reaches for one flow of a case: its own source buffer and its destination
@@ -31,6 +33,10 @@ struct Endpoints {
   void* peer_dst = nullptr;
   void* host = nullptr;  // device-visible address of the pinned host buffer
   Flow flow{0, 1};
+  int rank = -1;  // the member these are for (one end of `flow`)
+  // This rank's signal area and the other end's (common/signal_area.hpp; null where none).
+  void* local_signal_area = nullptr;
+  void* peer_signal_area = nullptr;
 };
 
 class TransferEngine {
@@ -58,6 +64,10 @@ class TransferEngine {
   // poison. Methods that accumulate (atomics) reset their target instead.
   virtual void fill_source(void* region, size_t bytes, uint64_t seed, cudaStream_t stream);
   virtual void poison_destination(void* region, size_t bytes, uint64_t seed, cudaStream_t stream);
+  // Before the first launch and before each filled sample, on both ends of each flow the member
+  // takes part in, with the seed of the pattern the flow's source then holds: engines with state
+  // beside the buffers (signals, credits) reset it here, while nothing of the case runs.
+  virtual void before_sample(const Endpoints&, uint64_t /*source_seed*/, cudaStream_t) {}
   // Whether small messages may rotate through a buffer pool (false: always offset 0).
   virtual bool rotates_buffers() const { return true; }
   // The transfer count a sample uses when the timing asks for `wanted` (accumulating methods

@@ -108,7 +108,7 @@ void TwoGpuSession::ensure_buffers(uint64_t bytes) {
 Endpoints TwoGpuSession::endpoints(int slot, const Flow& flow, int, size_t) {
   const Gpu& me = gpus_[slot];
   const Gpu& other = gpus_[flow.src_rank == slot ? flow.dst_rank : flow.src_rank];
-  return {me.src.get(), me.dst.get(), other.src.get(), other.dst.get(), nullptr, flow};
+  return {me.src.get(), me.dst.get(), other.src.get(), other.dst.get(), nullptr, flow, slot};
 }
 
 TransferTimer& TwoGpuSession::timer(int slot, size_t lane) {

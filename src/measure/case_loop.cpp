@@ -128,6 +128,7 @@ bool CaseLoop::agree_on_skips(CaseOutcome& out) {
 
 void CaseLoop::fill_and_poison(Member& m, uint64_t sample_seed, bool poison) {
   const cudaStream_t stream = group_.timer(m.id, 0).stream();
+  for (const Flow& f : m.involved) m.engine->before_sample(endpoints(m, f), source_seed(sample_seed, f.src_rank), stream);
   if (m.fills_source) {
     const Flow& f = *std::find_if(case_.flows.begin(), case_.flows.end(), [&](const Flow& x) { return x.src_rank == m.id; });
     m.engine->fill_source(m.engine->source_region(endpoints(m, f)), layout_.footprint(), source_seed(sample_seed, m.id), stream);

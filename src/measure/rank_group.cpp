@@ -23,10 +23,13 @@ Endpoints RankGroup::endpoints(int member, const Flow& flow, int dst_slot, size_
   const int other = flow.src_rank == member ? flow.dst_rank : flow.src_rank;
   Endpoints e;
   e.flow = flow;
+  e.rank = member;
   e.local_src = buffers_.local_src();
   e.local_dst = buffers_.local_dst(dst_slot);
   e.peer_src = other == member ? e.local_src : buffers_.peer_src(other);
   e.peer_dst = other == member ? e.local_dst : buffers_.peer_dst(other, dst_slot);
+  e.local_signal_area = buffers_.local_signal_area();
+  e.peer_signal_area = other == member ? e.local_signal_area : buffers_.peer_signal_area(other);
   if (host_bytes > 0) {
     if (!host_buffer_) host_buffer_.emplace(buffers_.slot_bytes(), "the host-link buffer");
     e.host = host_buffer_->device();

@@ -64,6 +64,27 @@ uint64_t destination_slots(const std::vector<CaseSpec>& cases) {
   return most;
 }
 
+uint64_t signal_regions(const std::vector<CaseSpec>& cases) {
+  uint64_t most = 1;
+  for (const CaseSpec& c : with_loads(cases)) {
+    std::map<int, uint64_t> involving;
+    for (const Flow& f : c.flows) {
+      most = std::max(most, ++involving[f.src_rank]);
+      if (f.dst_rank != f.src_rank) most = std::max(most, ++involving[f.dst_rank]);
+    }
+  }
+  return most;
+}
+
+uint64_t signal_region(const CaseSpec& c, const Flow& flow, int rank) {
+  uint64_t index = 0;
+  for (const Flow& f : c.flows) {
+    if (f == flow) return index;
+    if (f.src_rank == rank || f.dst_rank == rank) ++index;
+  }
+  return index;
+}
+
 uint64_t destination_slot(const CaseSpec& c, size_t flow_index) {
   const int dst = c.flows.at(flow_index).dst_rank;
   return uint64_t(std::count_if(c.flows.begin(), c.flows.begin() + std::ptrdiff_t(flow_index),

@@ -30,6 +30,13 @@ uint64_t destination_slots(const std::vector<CaseSpec>& cases);
 // Which of its destination rank's slots the case's flow `flow_index` writes.
 uint64_t destination_slot(const CaseSpec& c, size_t flow_index);
 
+// The signal regions each rank allocates (common/signal_area.hpp): the most flows one rank takes
+// part in (sending or receiving) in one case, at least 1.
+uint64_t signal_regions(const std::vector<CaseSpec>& cases);
+// The region that `rank` (an end of `flow`) uses for it: the flow's index among the case's flows
+// with `rank` at either end.
+uint64_t signal_region(const CaseSpec& c, const Flow& flow, int rank);
+
 struct DeviceMemoryNeed {
   uint64_t buffer_bytes = 0;         // F: one buffer (the largest footprint, at least 4 MiB)
   uint64_t destination_slots = 1;    // D

@@ -307,6 +307,28 @@ TEST(Memory, DestinationSlotsAndTheFormula) {
   EXPECT_EQ(destination_slot(k, 3), 2u);
 }
 
+TEST(Memory, SignalRegionsNeverShareAWordBetweenFlowsOrRoles) {
+  // one_to_all: rank 0 sends three flows, each the first into its destination (slot 0 there),
+  // so regions must not follow the destination slot: rank 0 would use one region three times.
+  CaseSpec k;
+  k.flows = {{0, 1}, {0, 2}, {0, 3}, {1, 0}};
+  EXPECT_EQ(signal_regions({k}), 4u) << "rank 0 takes part in four flows";
+  for (int rank = 0; rank < 4; ++rank) {
+    std::set<uint64_t> used;
+    for (const Flow& f : k.flows)
+      if (f.src_rank == rank || f.dst_rank == rank) {
+        const uint64_t r = signal_region(k, f, rank);
+        EXPECT_LT(r, signal_regions({k}));
+        EXPECT_TRUE(used.insert(r).second) << "rank " << rank << " region " << r << " used twice";
+      }
+  }
+  EXPECT_EQ(signal_region(k, {1, 0}, 1), 1u) << "rank 1: the second flow it takes part in";
+  CaseSpec bidir;
+  bidir.flows = {{0, 1}, {1, 0}};
+  EXPECT_EQ(signal_regions({bidir}), 2u) << "each rank sends one flow and receives one";
+  EXPECT_EQ(signal_regions({CaseSpec{}}), 1u);
+}
+
 TEST(Estimate, FlowsSharingAGpuShareItsLink) {
   const CaseCostModel costs;
   const GroupLayout four = GroupLayout::distinct(4);
