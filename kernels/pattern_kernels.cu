@@ -3,18 +3,13 @@
 #include <algorithm>
 
 #include "common/cuda_check.hpp"
+#include "kernels/pattern_device.cuh"
 
 namespace p2pbench::kernels {
 
 namespace {
 
-__device__ __forceinline__ uint64_t mix(uint64_t seed, uint64_t word) {
-  // splitmix64 finaliser: neighbouring words and seeds give unrelated bytes.
-  uint64_t z = seed * 0x9E3779B97F4A7C15ull + word;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+__device__ __forceinline__ uint64_t mix(uint64_t seed, uint64_t word) { return pattern_word(seed, word); }
 
 __device__ __forceinline__ uint8_t pattern_byte(uint64_t seed, uint64_t o) {
   return uint8_t(mix(seed, o >> 3) >> (8 * (o & 7)));

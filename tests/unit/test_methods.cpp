@@ -1,5 +1,6 @@
 // The method registry: one entry per Method, in the enum's order (method_info indexes by it),
-// names that parse back, and the properties the loops and the plan ask for.
+// then those registered by src/methods/ (this test links them), names that parse back, and the
+// properties the loops and the plan ask for.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -12,7 +13,7 @@ namespace {
 
 TEST(MethodRegistry, OneEntryPerMethodInEnumOrder) {
   const auto& table = method_registry();
-  ASSERT_EQ(table.size(), size_t(Method::kInterference) + 1);
+  ASSERT_GT(table.size(), size_t(Method::kInterference) + 1) << "the built-in methods, then src/methods/'s";
   std::set<std::string> names;
   std::set<int> orders;
   for (size_t i = 0; i < table.size(); ++i) {
@@ -51,7 +52,17 @@ TEST(MethodRegistry, RowsCarryTheAxesTheMethodSweeps) {
 
 TEST(MethodRegistry, WhereAMethodMayRun) {
   EXPECT_EQ(method_list([](const MethodInfo& m) { return m.crosses_nodes; }), "nccl");
-  EXPECT_EQ(method_list([](const MethodInfo& m) { return m.needs_both_ends_running; }), "latency_signal");
+  EXPECT_EQ(method_list([](const MethodInfo& m) { return m.needs_both_ends_running && m.id <= Method::kInterference; }),
+            "latency_signal");
+  // The put_signal methods: both ends' kernels wait for each other, and the sender writes.
+  for (const char* name : {"put_signal_ldst", "put_signal_tma", "put_signal_ce"}) {
+    const std::optional<Method> m = parse_method(name);
+    ASSERT_TRUE(m) << name;
+    EXPECT_TRUE(method_info(*m).needs_both_ends_running) << name;
+    EXPECT_TRUE(runs_one_way(*m)) << name;
+    EXPECT_TRUE(needs_peer_mapping(*m)) << name;
+    EXPECT_NE(std::string(method_info(*m).sanitizer_skip), "") << name;
+  }
 }
 
 }  // namespace

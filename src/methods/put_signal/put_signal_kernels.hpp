@@ -1,0 +1,68 @@
+// The put_signal kernels (the protocol: put_signal_protocol.hpp): the LD/ST and TMA senders, the
+// receiver every engine shares, and the reset of a flow's signal region.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "methods/put_signal/put_signal_protocol.hpp"
+
+namespace p2pbench::put_signal {
+
+// One end's view of a flow for one launch.
+struct Side {
+  Geometry g;
+  const void* src = nullptr;  // sender: its source; receiver: unused
+  void* dst = nullptr;        // sender: the receiver's buffer (peer mapping); receiver: its own
+  uint32_t* ready = nullptr;  // the receiver's ready words (the sender reaches them through the mapping)
+  uint32_t* busy = nullptr;   // the sender's credit words (the receiver reaches them through the mapping)
+  RegionHeader* header = nullptr;  // this end's own header
+  uint64_t timeout_ns = 0;
+  const uint64_t* heartbeat = nullptr;  // common/host_heartbeat.hpp; null: raw time
+};
+
+// How the signal is ordered after the data. The benchmark runs kReleaseAcquire; the others are
+// the ordering test's: a signal stored relaxed (no release), or waited for relaxed (no acquire).
+enum class Ordering { kReleaseAcquire, kNoRelease, kNoAcquire };
+
+// Zeroes a signal region and records the seed of the pattern the flow's source holds.
+void reset_region(void* region, uint64_t seed, cudaStream_t stream);
+
+// The LD/ST sender: one channel per warp (blocks x threads / 32), each chunk copied by its warp
+// with 16-byte streaming loads and stores, then signalled by lane 0.
+std::optional<std::string> ldst_unsupported_reason(int blocks, int threads, int device);
+void ldst_prepare(int device);
+void ldst_send(const Side& s, int blocks, int threads, Ordering o, cudaStream_t stream);
+
+// The TMA sender: one channel per warp, whose lane 0 moves each chunk global -> shared -> peer
+// with bulk copies through two stages of smem_bytes / warps / 2 bytes, waits until the chunk's
+// stores are complete, then signals.
+std::optional<std::string> tma_unsupported_reason(int blocks, int threads, uint64_t smem_bytes, int device);
+void tma_prepare(int threads, uint64_t smem_bytes, int device);
+void tma_send(const Side& s, int blocks, int threads, uint64_t smem_bytes, Ordering o, cudaStream_t stream);
+
+// The copy-engine sender (one channel): per chunk a stream wait until the credit is free, a
+// stream write that takes it, cudaMemcpyAsync, and a stream write of the signal (the default
+// flags: a memory barrier orders the copy before it; kNoRelease drops it:
+// CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER). No SM. The stream operations are the driver's
+// (cuStreamWaitValue32, cuStreamWriteValue32), fetched at run time.
+class CopyEngineSender {
+ public:
+  CopyEngineSender();  // throws DriverFailure where the driver lacks them
+  void send(const Side& s, Ordering o, cudaStream_t stream) const;
+
+ private:
+  using StreamValueOp = int (*)(void* stream, unsigned long long address, unsigned value, unsigned flags);
+  StreamValueOp wait_ = nullptr, write_ = nullptr;
+};
+
+// The receiver: one thread per channel.
+void receive(const Side& s, Ordering o, cudaStream_t stream);
+// Blocks the receiver takes for `channels` (its SMs, at most).
+int receiver_blocks(uint32_t channels);
+
+}  // namespace p2pbench::put_signal
