@@ -12,6 +12,8 @@ Drawn only where the data supports them:
                                      series has a size below 1 MiB (small messages get their decade);
                                      the time axis labelled at 1, 2 and 5 of every decade.
   atomics_<direction>                remote atomics: Gops/s per atomic type x access pattern (bars).
+  chunks_<direction>_<mode>          put with signal: GB/s vs bytes per put, per method x transfer size,
+                                     the same file's bulk copies of that size as dashed lines (plots/chunks.py).
   bars_<direction>_<mode>            instead of size_*, where no method spans two sizes (a file of a
                                      few cases at one size): one bar per case, min–max whisker.
   heatmap_ldst_<dir>_<mode>_<system> median GB/s over blocks x threads at the largest size
@@ -49,6 +51,7 @@ import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.plots.atomics import atomic_figures
 from p2pbench_report.plots.bars import bar_figure
+from p2pbench_report.plots.chunks import chunk_figures
 from p2pbench_report.plots.series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TIME_MEASURE, Measure,  # noqa: F401
                                          bandwidth_rows, direction_mode_combos, measured_rows, of_direction_mode,
                                          power_of_two_axis, series_colors, series_order, size_series)
@@ -178,7 +181,8 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
     return (matrix_figures(result_sets) + pattern_figures(result_sets)
             + measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
             + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
-            + uni_vs_bidir_figures(result_sets, prepared) + atomic_figures(result_sets, every)
+            + uni_vs_bidir_figures(result_sets, prepared) + chunk_figures(result_sets, prepared)
+            + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE)
             + interference_figures(result_sets))
 
