@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import matplotlib
 import pandas as pd
 import pytest
+from make_fixtures import REPO
 from p2pbench_report.loader import load_many
 from p2pbench_report.plots.figures import build_figures, close_figures, knee
 
@@ -181,5 +183,29 @@ def test_cases_at_a_single_size_get_bars_not_a_size_figure(write_json, synthetic
                                                                for r in document["results"]])
         assert "GB/s" in ax.get_xlabel() and "1e9" in ax.get_xlabel()
         assert all("at 1G" in s for s in figures[0].series) and len(figures[0].series) == len(document["results"])
+    finally:
+        close_figures(figures)
+
+
+
+def test_put_signal_rows_get_a_chunk_figure_with_the_bulk_copy_beside_them(write_json):
+    """The two-H200 put_signal run (its bulk copies did not run: one is added from a measured row)."""
+    measured = REPO / "results" / "h200-nv18" / "put-signal-2026-11-27" / "put-signal-h200-nv18.json"
+    document = json.loads(measured.read_text(encoding="utf-8"))
+    row = next(r for r in document["results"] if r["method"] == "put_signal_tma" and r["status"] == "ok"
+               and r["bytes"] == 256 << 20 and r["chunk_bytes"] == 1 << 20 and r["src_rank"] == 0)
+    bulk = copy.deepcopy(row)
+    bulk.update(method="tma", chunk_bytes=None, chunks_in_flight=None, threads=None, stages=4)
+    document["results"].append(bulk)
+    figures = build_figures(load_many([write_json("put-signal.json", document)]))
+    try:
+        named = {f.name: f for f in figures}
+        ax = named["chunks_push_uni"].figure.axes[0]
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        tma = lines["put_signal_tma, 256M transfers"]
+        assert list(tma.get_xdata()) == [float(1 << k) for k in (9, 11, 12, 13, 14, 16, 18, 20)]
+        assert tma.get_ydata()[-1] == pytest.approx(row["bandwidth_gbps"]["median"])
+        assert "tma bulk copy, 256M" in lines, list(lines)
+        assert "put_signal_ce, 4M transfers" in lines
     finally:
         close_figures(figures)
