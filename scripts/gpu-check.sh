@@ -66,6 +66,11 @@ if [ "${P2PBENCH_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/de
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/kernels/test_copy_kernels" \
       --gtest_filter='*_n17_*:*_n4097_src*:*_n1048579_src0_dst0:*_n1048579_src3_dst8:CopyKernelSms.*' >"$out/logs/sanitizer-$tool.log" 2>&1
     note "compute-sanitizer $tool (copy kernels): rc=$? $(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$out/logs/sanitizer-$tool.log")"
+    # put_signal's sender and receiver one after the other, within their credits (the sanitizer
+    # runs one kernel at a time, so concurrent ends would wait out their timeout).
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/put_signal/test_put_signal_kernels" \
+      --gtest_filter='*Serialized*' >"$out/logs/sanitizer-put-signal-$tool.log" 2>&1
+    note "compute-sanitizer $tool (put_signal kernels): rc=$? $(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$out/logs/sanitizer-put-signal-$tool.log")"
   done
 fi
 

@@ -9,8 +9,8 @@
 #   NVBANDWIDTH_BIN  an nvbandwidth binary (v0.8 builds with Boost program_options; optional)
 #   NCCL_TESTS_SRC   nccl-tests' source tree; sendrecv_perf and all_reduce_perf are built from it
 # Env: P2PBENCH_REMEASURE_STEPS (default "build default tools latency atomics baselines matrix patterns
-#      interference host-link equivalents"; a step other than build, default, tools and equivalents
-#      names configs/STEP.json), P2PBENCH_INTERFERENCE_CONFIG (another config for that step),
+#      interference host-link equivalents put-signal"; a step other than build, default, tools,
+#      equivalents and put-signal names configs/STEP.json), P2PBENCH_INTERFERENCE_CONFIG (another config for that step),
 #      P2PBENCH_EXPECT (default expectations/h200-nv18.json), P2PBENCH_CUDA_ARCHITECTURES (default 90)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ out=${1:?usage: scripts/two-gpu-remeasure.sh OUT_DIR BEFORE_SRC [NVBANDWIDTH_BIN
 before_src=$(cd "${2:?BEFORE_SRC: an extracted source tree of the older commit}" && pwd)
 nvbandwidth=${3:-}
 nccl_tests_src=${4:-}
-steps=${P2PBENCH_REMEASURE_STEPS:-build default tools latency atomics baselines matrix patterns interference host-link equivalents}
+steps=${P2PBENCH_REMEASURE_STEPS:-build default tools latency atomics baselines matrix patterns interference host-link equivalents put-signal}
 expect=${P2PBENCH_EXPECT:-expectations/h200-nv18.json}
 arch=${P2PBENCH_CUDA_ARCHITECTURES:-90}
 export PATH="$PATH:/usr/local/cuda/bin" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -123,6 +123,16 @@ for step in $steps; do
       run after nccl-tests-equivalent 2 configs/nccl-tests-equivalent.json
       ;;
     tools) run_tools ;;
+    put-signal)
+      # This tree only (an older one may not have the methods): the config on the two GPUs, and the
+      # kernels' own test across them (every chunk verified; the ordering counts over the link).
+      run after put-signal 2 configs/put-signal.json
+      { cmake -S . -B build-gpu-tests -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" &&
+        cmake --build build-gpu-tests -j 16 --target test_put_signal_kernels; } >"$out/logs/build-put-signal-test.log" 2>&1
+      P2PBENCH_ORDERING_DEVICES=0,1 P2PBENCH_ORDERING_TRIES=${P2PBENCH_ORDERING_TRIES:-200} timeout 300 \
+        build-gpu-tests/tests/put_signal/test_put_signal_kernels >"$out/runs/put-signal-kernels-0-1.txt" 2>&1
+      note "put_signal kernels across the GPUs: exit $? ($(grep -c '^ORDERING' "$out/runs/put-signal-kernels-0-1.txt") ordering counts)"
+      ;;
     *) config_step "$step" ;;
   esac
   # Packed after every step, so that a call cut short still brings back what it measured.
