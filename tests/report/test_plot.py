@@ -209,3 +209,18 @@ def test_put_signal_rows_get_a_chunk_figure_with_the_bulk_copy_beside_them(write
         assert "put_signal_ce, 4M transfers" in lines
     finally:
         close_figures(figures)
+
+
+def test_a_run_on_one_gpu_is_drawn_and_says_so():
+    """Two ranks on one H200 (every pair same_device): no P2P figure, but drawn, marked same GPU."""
+    one_gpu = REPO / "results" / "h200" / "put-signal-2026-11-27" / "put-signal-h200.json"
+    figures = build_figures(load_many([one_gpu]))
+    try:
+        named = {f.name: f for f in figures}
+        assert {"size_push_uni", "chunks_push_uni", "latency_push_uni"} <= set(named)
+        for name in ("size_push_uni", "chunks_push_uni"):
+            labels = [line.get_label() for line in named[name].figure.axes[0].get_lines()
+                      if not line.get_label().startswith("_")]
+            assert labels and all("same GPU" in label for label in labels if "peak" not in label), labels
+    finally:
+        close_figures(figures)

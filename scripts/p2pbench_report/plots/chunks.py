@@ -47,7 +47,7 @@ def _draw_system(ax, rows: pd.DataFrame, system: str, index: int, several: bool)
                 continue
             best = series.loc[series.groupby("chunk_bytes")["median"].idxmax()].sort_values("chunk_bytes")
             color = shaded_color(METHOD_COLORS.get(method, "tab:gray"), shade)
-            label = (f"{system} · " if several else "") + f"{method}, {format_size(int(size))} transfers"
+            label = (f"{system} · " if several else "") + f"{series['series'].iloc[0]}, {format_size(int(size))} transfers"
             x = best["chunk_bytes"].astype(float).to_numpy()
             ax.plot(x, best["median"], linestyle=linestyle, marker=marker, markersize=4, color=color, label=label)
             ax.fill_between(x, best["low"], best["high"], color=color, alpha=0.18, linewidth=0)
@@ -55,7 +55,7 @@ def _draw_system(ax, rows: pd.DataFrame, system: str, index: int, several: bool)
     bulk = _first_pair(rows[rows["method"].isin(BULK_METHODS) & rows["bytes"].isin(sizes)])
     for (method, size), group in bulk.groupby(["method", "bytes"]):
         best = group.loc[group["median"].idxmax()]
-        label = (f"{system} · " if several else "") + f"{method} bulk copy, {format_size(int(size))}"
+        label = (f"{system} · " if several else "") + f"{group['series'].iloc[0]} bulk copy, {format_size(int(size))}"
         ax.axhline(best["median"], linestyle="--", linewidth=1.1, color=METHOD_COLORS.get(method, "tab:gray"),
                    label=label)
         labels.append(label)

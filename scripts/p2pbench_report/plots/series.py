@@ -75,7 +75,8 @@ def pair_cases(frame: pd.DataFrame) -> pd.Series:
     those of the matrix one pair at a time (sequential, alone_check, and rounds that held that one
     pair only: nothing else ran beside it) and `sampled`, not rounds of several pairs (pairs under
     load) nor the other patterns (plots/patterns.py, plots/matrix.py draw those), and never a pair of
-    ranks on one GPU (same_device: no P2P figure)."""
+    ranks on one GPU (same_device: no P2P figure) unless every row is one: a one-GPU run is drawn
+    as it is, its series marked "same GPU" (measured_rows)."""
     if "pattern" not in frame.columns:
         return pd.Series(True, index=frame.index)
     pattern, schedule = frame["pattern"], frame["schedule"] if "schedule" in frame.columns else None
@@ -83,7 +84,9 @@ def pair_cases(frame: pd.DataFrame) -> pd.Series:
     if schedule is not None:
         alone &= ~schedule.isin(("rounds",)) | _one_pair_only(frame)
     if "same_device" in frame.columns:
-        alone &= ~frame["same_device"].fillna(False).astype(bool)
+        same = frame["same_device"].fillna(False).astype(bool)
+        if not same.all():
+            alone &= ~same
     return alone
 
 
@@ -135,7 +138,7 @@ def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     frame["low"] = frame[measure.low_column].fillna(frame["median"])
     frame["high"] = frame[measure.high_column].fillna(frame["median"])
     frame["series"] = [" ".join([row["method"]] + [str(v) for v in (plain_value(row.get(c)) for c in measure.split_by)
-                                                   if v is not None])
+                                                   if v is not None]) + (" · same GPU" if row.get("same_device") is True else "")
                        for _, row in frame.iterrows()]
     shape_axes = [a for a in SHAPE_AXES if a not in measure.split_by]  # split_by is in the series name
     frame["shape"] = [tuple((a, plain_value(row.get(a))) for a in shape_axes) for _, row in frame.iterrows()]
