@@ -129,14 +129,23 @@ class Checks:
                   "checks need two, so only the same-GPU checks above ran")
 
 
-def main():
+def gpus_or_exit_code(doc):
+    """(visible GPUs, None) to go on, or (0, exit code): 2 after the usage `doc` when the
+    arguments are missing, 77 (CTest: skipped) with the reason when no GPU is visible."""
     if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
+        print(doc)
+        return 0, 2
     gpus = gpu_count()
     if gpus == 0:
         print("SKIPPED: no CUDA GPU visible. GPU tests run on a GPU node: scripts/gpu-check.sh")
-        return 77
+        return 0, 77
+    return gpus, None
+
+
+def main():
+    gpus, code = gpus_or_exit_code(__doc__)
+    if code is not None:
+        return code
     checks = Checks(sys.argv[1], sys.argv[2:])
     checks.all(gpus)
     print(f"{checks.passed} passed, {checks.failed} failed")

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from driver_checks import gpu_count
+from driver_checks import gpus_or_exit_code
 
 HERE = pathlib.Path(__file__).resolve().parent
 CONFIG = str(HERE / "put-signal-small.json")
@@ -37,13 +37,9 @@ def run(binary, mpiexec, ranks, gpus, out):
 
 
 def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    gpus = gpu_count()
-    if gpus == 0:
-        print("SKIPPED: no CUDA GPU visible. GPU tests run on a GPU node: scripts/gpu-check.sh")
-        return 77
+    gpus, code = gpus_or_exit_code(__doc__)
+    if code is not None:
+        return code
     if gpus < 4 and not mps_reachable():
         print(f"SKIPPED: {gpus} GPU(s) for up to 4 ranks and no MPS daemon: a put_signal flow's two ends must run "
               "at once (start one with `nvidia-cuda-mps-control -d`)")
