@@ -97,6 +97,7 @@ class StagedEngine final : public TwoSidedEngine {
   // Why this case's pipeline broke (a flag wait timed out on a rank of the node), or nullopt.
   // Valid once the work of every rank of the case has finished.
   std::optional<std::string> fault() const;
+  std::optional<std::string> stalled() override { return fault(); }
 
  private:
   // One end of one flow as this rank drives it.

@@ -90,6 +90,10 @@ class TransferEngine {
   // SMs one transfer occupies, measured with a launch (0 for the copy engine; nullopt when
   // the method has no SM count).
   virtual std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) = 0;
+  // After each sample's work finished, verified or not: why a wait of this member's work gave up
+  // (engines whose ends wait for each other record their timeouts), or nullopt. The sample then
+  // fails with it: a stalled pipeline must not pass for a fast one.
+  virtual std::optional<std::string> stalled() { return std::nullopt; }
   // Verifies `bytes` at dst against the pattern of `seed` at pattern offset `offset`; returns
   // nullopt when every byte matches, else a description of the first mismatch.
   virtual std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,

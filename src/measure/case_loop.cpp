@@ -214,6 +214,7 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
       const auto s = group_.timer(m.id, lane.timer).wait(deadline_s, "sample " + std::to_string(index) + " of " + case_.name());
       r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided(), false, s.release_ns, s.end_ns});
     }
+    if (auto why = m.engine->stalled()) throw std::runtime_error(*why);
   }, deadline_s / options_.timeout_scale);
   if (any_failed(queue, out) || any_failed(finished, out)) return false;
   record(finished, out);

@@ -71,7 +71,7 @@ class PutSignalEngine final : public TransferEngine {
   void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
     void* mine = region(e.local_signal_area, e.flow, e.rank);
     reset_region(mine, source_seed, stream);
-    if (e.flow.dst_rank == e.rank) receiver_regions_[e.local_dst] = mine;
+    regions_[mine] = {e.flow, e.flow.dst_rank == e.rank, e.local_dst};
   }
 
   void launch(const Transfer& t, cudaStream_t stream) override {
@@ -90,17 +90,25 @@ class PutSignalEngine final : public TransferEngine {
     return sender_ == Sender::kCe ? 0 : *c_.blocks;
   }
 
+  // A wait of this rank's end of a flow that gave up in the last sample (the kernels' headers).
+  std::optional<std::string> stalled() override {
+    for (const auto& [mine, end] : regions_) {
+      const RegionHeader h = header_of(mine);
+      if (!h.timed_out) continue;
+      return std::string("put_signal ") + std::to_string(end.flow.src_rank) + "->" + std::to_string(end.flow.dst_rank) +
+             ": the " + (end.receives ? "receiver" : "sender") + " gave up after " + std::to_string(int(kTimeoutS)) +
+             " s waiting for the " + (h.timed_out == kWaitedForSignal ? "signal" : "credit") + " of chunk " +
+             std::to_string(h.stuck_chunk);
+    }
+    return std::nullopt;
+  }
+
   // Every byte against the pattern, after what the receiver saw as the chunks arrived.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override {
-    const auto region = receiver_regions_.find(dst);
-    if (region != receiver_regions_.end()) {
-      RegionHeader h{};
-      cuda_check(cudaMemcpyAsync(&h, region->second, sizeof h, cudaMemcpyDeviceToHost, stream),
-                 "reading the put_signal receiver's report");
-      cuda_check(cudaStreamSynchronize(stream), "reading the put_signal receiver's report");
-      if (h.timed_out)
-        return std::string("the receiver gave up waiting for the signal of chunk ") + std::to_string(h.stuck_chunk);
+    for (const auto& [mine, end] : regions_) {
+      if (!end.receives || end.dst != dst) continue;
+      const RegionHeader h = header_of(mine);
       if (h.bad_chunks)
         return std::to_string(h.bad_chunks) + " chunks were not all there when their signal was (chunk " +
                std::to_string(h.first_bad_chunk - 1) + " among them)";
@@ -110,6 +118,13 @@ class PutSignalEngine final : public TransferEngine {
 
  private:
   bool sends(const Flow& f) const { return f.src_rank == rank_; }
+
+  // Read once this rank's work of the sample has finished (plain copy: nothing of it still runs).
+  static RegionHeader header_of(const void* region) {
+    RegionHeader h{};
+    cuda_check(cudaMemcpy(&h, region, sizeof h, cudaMemcpyDeviceToHost), "reading a put_signal end's report");
+    return h;
+  }
 
   // `rank`'s region for `flow` in `area` (a signal area of `rank`).
   char* region(void* area, const Flow& flow, int rank) const {
@@ -137,7 +152,13 @@ class PutSignalEngine final : public TransferEngine {
   Geometry g_;
   int rank_ = -1;
   std::unique_ptr<CopyEngineSender> ce_;
-  std::map<const void*, void*> receiver_regions_;  // a received flow's buffer -> its signal region
+  // This rank's regions (as before_sample reset them): whose end of which flow.
+  struct End {
+    Flow flow;
+    bool receives = false;
+    const void* dst = nullptr;  // the received flow's buffer (verify's argument)
+  };
+  std::map<const void*, End> regions_;
 };
 
 bool chunk_size(uint64_t v) { return v >= kAlignment && v % kAlignment == 0 && v <= (1ull << 30); }
