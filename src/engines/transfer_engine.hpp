@@ -34,6 +34,8 @@ struct Endpoints {
   void* host = nullptr;  // device-visible address of the pinned host buffer
   Flow flow{0, 1};
   int rank = -1;  // the member these are for (one end of `flow`)
+  // The host heartbeat GPU-side waits count their timeout with (common/host_heartbeat.hpp), or null.
+  const uint64_t* heartbeat = nullptr;
   // This rank's signal area and the other end's (common/signal_area.hpp; null where none).
   void* local_signal_area = nullptr;
   void* peer_signal_area = nullptr;

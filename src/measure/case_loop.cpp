@@ -77,7 +77,9 @@ int CaseLoop::slot_of(const Flow& f) const {
 }
 
 Endpoints CaseLoop::endpoints(const Member& m, const Flow& f) {
-  return group_.endpoints(m.id, f, slot_of(f), m.engine->needs_host_buffer() ? group_.slot_bytes() : 0);
+  Endpoints e = group_.endpoints(m.id, f, slot_of(f), m.engine->needs_host_buffer() ? group_.slot_bytes() : 0);
+  e.heartbeat = group_.heartbeat_word();
+  return e;
 }
 
 void CaseLoop::enqueue(Member& m, const Lane& lane, uint64_t index, cudaStream_t stream) {

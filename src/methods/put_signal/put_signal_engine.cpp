@@ -72,6 +72,7 @@ class PutSignalEngine final : public TransferEngine {
     void* mine = region(e.local_signal_area, e.flow, e.rank);
     reset_region(mine, source_seed, stream);
     regions_[mine] = {e.flow, e.flow.dst_rank == e.rank, e.local_dst};
+    heartbeat_ = e.heartbeat;
   }
 
   void launch(const Transfer& t, cudaStream_t stream) override {
@@ -144,6 +145,7 @@ class PutSignalEngine final : public TransferEngine {
                                          kBusyOffset);
     s.header = reinterpret_cast<RegionHeader*>(region(t.local_signal_area, f, rank_));
     s.timeout_ns = uint64_t(kTimeoutS * 1e9);
+    s.heartbeat = heartbeat_;  // a whole-job pause does not count
     return s;
   }
 
@@ -151,6 +153,7 @@ class PutSignalEngine final : public TransferEngine {
   CaseSpec c_;
   Geometry g_;
   int rank_ = -1;
+  const uint64_t* heartbeat_ = nullptr;  // the case group's (before_sample)
   std::unique_ptr<CopyEngineSender> ce_;
   // This rank's regions (as before_sample reset them): whose end of which flow.
   struct End {
