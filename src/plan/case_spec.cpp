@@ -43,17 +43,11 @@ CaseSpec CaseSpec::load_case() const {
   c.bytes = load->bytes;
   c.flows = load->flows;
   c.pattern = load->pattern;
-  c.blocks = load->blocks;
-  c.threads = load->threads;
-  c.unroll = load->unroll;
-  c.stages = load->stages;
-  c.smem_bytes = load->smem_bytes;
-  c.chunk_bytes = load->chunk_bytes;
-  c.chunks_in_flight = load->chunks_in_flight;
+  static_cast<KernelShape&>(c) = *load;
   return c;
 }
 
-std::optional<uint64_t> CaseSpec::axis_value(ShapeAxis a) const {
+std::optional<uint64_t> KernelShape::axis_value(ShapeAxis a) const {
   auto wide = [](const std::optional<int>& v) { return v ? std::optional<uint64_t>(uint64_t(*v)) : std::nullopt; };
   switch (a) {
     case ShapeAxis::kBlocks: return wide(blocks);
@@ -65,6 +59,18 @@ std::optional<uint64_t> CaseSpec::axis_value(ShapeAxis a) const {
     case ShapeAxis::kChunksInFlight: return wide(chunks_in_flight);
   }
   return std::nullopt;
+}
+
+void KernelShape::set_axis(ShapeAxis a, uint64_t v) {
+  switch (a) {
+    case ShapeAxis::kBlocks: blocks = int(v); break;
+    case ShapeAxis::kThreads: threads = int(v); break;
+    case ShapeAxis::kUnroll: unroll = int(v); break;
+    case ShapeAxis::kSmemBytes: smem_bytes = v; break;
+    case ShapeAxis::kStages: stages = int(v); break;
+    case ShapeAxis::kChunkBytes: chunk_bytes = v; break;
+    case ShapeAxis::kChunksInFlight: chunks_in_flight = int(v); break;
+  }
 }
 
 }  // namespace p2pbench

@@ -12,19 +12,33 @@
 
 namespace p2pbench {
 
+// The kernel-shape fields of a case, one per ShapeAxis (unset: the method has no such axis).
+// Declared once here: the sweep expands shapes of it, and a case and its load carry one.
+struct KernelShape {
+  std::optional<int> blocks;
+  std::optional<int> threads;
+  std::optional<int> unroll;
+  std::optional<uint64_t> smem_bytes;
+  std::optional<int> stages;
+  std::optional<uint64_t> chunk_bytes;  // put_signal: bytes per put (each followed by its signal)
+  std::optional<int> chunks_in_flight;  // put_signal: puts a channel may have unconsumed
+
+  // The value of axis `a` (nullopt: unset), and setting it.
+  std::optional<uint64_t> axis_value(ShapeAxis a) const;
+  void set_axis(ShapeAxis a, uint64_t v);
+};
+
 // Latency under load: the bandwidth flows that run beside a latency case (on the other ranks),
 // started before its first sample and still running after its last.
-struct LoadSpec {
+struct LoadSpec : KernelShape {  // the load method's kernel shape
   Method method = Method::kCe;
   Direction direction = Direction::kPush;
   Pattern pattern = Pattern::kAllToAll;  // how the flows were chosen (recorded)
   uint64_t bytes = 0;                    // one transfer
   std::vector<Flow> flows;
-  std::optional<int> blocks, threads, unroll, stages, chunks_in_flight;  // the method's kernel shape
-  std::optional<uint64_t> smem_bytes, chunk_bytes;
 };
 
-struct CaseSpec {
+struct CaseSpec : KernelShape {
   Method method = Method::kCe;
   Direction direction = Direction::kPush;
   Mode mode = Mode::kUni;
@@ -35,13 +49,6 @@ struct CaseSpec {
   Pattern pattern = Pattern::kMatrix;
   std::optional<Schedule> schedule;  // matrix only
   std::optional<int> round;          // schedule rounds: the round's index
-  std::optional<int> blocks;
-  std::optional<int> threads;
-  std::optional<int> unroll;
-  std::optional<uint64_t> smem_bytes;
-  std::optional<int> stages;
-  std::optional<uint64_t> chunk_bytes;     // put_signal: bytes per put (each followed by its signal)
-  std::optional<int> chunks_in_flight;     // put_signal: puts a channel may have unconsumed
   std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag";
                                        // latency_read: "plain" (as nvbandwidth) | "relaxed_sys" (never L1)
                                        // | "absolute" (the reader's own pointers, no add per load)
@@ -63,9 +70,6 @@ struct CaseSpec {
 
   // The load's own case (a bandwidth case of its method, flows and size).
   CaseSpec load_case() const;
-
-  // The value of a kernel-shape axis (nullopt: the method has none).
-  std::optional<uint64_t> axis_value(ShapeAxis a) const;
 
   // The single flow's ranks, or -1 when the case has several flows.
   int src_rank() const { return flows.size() == 1 ? flows[0].src_rank : -1; }

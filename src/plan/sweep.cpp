@@ -13,32 +13,10 @@ namespace p2pbench {
 namespace {
 
 // One kernel shape: the values of the axes a method has (unset = not applicable).
-struct Shape {
-  std::optional<int> blocks, threads, unroll, stages, chunks_in_flight;
-  std::optional<uint64_t> smem_bytes, chunk_bytes;
+using Shape = KernelShape;
 
-  void set(ShapeAxis a, uint64_t v) {
-    switch (a) {
-      case ShapeAxis::kBlocks: blocks = int(v); break;
-      case ShapeAxis::kThreads: threads = int(v); break;
-      case ShapeAxis::kUnroll: unroll = int(v); break;
-      case ShapeAxis::kSmemBytes: smem_bytes = v; break;
-      case ShapeAxis::kStages: stages = int(v); break;
-      case ShapeAxis::kChunkBytes: chunk_bytes = v; break;
-      case ShapeAxis::kChunksInFlight: chunks_in_flight = int(v); break;
-    }
-  }
-  template <typename Spec>  // CaseSpec or LoadSpec
-  void apply_to(Spec& s) const {
-    s.blocks = blocks;
-    s.threads = threads;
-    s.unroll = unroll;
-    s.smem_bytes = smem_bytes;
-    s.stages = stages;
-    s.chunk_bytes = chunk_bytes;
-    s.chunks_in_flight = chunks_in_flight;
-  }
-};
+// Gives a case (or a load) the shape: its kernel-shape part becomes `shape`.
+void set_shape(KernelShape& spec, const Shape& shape) { spec = shape; }
 
 // Every combination of the method's swept axes (the registry's order, the first outermost);
 // one empty shape for a method that sweeps none.
@@ -49,7 +27,7 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
     for (const Shape& partial : out)
       for (uint64_t v : c.kernel_axes.of(m, axis.axis)) {
         grown.push_back(partial);
-        grown.back().set(axis.axis, v);
+        grown.back().set_axis(axis.axis, v);
       }
     out = std::move(grown);
   }
@@ -59,7 +37,7 @@ std::vector<Shape> shapes_of(Method m, const Config& c) {
 // The first value of each swept axis: the shape a method runs with as a latency case's load.
 Shape first_shape_of(Method m, const Config& c) {
   Shape s;
-  for (const SweptAxis& axis : method_info(m).swept) s.set(axis.axis, c.kernel_axes.of(m, axis.axis).front());
+  for (const SweptAxis& axis : method_info(m).swept) s.set_axis(axis.axis, c.kernel_axes.of(m, axis.axis).front());
   return s;
 }
 
@@ -145,7 +123,7 @@ void add_load_twins(const Config& config, int ranks, size_t first, std::vector<C
     load.pattern = l.pattern;
     load.bytes = l.bytes;
     load.flows = load_flows(l, twin.flows.at(0), ranks);
-    first_shape_of(l.method, config).apply_to(load);
+    set_shape(load, first_shape_of(l.method, config));
     twin.load = load;
     out.push_back(twin);
   }
@@ -184,7 +162,7 @@ void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
                 c.mode = mode;
                 c.bytes = bytes;
                 c.flows = mode == Mode::kUni ? std::vector<Flow>{{0, 1}} : std::vector<Flow>{{0, 1}, {1, 0}};
-                shape.apply_to(c);
+                set_shape(c, shape);
                 cases.push_back(c);
               }
 }
@@ -205,7 +183,7 @@ CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, ui
   c.direction = runs_one_way(m) || is_host_link(m) ? Direction::kPush : d;
   c.mode = is_host_link(m) ? Mode::kUni : mode;
   c.bytes = bytes;
-  shape.apply_to(c);
+  set_shape(c, shape);
   return c;
 }
 
