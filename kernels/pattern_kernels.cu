@@ -9,10 +9,8 @@ namespace p2pbench::kernels {
 
 namespace {
 
-__device__ __forceinline__ uint64_t mix(uint64_t seed, uint64_t word) { return pattern_word(seed, word); }
-
 __device__ __forceinline__ uint8_t pattern_byte(uint64_t seed, uint64_t o) {
-  return uint8_t(mix(seed, o >> 3) >> (8 * (o & 7)));
+  return uint8_t(pattern_word(seed, o >> 3) >> (8 * (o & 7)));
 }
 
 // Whole aligned 8-byte words where the buffer allows, single bytes elsewhere.
@@ -24,7 +22,7 @@ __global__ void fill_kernel(uint8_t* dst, size_t bytes, uint64_t seed, uint64_t 
   const uint64_t n_words = words ? bytes / 8 : 0;
   auto* dst64 = reinterpret_cast<uint64_t*>(dst);
   for (uint64_t w = tid; w < n_words; w += stride) {
-    const uint64_t v = mix(seed, (offset >> 3) + w);
+    const uint64_t v = pattern_word(seed, (offset >> 3) + w);
     dst64[w] = kPoison ? ~v : v;
   }
   for (uint64_t b = n_words * 8 + tid; b < bytes; b += stride) {
@@ -46,7 +44,7 @@ __global__ void check_kernel(const uint8_t* data, size_t bytes, uint64_t seed, u
   const auto* data64 = reinterpret_cast<const uint64_t*>(data);
   unsigned long long bad = 0, first = ~0ull;
   for (uint64_t w = tid; w < n_words; w += stride) {
-    const uint64_t diff = data64[w] ^ mix(seed, (offset >> 3) + w);
+    const uint64_t diff = data64[w] ^ pattern_word(seed, (offset >> 3) + w);
     if (diff != 0) {
       for (int b = 0; b < 8; ++b) {
         if ((diff >> (8 * b)) & 0xff) {

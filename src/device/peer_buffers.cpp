@@ -1,9 +1,9 @@
 #include "device/peer_buffers.hpp"
 
 #include <cstring>
+#include <utility>
 
 #include "common/signal_area.hpp"
-#include <utility>
 
 namespace p2pbench {
 

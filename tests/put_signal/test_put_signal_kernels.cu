@@ -9,13 +9,16 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "common/cuda_check.hpp"
 #include "common/signal_area.hpp"
 #include "kernels/pattern_kernels.hpp"
+#include "measure/sanitizer_mode.hpp"
 #include "methods/put_signal/put_signal_kernels.hpp"
 
 namespace {
@@ -29,7 +32,7 @@ const char* name(Ordering o) {
   return o == Ordering::kReleaseAcquire ? "release/acquire" : o == Ordering::kNoRelease ? "no release" : "no acquire";
 }
 
-bool under_sanitizer() { return std::getenv("NV_SANITIZER_INJECTION_PORT_RANGE_BEGIN") || std::getenv("CUDA_INJECTION64_PATH"); }
+bool under_sanitizer() { return sanitizer_mode_wanted(false); }
 
 struct Report {
   RegionHeader receiver{}, sender{};
@@ -97,6 +100,37 @@ class Pair {
     cuda_check(cudaStreamSynchronize(recv_stream_), "checking");
     r.bad_bytes = check_->mismatches;
     return r;
+  }
+
+  // One end alone, its peer never running, waits cut to `timeout_ns`: the receiver waits for
+  // signals that never come; the sender, its credits all taken (busy words set), for credits.
+  // Returns that end's header and whether every credit word of the geometry is free afterwards.
+  std::pair<RegionHeader, bool> run_alone(Engine e, const Geometry& g, bool sender_end, uint64_t timeout_ns) {
+    cuda_check(cudaSetDevice(send_), "sender");
+    reset_region(send_region_, 1, send_stream_);
+    // Every credit taken: a sender must wait; a receiver that gives up must free them.
+    cuda_check(cudaMemsetAsync(static_cast<char*>(send_region_) + kBusyOffset, 0xff,
+                               size_t(g.channels) * g.in_flight * sizeof(uint32_t), send_stream_), "taking the credits");
+    cuda_check(cudaStreamSynchronize(send_stream_), "taking the credits");
+    cuda_check(cudaSetDevice(recv_), "receiver");
+    reset_region(recv_region_, 1, recv_stream_);
+    cuda_check(cudaStreamSynchronize(recv_stream_), "resetting the receiver");
+    Side s = side(g, sender_end);
+    s.timeout_ns = timeout_ns;
+    if (sender_end) {
+      cuda_check(cudaSetDevice(send_), "sender");
+      send(e, s, 1, int(g.channels) * 32, Ordering::kReleaseAcquire);
+      cuda_check(cudaStreamSynchronize(send_stream_), "the sender alone");
+    } else {
+      receive(s, Ordering::kReleaseAcquire, recv_stream_);
+      cuda_check(cudaStreamSynchronize(recv_stream_), "the receiver alone");
+    }
+    RegionHeader h{};
+    cuda_check(cudaMemcpy(&h, sender_end ? send_region_ : recv_region_, sizeof h, cudaMemcpyDeviceToHost), "the header");
+    std::vector<uint32_t> busy(size_t(g.channels) * g.in_flight);
+    cuda_check(cudaMemcpy(busy.data(), static_cast<char*>(send_region_) + kBusyOffset, busy.size() * sizeof(uint32_t),
+                          cudaMemcpyDeviceToHost), "the credits");
+    return {h, std::all_of(busy.begin(), busy.end(), [](uint32_t b) { return b == 0; })};
   }
 
  private:
@@ -177,6 +211,27 @@ TEST(PutSignalKernels, CopyEngineEveryChunkAndByte) {
       EXPECT_EQ(rep.receiver.bad_chunks, 0u) << what;
       EXPECT_EQ(rep.bad_bytes, 0u) << what;
     }
+}
+
+// Every wait has a deadline: an end whose peer never runs gives up after its timeout, says which
+// wait and chunk, and a receiver that gives up frees its channels' credits (so a copy-engine
+// stream waiting on one, which has no timeout of its own, runs to its end).
+TEST(PutSignalKernels, WaitsGiveUpAtTheirDeadline) {
+  const auto [s, r] = devices();
+  Pair pair(s, r, kBytes);
+  const Geometry g{64 << 10, 4096, 4, 2};
+  const uint64_t timeout_ns = 50'000'000;
+  auto [receiver, credits_free] = pair.run_alone(Engine::kLdst, g, false, timeout_ns);
+  EXPECT_EQ(receiver.timed_out, uint32_t(kWaitedForSignal));
+  EXPECT_LT(receiver.stuck_chunk, g.channels) << "each channel's first chunk never came";
+  EXPECT_TRUE(credits_free) << "the receiver gave every credit back when it gave up";
+  for (Engine e : {Engine::kLdst, Engine::kTma}) {
+    if (e == Engine::kTma && !tma_runs()) continue;
+    auto [sender, returned] = pair.run_alone(e, g, true, timeout_ns);
+    EXPECT_EQ(sender.timed_out, uint32_t(kWaitedForCredit)) << name(e);
+    EXPECT_LT(sender.stuck_chunk, g.channels) << name(e);
+    EXPECT_FALSE(returned) << name(e) << ": nobody was there to return the credits";
+  }
 }
 
 TEST(PutSignalKernels, SerializedWithinCredits) {

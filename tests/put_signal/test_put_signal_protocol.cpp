@@ -13,6 +13,9 @@ TEST(PutSignalProtocol, ChunksCoverTheTransfer) {
   EXPECT_EQ((Geometry{4096, 512, 4, 2}).chunks(), 8u);
   EXPECT_EQ((Geometry{4096 + 16, 512, 4, 2}).chunks(), 9u) << "a short last chunk";
   EXPECT_EQ((Geometry{16, 1 << 20, 4, 2}).chunks(), 1u);
+  EXPECT_EQ((Geometry{4096 + 16, 512, 4, 2}).length_of(0), 512u);
+  EXPECT_EQ((Geometry{4096 + 16, 512, 4, 2}).length_of(8), 16u) << "the short last chunk";
+  EXPECT_EQ((Geometry{16, 1 << 20, 4, 2}).length_of(0), 16u);
 }
 
 TEST(PutSignalProtocol, InFlightChunksOfAChannelHoldDistinctSlots) {

@@ -5,7 +5,6 @@
 #include <cuda.h>  // types only: the stream memory operations are fetched at run time
 #include <cuda_runtime.h>
 
-#include <algorithm>
 
 #include "common/cuda_check.hpp"
 #include "common/driver_entry_point.hpp"
@@ -61,11 +60,6 @@ __device__ void signal(const Side& s, uint64_t k) {
     ptx::st_relaxed_sys(flag, 1u);
 }
 
-__device__ uint32_t chunk_length(const Geometry& g, uint64_t offset) {
-  const uint64_t left = g.bytes - offset;
-  return uint32_t(left < g.chunk_bytes ? left : g.chunk_bytes);
-}
-
 template <bool kRelease>
 __global__ void __launch_bounds__(kMaxThreads, 1) ldst_sender(Side s) {
   const uint32_t lane = threadIdx.x & 31;
@@ -78,7 +72,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) ldst_sender(Side s) {
     if (lane == 0) go = take_credit(s, k);
     if (!__shfl_sync(kFullWarp, go, 0)) return;
     const uint64_t offset = k * s.g.chunk_bytes;
-    kernels::detail::copy_as<uint4, 4>(src + offset, dst + offset, chunk_length(s.g, offset), lane, 32);
+    kernels::detail::copy_as<uint4, 4>(src + offset, dst + offset, s.g.length_of(k), lane, 32);
     // bar.warp.sync orders every lane's stores before lane 0's signal (DeepEP's pattern).
     __syncwarp();
     if (lane == 0) signal<kRelease>(s, k);
@@ -114,7 +108,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_sender(Side s, uint32_t st
   for (uint64_t k = uint64_t(blockIdx.x) * warps + warp; k < chunks; k += s.g.channels) {
     if (!take_credit(s, k)) return;
     const uint64_t offset = k * s.g.chunk_bytes;
-    const uint32_t len = chunk_length(s.g, offset);
+    const uint32_t len = s.g.length_of(k);
     load(piece, offset, len < stage_bytes ? len : stage_bytes);
     for (uint32_t pos = 0; pos < len; pos += stage_bytes, ++piece) {
       const uint32_t n = len - pos < stage_bytes ? len - pos : stage_bytes;
@@ -163,7 +157,7 @@ __global__ void receiver(Side s) {
       return;
     }
     const uint64_t offset = k * s.g.chunk_bytes;
-    if (!chunk_intact(dst, offset, chunk_length(s.g, offset), seed)) {
+    if (!chunk_intact(dst, offset, s.g.length_of(k), seed)) {
       atomicAdd(&s.header->bad_chunks, 1u);
       atomicCAS(&s.header->first_bad_chunk, 0u, uint32_t(k + 1));
     }
@@ -280,7 +274,7 @@ void CopyEngineSender::send(const Side& s, Ordering o, cudaStream_t stream) cons
     check(write_(stream, address(s.busy + slot), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "queueing the taking of a credit");
     const uint64_t offset = k * s.g.chunk_bytes;
     cuda_check(cudaMemcpyAsync(static_cast<char*>(s.dst) + offset, static_cast<const char*>(s.src) + offset,
-                               std::min<uint64_t>(s.g.chunk_bytes, s.g.bytes - offset), cudaMemcpyDeviceToDevice, stream),
+                               s.g.length_of(k), cudaMemcpyDeviceToDevice, stream),
                "queueing a put_signal chunk on the copy engine");
     check(write_(stream, address(s.ready + slot), 1, signal_flags), "queueing a put_signal signal");
   }

@@ -29,6 +29,12 @@
 
 #include "common/signal_area.hpp"
 
+#if defined(__CUDACC__)
+#define P2PBENCH_HOST_DEVICE __host__ __device__
+#else
+#define P2PBENCH_HOST_DEVICE
+#endif
+
 namespace p2pbench::put_signal {
 
 constexpr uint32_t kMaxCreditSlots = 16384;  // ready and busy words: channels x in_flight
@@ -57,14 +63,13 @@ struct Geometry {
   uint32_t channels = 1;
   uint32_t in_flight = 1;
 
-#if defined(__CUDACC__)
-  __host__ __device__
-#endif
-  uint64_t chunks() const { return (bytes + chunk_bytes - 1) / chunk_bytes; }
-#if defined(__CUDACC__)
-  __host__ __device__
-#endif
-  uint32_t credit_slot(uint64_t chunk) const {
+  P2PBENCH_HOST_DEVICE uint64_t chunks() const { return (bytes + chunk_bytes - 1) / chunk_bytes; }
+  // Chunk k starts at k x chunk_bytes; the last one may be shorter.
+  P2PBENCH_HOST_DEVICE uint32_t length_of(uint64_t chunk) const {
+    const uint64_t left = bytes - chunk * chunk_bytes;
+    return uint32_t(left < chunk_bytes ? left : chunk_bytes);
+  }
+  P2PBENCH_HOST_DEVICE uint32_t credit_slot(uint64_t chunk) const {
     const uint64_t channel = chunk % channels, nth = chunk / channels;
     return uint32_t(channel * in_flight + nth % in_flight);
   }
