@@ -76,11 +76,12 @@ std::vector<uint64_t> geometric_range(uint64_t min, uint64_t max, uint64_t facto
   return values;
 }
 
-std::vector<uint64_t> parse_axis(const nlohmann::json& value, const std::string& key, bool sizes) {
+std::vector<uint64_t> parse_axis(const nlohmann::json& value, const std::string& key, bool sizes, bool zero_allowed) {
   auto parse_value = [&](const nlohmann::json& v, const std::string& k) -> uint64_t {
     if (sizes) return parse_size(v, k);
-    if (v.is_number_integer() && v.get<int64_t>() > 0) return static_cast<uint64_t>(v.get<int64_t>());
-    throw InputError(k, v.dump(), "must be a positive integer");
+    const int64_t least = zero_allowed ? 0 : 1;
+    if (v.is_number_integer() && v.get<int64_t>() >= least) return static_cast<uint64_t>(v.get<int64_t>());
+    throw InputError(k, v.dump(), zero_allowed ? "must be a non-negative integer" : "must be a positive integer");
   };
   if (value.is_array()) {
     if (value.empty()) throw InputError(key, "[]", "empty list: nothing to sweep");
@@ -97,6 +98,7 @@ std::vector<uint64_t> parse_axis(const nlohmann::json& value, const std::string&
     if (!value.contains("min") || !value.contains("max"))
       throw InputError(key, value.dump(), "a range needs both \"min\" and \"max\"");
     const uint64_t min = parse_value(value["min"], key + ".min");
+    if (min == 0) throw InputError(key + ".min", "0", "a range starts at 1 or more (list 0 on its own)");
     const uint64_t max = parse_value(value["max"], key + ".max");
     uint64_t factor = 2;
     if (value.contains("factor")) {

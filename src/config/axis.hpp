@@ -22,8 +22,10 @@ std::vector<std::string> split_list(const std::string& text, char separator = ',
 
 
 // An axis in a config file: a JSON list of values, or {"min": A, "max": B, "factor": F}
-// (geometric range; factor defaults to 2). `sizes` selects size parsing for the values.
-std::vector<uint64_t> parse_axis(const nlohmann::json& value, const std::string& key, bool sizes);
+// (geometric range; factor defaults to 2). `sizes` selects size parsing for the values;
+// `zero_allowed`: 0 is a value of the axis (in a list, not as a range's start).
+std::vector<uint64_t> parse_axis(const nlohmann::json& value, const std::string& key, bool sizes,
+                                 bool zero_allowed = false);
 
 // The same axis on the command line: "1,2,4", or "MIN..MAX" (powers of two), or "MIN..MAX:F".
 // Returns the JSON form, so that flags and files are validated by one code path.

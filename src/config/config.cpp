@@ -212,7 +212,7 @@ void parse_kernel_axes(const json& doc, const KeyNamer& name, const MethodInfo& 
     const std::string key = to_string(a.axis);
     if (!s.contains(key)) continue;
     try {
-      out.set(m.id, a.axis, parse_axis(s[key], section + "." + key, is_byte_axis(a.axis)));
+      out.set(m.id, a.axis, parse_axis(s[key], section + "." + key, is_byte_axis(a.axis), axis_allows_zero(a.axis)));
     } catch (const InputError& e) {
       throw InputError(name(e.key()) + std::string(e.what()).substr(e.key().size()));
     }

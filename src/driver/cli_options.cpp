@@ -37,7 +37,7 @@ std::string footer() {
       "  p2pbench --methods ldst --sizes 1M --blocks 1..132 --dry-run   # flags alone: default.json's other keys\n"
       "  p2pbench --config configs/matrix.json --dry-run --ranks 8     # the plan and its time for 8 GPUs\n"
       "  mpirun -np 8 p2pbench --config configs/patterns.json --patterns ring,all_to_all\n"
-      "\nAxes (--sizes, --blocks, --threads, --unroll, --smem, --stages, --chunk-bytes, --chunks-in-flight)\ntake a list \"1,2,4\", "
+      "\nAxes (--sizes, --blocks, --threads, --unroll, --smem, --stages, --chunk-bytes, --chunks-in-flight,\n--routing-skew) take a list \"1,2,4\", "
       "a power-of-two range \"1..132\" (1,2,4,..,128,132: the end is always included) or a range\n"
       "with a factor \"4K..1G:4\". Sizes are bytes, or take K/KiB, M/MiB, G/GiB, T/TiB in any case\n"
       "(64k, 1g, 4KiB: binary multiples). GB/s in the output means 1e9 bytes/s.\n"
@@ -143,6 +143,8 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
                  "(put_signal_*.chunk_bytes)")->group(sweep);
   app.add_option("--chunks-in-flight", o.chunks_in_flight, "puts a put_signal channel may have unconsumed "
                  "(put_signal_*.chunks_in_flight)")->group(sweep);
+  app.add_option("--routing-skew", o.routing_skew, "the tokens methods' expert popularity: 0 uniform, s > 0 Zipf of "
+                 "exponent s/100 (tokens_*.routing_skew)")->group(sweep);
 }
 
 }  // namespace
@@ -202,7 +204,8 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
       {ShapeAxis::kBlocks, {&o.blocks, "--blocks"}},   {ShapeAxis::kThreads, {&o.threads, "--threads"}},
       {ShapeAxis::kUnroll, {&o.unroll, "--unroll"}},   {ShapeAxis::kSmemBytes, {&o.smem, "--smem"}},
       {ShapeAxis::kStages, {&o.stages, "--stages"}},   {ShapeAxis::kChunkBytes, {&o.chunk_bytes, "--chunk-bytes"}},
-      {ShapeAxis::kChunksInFlight, {&o.chunks_in_flight, "--chunks-in-flight"}}};
+      {ShapeAxis::kChunksInFlight, {&o.chunks_in_flight, "--chunks-in-flight"}},
+      {ShapeAxis::kRoutingSkew, {&o.routing_skew, "--routing-skew"}}};
   for (const auto& [axis, flag] : axis_flags)
     if (!flag.first->empty())
       for (const MethodInfo& m : method_registry())

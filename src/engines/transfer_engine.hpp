@@ -70,6 +70,9 @@ class TransferEngine {
   // takes part in, with the seed of the pattern the flow's source then holds: engines with state
   // beside the buffers (signals, credits) reset it here, while nothing of the case runs.
   virtual void before_sample(const Endpoints&, uint64_t /*source_seed*/, cudaStream_t) {}
+  // Bytes one transfer of `flow` moves: the case's bytes, unless the method moves a different
+  // amount per flow (the tokens methods: what the router sends from one rank to another).
+  virtual uint64_t bytes_moved(const Flow&, uint64_t case_bytes) const { return case_bytes; }
   // Whether small messages may rotate through a buffer pool (false: always offset 0).
   virtual bool rotates_buffers() const { return true; }
   // The transfer count a sample uses when the timing asks for `wanted` (accumulating methods

@@ -265,7 +265,7 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
   covered = true;
   const double bytes = double(case_.bytes) * double(iterations_) * double(background_launches_);
   if (out.flows.empty())
-    for (const Flow& f : case_.flows) out.flows.push_back({f, {}, {}, {}});
+    for (const Flow& f : case_.flows) out.flows.push_back({f, 0, {}, {}, {}});
   double longest_ms = 0;
   for (FlowSamples& fs : out.flows) {
     const auto lanes = lanes_of(finished, fs.flow);
@@ -289,7 +289,10 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
 // waited. There every lane's window runs from the first release any lane of that GPU saw (one
 // timer per GPU: absolute stamps compare), and the flow's figure comes from that window.
 void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) const {
-  const double bytes = double(case_.bytes) * double(iterations_);
+  const TransferEngine* engine = members_.empty() ? nullptr : members_.front().engine.get();
+  auto bytes_of = [&](const Flow& f) {
+    return double(engine ? engine->bytes_moved(f, case_.bytes) : case_.bytes) * double(iterations_);
+  };
   std::map<std::string, double> first_release;
   std::map<std::string, std::set<size_t>> members_on;
   for (size_t m = 0; m < reports.size(); ++m)
@@ -300,8 +303,8 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
       members_on[gpu].insert(m);
     }
   if (out.flows.empty())
-    for (const Flow& f : case_.flows) out.flows.push_back({f, {}, {}, {}});
-  double union_ns = 0, shortest_ns = 0;
+    for (const Flow& f : case_.flows) out.flows.push_back({f, 0, {}, {}, {}});
+  double union_ns = 0, shortest_ns = 0, all_bytes = 0;
   for (FlowSamples& fs : out.flows) {
     double elapsed_ms = 0, window_ns = 0;
     bool from_window = false;
@@ -313,7 +316,9 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
       from_window = from_window || lane->two_sided || shared;
     }
     const double seconds = from_window ? window_ns * 1e-9 : elapsed_ms * 1e-3;
-    fs.gbps.push_back(bytes / seconds / 1e9);
+    fs.bytes = engine ? engine->bytes_moved(fs.flow, case_.bytes) : case_.bytes;
+    fs.gbps.push_back(bytes_of(fs.flow) / seconds / 1e9);
+    all_bytes += bytes_of(fs.flow);
     fs.time_us.push_back(seconds * 1e6 / double(iterations_));
     fs.window_ns.push_back(window_ns);
     union_ns = std::max(union_ns, window_ns);
@@ -324,7 +329,7 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
     out.time_us.push_back(out.flows[0].time_us.back());
     return;
   }
-  out.gbps.push_back(double(out.flows.size()) * bytes / (union_ns * 1e-9) / 1e9);
+  out.gbps.push_back(all_bytes / (union_ns * 1e-9) / 1e9);
   out.time_us.push_back(union_ns * 1e-3 / double(iterations_));
   out.overlap.push_back(union_ns > 0 ? shortest_ns / union_ns : 0.0);
 }

@@ -18,6 +18,7 @@ enum class CaseStatus { kOk, kFailed, kSkipped };
 // later end's window), one transfer's time, and its window from the gate's release (GPU timer).
 struct FlowSamples {
   Flow flow{0, 1};
+  uint64_t bytes = 0;  // one transfer of the flow (0: the case's bytes)
   std::vector<double> gbps;
   std::vector<double> time_us;
   std::vector<double> window_ns;

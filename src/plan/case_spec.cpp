@@ -23,6 +23,7 @@ std::string CaseSpec::name() const {
   if (stages) n += "/stages:" + std::to_string(*stages);
   if (chunk_bytes) n += "/chunk:" + std::to_string(*chunk_bytes);
   if (chunks_in_flight) n += "/in_flight:" + std::to_string(*chunks_in_flight);
+  if (routing_skew) n += "/skew:" + std::to_string(*routing_skew);
   if (protocol) n += "/protocol:" + *protocol;
   if (atomic_type) n += "/type:" + *atomic_type;
   if (atomic_pattern) n += "/pattern:" + *atomic_pattern;
@@ -57,6 +58,7 @@ std::optional<uint64_t> KernelShape::axis_value(ShapeAxis a) const {
     case ShapeAxis::kStages: return wide(stages);
     case ShapeAxis::kChunkBytes: return chunk_bytes;
     case ShapeAxis::kChunksInFlight: return wide(chunks_in_flight);
+    case ShapeAxis::kRoutingSkew: return routing_skew;
   }
   return std::nullopt;
 }
@@ -70,6 +72,7 @@ void KernelShape::set_axis(ShapeAxis a, uint64_t v) {
     case ShapeAxis::kStages: stages = int(v); break;
     case ShapeAxis::kChunkBytes: chunk_bytes = v; break;
     case ShapeAxis::kChunksInFlight: chunks_in_flight = int(v); break;
+    case ShapeAxis::kRoutingSkew: routing_skew = v; break;
   }
 }
 

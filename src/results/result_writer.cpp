@@ -74,7 +74,7 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
           {"dst_gpu", facts.layout.gpu_of_rank.at(size_t(fl.dst_rank))},
           {"same_device", is_same_device_flow(fl, facts.layout)},
           {"same_node", facts.layout.same_node(fl.src_rank, fl.dst_rank)},
-          {"bytes", c.bytes},
+          {"bytes", f.bytes ? f.bytes : c.bytes},
           {"bandwidth_gbps", bw},
           {"time_us", summary_json_or_null(f.time_us)},
           {"samples_gbps", f.gbps},
@@ -85,7 +85,6 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
 // Per GPU, per sample: bytes leaving (entering) it over the longest window of those flows.
 json gpu_entries(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts, uint64_t iterations) {
   json out = json::array();
-  const double bytes = double(c.bytes) * double(iterations);
   for (const std::string& gpu : facts.layout.gpus()) {
     json ranks = json::array();
     for (int r = 0; r < facts.layout.size(); ++r)
@@ -97,7 +96,7 @@ json gpu_entries(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& fact
         for (const FlowSamples& f : o.flows) {
           const int end = egress ? f.flow.src_rank : f.flow.dst_rank;
           if (facts.layout.gpu_of_rank.at(size_t(end)) != gpu || s >= f.window_ns.size()) continue;
-          total += bytes;
+          total += double(f.bytes ? f.bytes : c.bytes) * double(iterations);
           window = std::max(window, f.window_ns[s]);
         }
         if (total > 0 && window > 0) rates.push_back(total / (window * 1e-9) / 1e9);
@@ -131,7 +130,7 @@ void add_load_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& 
   json flows = json::array();
   const CaseSpec load_case = c.load_case();
   for (const Flow& f : spec.flows) {
-    FlowSamples samples{f, {}, {}, {}};
+    FlowSamples samples{f, 0, {}, {}, {}};
     if (o.load)
       for (const FlowSamples& s : o.load->flows)
         if (s.flow == f) samples = s;
@@ -194,7 +193,7 @@ json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) 
   if (!o.error.empty()) row["error"] = o.error;
   // Every row names its flows (without figures until the case ran); the figures follow below.
   json flows = json::array();
-  for (const Flow& f : c.flows) flows.push_back(flow_entry(c, FlowSamples{f, {}, {}, {}}, facts));
+  for (const Flow& f : c.flows) flows.push_back(flow_entry(c, FlowSamples{f, 0, {}, {}, {}}, facts));
   row["flows"] = flows;
   row["aggregate"] = json();
   row["gpus"] = json::array();

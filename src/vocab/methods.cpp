@@ -93,6 +93,7 @@ const char* to_string(ShapeAxis a) {
     case ShapeAxis::kStages: return "stages";
     case ShapeAxis::kChunkBytes: return "chunk_bytes";
     case ShapeAxis::kChunksInFlight: return "chunks_in_flight";
+    case ShapeAxis::kRoutingSkew: return "routing_skew";
   }
   return "?";
 }

@@ -36,14 +36,16 @@ enum class SampleCost {
 };
 
 // The kernel-shape fields of a case (and of its row), every one in kShapeAxes.
-enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages, kChunkBytes, kChunksInFlight };
-inline constexpr ShapeAxis kShapeAxes[] = {ShapeAxis::kBlocks,     ShapeAxis::kThreads,    ShapeAxis::kUnroll,
-                                           ShapeAxis::kSmemBytes,  ShapeAxis::kStages,     ShapeAxis::kChunkBytes,
-                                           ShapeAxis::kChunksInFlight};
-// "blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight"
+enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages, kChunkBytes, kChunksInFlight, kRoutingSkew };
+inline constexpr ShapeAxis kShapeAxes[] = {ShapeAxis::kBlocks,     ShapeAxis::kThreads,        ShapeAxis::kUnroll,
+                                           ShapeAxis::kSmemBytes,  ShapeAxis::kStages,         ShapeAxis::kChunkBytes,
+                                           ShapeAxis::kChunksInFlight, ShapeAxis::kRoutingSkew};
+// "blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight", "routing_skew"
 const char* to_string(ShapeAxis a);
 // Whether the axis counts bytes (its config values may be sizes: "16KiB").
 inline bool is_byte_axis(ShapeAxis a) { return a == ShapeAxis::kSmemBytes || a == ShapeAxis::kChunkBytes; }
+// Whether 0 is one of the axis' values (routing_skew 0: uniform routing).
+inline bool axis_allows_zero(ShapeAxis a) { return a == ShapeAxis::kRoutingSkew; }
 
 // A kernel-shape axis a method sweeps: the config section named after the method holds its
 // values ("ldst": {"blocks": [...]}), expanded with the method's other swept axes in the order

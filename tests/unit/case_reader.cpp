@@ -40,6 +40,7 @@ FlowSamples flow_of(const json& f) {
   s.flow = {f.at("src_rank").get<int>(), f.at("dst_rank").get<int>()};
   s.gbps = samples_of(field(f, "samples_gbps"), field(f, "bandwidth_gbps"));
   s.time_us = samples_of(json(), field(f, "time_us"));
+  if (field(f, "bytes").is_number_unsigned()) s.bytes = field(f, "bytes").get<uint64_t>();
   return s;
 }
 
@@ -55,7 +56,7 @@ std::vector<FlowSamples> flows_of(const json& row, Mode mode) {
   } else if (field(row, "src_rank").is_number()) {
     out.push_back(flow_of(row));
   } else if (mode == Mode::kBidir) {
-    out = {FlowSamples{{0, 1}, {}, {}, {}}, FlowSamples{{1, 0}, {}, {}, {}}};
+    out = {FlowSamples{{0, 1}, 0, {}, {}, {}}, FlowSamples{{1, 0}, 0, {}, {}, {}}};
   }
   return out;
 }

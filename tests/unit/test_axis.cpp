@@ -93,6 +93,14 @@ TEST(ParseAxis, RejectsBadRanges) {
   EXPECT_THROW(parse_axis(json{{"min", 1}, {"max", 4}, {"factor", 1}}, "blocks", false), InputError);
   EXPECT_THROW(parse_axis(json{{"min", 1}, {"max", 4}, {"step", 2}}, "blocks", false), InputError);
   EXPECT_THROW(parse_axis(json::array({1, -2}), "blocks", false), InputError);
+  EXPECT_THROW(parse_axis(json::array({0, 2}), "blocks", false), InputError);
+}
+
+TEST(ParseAxis, ZeroOnlyWhereTheAxisHasIt) {
+  EXPECT_EQ(parse_axis(json::array({0, 100}), "routing_skew", false, true), (std::vector<uint64_t>{0, 100}));
+  EXPECT_THROW(parse_axis(json::array({0, -1}), "routing_skew", false, true), InputError);
+  // A geometric range cannot start at 0: it would never grow.
+  EXPECT_THROW(parse_axis(json{{"min", 0}, {"max", 100}}, "routing_skew", false, true), InputError);
 }
 
 TEST(AxisFlag, ListAndRangeSyntax) {
