@@ -48,4 +48,10 @@ Event make_event(const std::string& what) {
   return Event(e);
 }
 
+Event make_untimed_event(const std::string& what) {
+  cudaEvent_t e = nullptr;
+  cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating " + what);
+  return Event(e);
+}
+
 }  // namespace p2pbench

@@ -124,5 +124,7 @@ class IpcMapping {
 
 Stream make_stream(const std::string& what);
 Event make_event(const std::string& what);
+// An event that only orders work (fork and join of streams): no timestamps, cheaper to record.
+Event make_untimed_event(const std::string& what);
 
 }  // namespace p2pbench

@@ -26,11 +26,7 @@ std::string describe_flag(uint64_t v) {
 
 std::string describe(const Flow& f) { return std::to_string(f.src_rank) + " -> " + std::to_string(f.dst_rank); }
 
-Event untimed_event(const char* what) {
-  cudaEvent_t e = nullptr;
-  cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), std::string("creating the staged pipeline's ") + what);
-  return Event(e);
-}
+Event untimed_event(const char* what) { return make_untimed_event(std::string("the staged pipeline's ") + what); }
 
 }  // namespace
 

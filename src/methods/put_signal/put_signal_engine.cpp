@@ -5,181 +5,142 @@
 //                    and a stream-ordered write of the signal (no SM on the sender)
 // Both ends run at once (the receiver is a kernel of one thread per channel), so a flow's two
 // ranks must be on different GPUs or MPS clients of one.
-#include <cuda_runtime_api.h>
+#include "methods/put_signal/put_signal_engine.hpp"
 
-#include <map>
-#include <memory>
+#include <cuda_runtime_api.h>
 
 #include "common/cuda_check.hpp"
 #include "engines/engine_registry.hpp"
-#include "methods/put_signal/put_signal_kernels.hpp"
 #include "plan/device_memory.hpp"
 
 namespace p2pbench::put_signal {
 namespace {
-
-enum class Sender { kLdst, kTma, kCe };
 
 // The copy engine's chunks per transfer. Each is four commands (wait, write, copy, write), and a
 // sample's graph is queued behind the closed start gate: its commands must fit in the GPU's
 // command queue, or the host's launch blocks until the gate gives up. Measured on an H200 under
 // MPS: 64 chunks ran, 4096 never started (the gate gave up on both ranks).
 constexpr uint64_t kMaxCeChunks = 64;
-// Longest a wait of either end lasts before the case is declared broken (as the staged baseline:
-// both ends start at the gate; calibration and warm-up are ungated).
-constexpr double kTimeoutS = 15.0;
 
-class PutSignalEngine final : public TransferEngine {
- public:
-  PutSignalEngine(Sender sender, const CaseSpec& c) : sender_(sender), c_(c) {
-    g_.bytes = c.bytes;
-    g_.chunk_bytes = uint32_t(c.chunk_bytes.value_or(0));
-    g_.in_flight = uint32_t(c.chunks_in_flight.value_or(1));
-    g_.channels = sender == Sender::kCe ? 1u : uint32_t(*c.blocks) * uint32_t(*c.threads / 32);
+}  // namespace
+
+PutSignalEngine::PutSignalEngine(Sender sender, const CaseSpec& c) : sender_(sender), c_(c) {
+  g_.bytes = c.bytes;
+  g_.chunk_bytes = uint32_t(c.chunk_bytes.value_or(0));
+  g_.in_flight = uint32_t(c.chunks_in_flight.value_or(1));
+  g_.channels = sender == Sender::kCe ? 1u : uint32_t(*c.blocks) * uint32_t(*c.threads / 32);
+}
+
+std::optional<std::string> PutSignalEngine::unsupported_reason(int device) const {
+  if (c_.chunk_bytes && *c_.chunk_bytes > UINT32_MAX) return "chunk_bytes must be below 4 GiB";
+  if (auto why = g_.unsupported_reason(sender_ == Sender::kCe ? kMaxCeChunks : UINT64_MAX)) return why;
+  switch (sender_) {
+    case Sender::kLdst: return ldst_unsupported_reason(*c_.blocks, *c_.threads, device);
+    case Sender::kTma: return tma_unsupported_reason(*c_.blocks, *c_.threads, *c_.smem_bytes, device);
+    case Sender::kCe: return std::nullopt;
   }
+  return std::nullopt;
+}
 
-  std::optional<std::string> unsupported_reason(int device) const override {
-    if (c_.chunk_bytes && *c_.chunk_bytes > UINT32_MAX) return "chunk_bytes must be below 4 GiB";
-    if (auto why = g_.unsupported_reason(sender_ == Sender::kCe ? kMaxCeChunks : UINT64_MAX)) return why;
-    switch (sender_) {
-      case Sender::kLdst: return ldst_unsupported_reason(*c_.blocks, *c_.threads, device);
-      case Sender::kTma: return tma_unsupported_reason(*c_.blocks, *c_.threads, *c_.smem_bytes, device);
-      case Sender::kCe: return std::nullopt;
-    }
-    return std::nullopt;
+void PutSignalEngine::prepare(int device, int rank, const std::vector<Flow>&) {
+  rank_ = rank;
+  if (sender_ == Sender::kLdst) ldst_prepare(device);
+  if (sender_ == Sender::kTma) tma_prepare(*c_.threads, *c_.smem_bytes, device);
+  if (sender_ == Sender::kCe && !ce_) ce_ = std::make_unique<CopyEngineSender>();
+}
+
+Transfer PutSignalEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
+  const bool sender = e.flow.src_rank == e.rank;
+  Transfer t{static_cast<const char*>(e.local_src) + offset,
+             static_cast<char*>(sender ? e.peer_dst : e.local_dst) + offset, bytes, e.flow};
+  t.local_signal_area = e.local_signal_area;
+  t.peer_signal_area = e.peer_signal_area;
+  return t;
+}
+
+void PutSignalEngine::before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) {
+  void* mine = region(e.local_signal_area, e.flow, e.rank);
+  reset_region(mine, source_seed, stream);
+  regions_[mine] = {e.flow, e.flow.dst_rank == e.rank, e.local_dst};
+  heartbeat_ = e.heartbeat;
+}
+
+void PutSignalEngine::launch(const Transfer& t, cudaStream_t stream) {
+  const Side s = side(t);
+  if (!sends(t.flow)) return receive(s, Ordering::kReleaseAcquire, stream);
+  switch (sender_) {
+    case Sender::kLdst: return ldst_send(s, *c_.blocks, *c_.threads, Ordering::kReleaseAcquire, stream);
+    case Sender::kTma: return tma_send(s, *c_.blocks, *c_.threads, *c_.smem_bytes, Ordering::kReleaseAcquire, stream);
+    case Sender::kCe: return ce_->send(s, Ordering::kReleaseAcquire, stream);
   }
-  bool two_sided() const override { return true; }
-  bool rotates_buffers() const override { return false; }
+}
 
-  void prepare(int device, int rank, const std::vector<Flow>&) override {
-    rank_ = rank;
-    if (sender_ == Sender::kLdst) ldst_prepare(device);
-    if (sender_ == Sender::kTma) tma_prepare(*c_.threads, *c_.smem_bytes, device);
-    if (sender_ == Sender::kCe && !ce_) ce_ = std::make_unique<CopyEngineSender>();
+std::optional<int> PutSignalEngine::measure_sms_used(const Transfer& t, cudaStream_t) {
+  if (!sends(t.flow)) return std::nullopt;
+  return sender_ == Sender::kCe ? 0 : *c_.blocks;
+}
+
+std::optional<std::string> PutSignalEngine::stalled() {
+  for (const auto& [mine, end] : regions_) {
+    const RegionHeader h = header_of(mine);
+    if (!h.timed_out) continue;
+    return std::string("put_signal ") + std::to_string(end.flow.src_rank) + "->" + std::to_string(end.flow.dst_rank) +
+           ": the " + (end.receives ? "receiver" : "sender") + " gave up after " + std::to_string(int(kTimeoutS)) +
+           " s waiting for the " + (h.timed_out == kWaitedForSignal ? "signal" : "credit") + " of chunk " +
+           std::to_string(h.stuck_chunk);
   }
+  return std::nullopt;
+}
 
-  // The sender writes the receiver's buffer through its mapping; the receiver polls its own.
-  Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override {
-    const bool sender = e.flow.src_rank == e.rank;
-    Transfer t{static_cast<const char*>(e.local_src) + offset,
-               static_cast<char*>(sender ? e.peer_dst : e.local_dst) + offset, bytes, e.flow};
-    t.local_signal_area = e.local_signal_area;
-    t.peer_signal_area = e.peer_signal_area;
-    return t;
+std::optional<std::string> PutSignalEngine::spot_check_failures(const void* dst) const {
+  for (const auto& [mine, end] : regions_) {
+    if (!end.receives || end.dst != dst) continue;
+    const RegionHeader h = header_of(mine);
+    if (h.bad_chunks)
+      return std::to_string(h.bad_chunks) + " chunks were not all there when their signal was (chunk " +
+             std::to_string(h.first_bad_chunk - 1) + " among them)";
   }
+  return std::nullopt;
+}
 
-  void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
-    void* mine = region(e.local_signal_area, e.flow, e.rank);
-    reset_region(mine, source_seed, stream);
-    regions_[mine] = {e.flow, e.flow.dst_rank == e.rank, e.local_dst};
-    heartbeat_ = e.heartbeat;
-  }
+std::optional<std::string> PutSignalEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
+                                                   cudaStream_t stream) {
+  if (auto bad = spot_check_failures(dst)) return bad;
+  return TransferEngine::verify(dst, bytes, seed, offset, stream);
+}
 
-  void launch(const Transfer& t, cudaStream_t stream) override {
-    const Side s = side(t);
-    if (!sends(t.flow)) return receive(s, Ordering::kReleaseAcquire, stream);
-    switch (sender_) {
-      case Sender::kLdst: return ldst_send(s, *c_.blocks, *c_.threads, Ordering::kReleaseAcquire, stream);
-      case Sender::kTma: return tma_send(s, *c_.blocks, *c_.threads, *c_.smem_bytes, Ordering::kReleaseAcquire, stream);
-      case Sender::kCe: return ce_->send(s, Ordering::kReleaseAcquire, stream);
-    }
-  }
+// Read once this rank's work of the sample has finished (plain copy: nothing of it still runs).
+RegionHeader PutSignalEngine::header_of(const void* region) {
+  RegionHeader h{};
+  cuda_check(cudaMemcpy(&h, region, sizeof h, cudaMemcpyDeviceToHost), "reading a put_signal end's report");
+  return h;
+}
 
-  // The sender's SMs (the receiver's thread per channel is not counted): its blocks, or none.
-  std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t) override {
-    if (!sends(t.flow)) return std::nullopt;
-    return sender_ == Sender::kCe ? 0 : *c_.blocks;
-  }
+// `rank`'s region for `flow` in `area` (a signal area of `rank`).
+char* PutSignalEngine::region(void* area, const Flow& flow, int rank) const {
+  return static_cast<char*>(area) + signal_region(c_, flow, rank) * kSignalRegionBytes;
+}
 
-  // A wait of this rank's end of a flow that gave up in the last sample (the kernels' headers).
-  std::optional<std::string> stalled() override {
-    for (const auto& [mine, end] : regions_) {
-      const RegionHeader h = header_of(mine);
-      if (!h.timed_out) continue;
-      return std::string("put_signal ") + std::to_string(end.flow.src_rank) + "->" + std::to_string(end.flow.dst_rank) +
-             ": the " + (end.receives ? "receiver" : "sender") + " gave up after " + std::to_string(int(kTimeoutS)) +
-             " s waiting for the " + (h.timed_out == kWaitedForSignal ? "signal" : "credit") + " of chunk " +
-             std::to_string(h.stuck_chunk);
-    }
-    return std::nullopt;
-  }
-
-  // Every byte against the pattern, after what the receiver saw as the chunks arrived.
-  std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
-                                    cudaStream_t stream) override {
-    for (const auto& [mine, end] : regions_) {
-      if (!end.receives || end.dst != dst) continue;
-      const RegionHeader h = header_of(mine);
-      if (h.bad_chunks)
-        return std::to_string(h.bad_chunks) + " chunks were not all there when their signal was (chunk " +
-               std::to_string(h.first_bad_chunk - 1) + " among them)";
-    }
-    return TransferEngine::verify(dst, bytes, seed, offset, stream);
-  }
-
- private:
-  bool sends(const Flow& f) const { return f.src_rank == rank_; }
-
-  // Read once this rank's work of the sample has finished (plain copy: nothing of it still runs).
-  static RegionHeader header_of(const void* region) {
-    RegionHeader h{};
-    cuda_check(cudaMemcpy(&h, region, sizeof h, cudaMemcpyDeviceToHost), "reading a put_signal end's report");
-    return h;
-  }
-
-  // `rank`'s region for `flow` in `area` (a signal area of `rank`).
-  char* region(void* area, const Flow& flow, int rank) const {
-    return static_cast<char*>(area) + signal_region(c_, flow, rank) * kSignalRegionBytes;
-  }
-
-  Side side(const Transfer& t) const {
-    const Flow& f = t.flow;
-    const bool sender = sends(f);
-    Side s;
-    s.g = g_;
-    s.src = t.src;
-    s.dst = t.dst;
-    s.ready = reinterpret_cast<uint32_t*>(region(sender ? t.peer_signal_area : t.local_signal_area, f, f.dst_rank) +
-                                          kReadyOffset);
-    s.busy = reinterpret_cast<uint32_t*>(region(sender ? t.local_signal_area : t.peer_signal_area, f, f.src_rank) +
-                                         kBusyOffset);
-    s.header = reinterpret_cast<RegionHeader*>(region(t.local_signal_area, f, rank_));
-    s.timeout_ns = uint64_t(kTimeoutS * 1e9);
-    s.heartbeat = heartbeat_;  // a whole-job pause does not count
-    return s;
-  }
-
-  Sender sender_;
-  CaseSpec c_;
-  Geometry g_;
-  int rank_ = -1;
-  const uint64_t* heartbeat_ = nullptr;  // the case group's (before_sample)
-  std::unique_ptr<CopyEngineSender> ce_;
-  // This rank's regions (as before_sample reset them): whose end of which flow.
-  struct End {
-    Flow flow;
-    bool receives = false;
-    const void* dst = nullptr;  // the received flow's buffer (verify's argument)
-  };
-  std::map<const void*, End> regions_;
-};
-
-bool chunk_size(uint64_t v) { return v >= kAlignment && v % kAlignment == 0 && v <= (1ull << 30); }
-bool in_flight_count(uint64_t v) { return v >= 1 && v <= 1024; }
-bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
-bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
-
-const SweptAxis kChunk{ShapeAxis::kChunkBytes, {16384}, chunk_size, "chunk_bytes must be a multiple of 16 from 16 B to 1 GiB",
-                       "bytes per put, each followed by its signal"};
-// The copy engine's default is larger: its chunks cost about 10 us of stream operations each.
-const SweptAxis kCeChunk{ShapeAxis::kChunkBytes, {1048576}, chunk_size, kChunk.rule, kChunk.help};
-const SweptAxis kInFlight{ShapeAxis::kChunksInFlight, {4}, in_flight_count, "chunks_in_flight must be 1..1024",
-                          "puts a channel may have unconsumed (credits)"};
-const SweptAxis kSenderBlocks{ShapeAxis::kBlocks, {16}, any_block_count, "blocks must be 1..65535",
-                              "blocks (= SMs) of the sender"};
-const SweptAxis kWarps{ShapeAxis::kThreads, {256}, whole_warps,
-                       "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
-                       "threads per block of the sender: a channel per warp"};
+Side PutSignalEngine::side(const Transfer& t) const {
+  const Flow& f = t.flow;
+  const bool sender = sends(f);
+  const FlowShape shape = flow_shape(f);
+  Side s;
+  s.g = g_;
+  s.g.bytes = shape.bytes;
+  s.gather = shape.gather;
+  s.bf16_tokens = bf16_tokens_;
+  s.src = t.src;
+  s.dst = t.dst;
+  s.ready = reinterpret_cast<uint32_t*>(region(sender ? t.peer_signal_area : t.local_signal_area, f, f.dst_rank) +
+                                        kReadyOffset);
+  s.busy = reinterpret_cast<uint32_t*>(region(sender ? t.local_signal_area : t.peer_signal_area, f, f.src_rank) +
+                                       kBusyOffset);
+  s.header = reinterpret_cast<RegionHeader*>(region(t.local_signal_area, f, rank_));
+  s.timeout_ns = uint64_t(kTimeoutS * 1e9);
+  s.heartbeat = heartbeat_;  // a whole-job pause does not count
+  return s;
+}
 
 MethodInfo put_signal_info(const char* name, const char* title, const char* color, int order, const char* help,
                            std::vector<SweptAxis> swept) {
@@ -193,6 +154,39 @@ MethodInfo put_signal_info(const char* name, const char* title, const char* colo
   return m;
 }
 
+namespace {
+
+bool chunk_size(uint64_t v) { return v >= kAlignment && v % kAlignment == 0 && v <= (1ull << 30); }
+bool in_flight_count(uint64_t v) { return v >= 1 && v <= 1024; }
+bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
+bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
+
+}  // namespace
+
+SweptAxis chunk_axis(uint64_t default_bytes, const char* help) {
+  return {ShapeAxis::kChunkBytes, {default_bytes}, chunk_size, "chunk_bytes must be a multiple of 16 from 16 B to 1 GiB",
+          help};
+}
+SweptAxis in_flight_axis() {
+  return {ShapeAxis::kChunksInFlight, {4}, in_flight_count, "chunks_in_flight must be 1..1024",
+          "puts a channel may have unconsumed (credits)"};
+}
+SweptAxis sender_blocks_axis(uint64_t default_blocks, const char* help) {
+  return {ShapeAxis::kBlocks, {default_blocks}, any_block_count, "blocks must be 1..65535", help};
+}
+SweptAxis warps_axis() {
+  return {ShapeAxis::kThreads, {256}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
+          "threads per block of the sender: a channel per warp"};
+}
+SweptAxis tma_smem_axis() {
+  return {ShapeAxis::kSmemBytes, {131072}, nullptr, "", "shared memory per sender block (two stages per warp)"};
+}
+
+namespace {
+
+const char* const kBlocksHelp = "blocks (= SMs) of the sender";
+const char* const kChunkHelp = "bytes per put, each followed by its signal";
+
 std::unique_ptr<TransferEngine> ldst_engine(const CaseSpec& c) { return std::make_unique<PutSignalEngine>(Sender::kLdst, c); }
 std::unique_ptr<TransferEngine> tma_engine(const CaseSpec& c) { return std::make_unique<PutSignalEngine>(Sender::kTma, c); }
 std::unique_ptr<TransferEngine> ce_engine(const CaseSpec& c) { return std::make_unique<PutSignalEngine>(Sender::kCe, c); }
@@ -203,22 +197,22 @@ P2PBENCH_REGISTER_METHOD(kPutSignalLdst,
                          put_signal_info("put_signal_ldst", "put+signal LD/ST", "tab:olive", 12,
                                          "chunks put by warps with 16-byte stores, each followed by a release flag the "
                                          "receiver waits on, credits back",
-                                         {kSenderBlocks, kWarps, kChunk, kInFlight}),
+                                         {sender_blocks_axis(16, kBlocksHelp), warps_axis(),
+                                          chunk_axis(16384, kChunkHelp), in_flight_axis()}),
                          ldst_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalTma,
                          put_signal_info("put_signal_tma", "put+signal TMA", "tab:cyan", 13,
                                          "chunks put by warps with bulk copies (TMA) through shared memory, each "
                                          "completed, then flagged; credits back",
-                                         {kSenderBlocks, kWarps,
-                                          {ShapeAxis::kSmemBytes, {131072}, nullptr, "",
-                                           "shared memory per sender block (two stages per warp)"},
-                                          kChunk, kInFlight}),
+                                         {sender_blocks_axis(16, kBlocksHelp), warps_axis(), tma_smem_axis(),
+                                          chunk_axis(16384, kChunkHelp), in_flight_axis()}),
                          tma_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalCe,
                          put_signal_info("put_signal_ce", "put+signal copy engine", "tab:gray", 14,
                                          "chunks put by the copy engine, each followed by a stream-ordered flag write "
                                          "(no SM on the sender); credits back",
-                                         {kCeChunk, kInFlight}),
+                                         // larger chunks: each costs about 10 us of stream operations
+                                         {chunk_axis(1048576, kChunkHelp), in_flight_axis()}),
                          ce_engine);
 
 }  // namespace p2pbench::put_signal

@@ -51,6 +51,11 @@ __device__ bool take_credit(const Side& s, uint64_t k) {
   return true;
 }
 
+// Where chunk k's bytes start in the source.
+__device__ __forceinline__ uint64_t source_offset(const Side& s, uint64_t k) {
+  return (s.gather ? uint64_t(s.gather[k]) : k) * s.g.chunk_bytes;
+}
+
 template <bool kRelease>
 __device__ void signal(const Side& s, uint64_t k) {
   uint32_t* flag = s.ready + s.g.credit_slot(k);
@@ -71,17 +76,27 @@ __global__ void __launch_bounds__(kMaxThreads, 1) ldst_sender(Side s) {
     bool go = true;
     if (lane == 0) go = take_credit(s, k);
     if (!__shfl_sync(kFullWarp, go, 0)) return;
-    const uint64_t offset = k * s.g.chunk_bytes;
-    kernels::detail::copy_as<uint4, 4>(src + offset, dst + offset, s.g.length_of(k), lane, 32);
+    kernels::detail::copy_as<uint4, 4>(src + source_offset(s, k), dst + k * s.g.chunk_bytes, s.g.length_of(k), lane, 32);
     // bar.warp.sync orders every lane's stores before lane 0's signal (DeepEP's pattern).
     __syncwarp();
     if (lane == 0) signal<kRelease>(s, k);
   }
 }
 
+// Waits until every bulk store group of this thread but the last `recent` ones has completed
+// (written to the peer's memory): `recent` is at most 2 here, more is waited for as 2.
+__device__ __forceinline__ void wait_all_but(uint32_t recent) {
+  if (recent >= 2)
+    ptx::bulk_wait_group<2>();
+  else
+    ptx::bulk_wait_group<1>();
+}
+
 // Lane 0 of each warp: the chunk in pieces of at most `stage_bytes`, through the warp's two
-// stages, the load of piece i + 1 in flight while piece i is stored. Before the signal every
-// store of the chunk has completed (bulk_wait_group<0>: written to the peer's memory).
+// stages, the load of piece i + 1 in flight while piece i is stored. A chunk is signalled once
+// every store of it has completed (written to the peer's memory), and that wait overlaps the
+// next chunk's stores: chunk k is signalled after chunk k + 1's stores are issued. With one
+// chunk in flight the next chunk's credit needs this one consumed, so it is signalled first.
 template <bool kRelease>
 __global__ void __launch_bounds__(kMaxThreads, 1) tma_sender(Side s, uint32_t stage_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -105,17 +120,26 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_sender(Side s, uint32_t st
     ptx::bulk_load_global_to_shared(stage0 + st * stage_bytes, src + at, n, bar0 + st * kMbarrierBytes);
   };
   const uint64_t chunks = s.g.chunks();
+  constexpr uint64_t kNone = ~0ull;
+  uint64_t pending = kNone;  // the chunk whose stores are issued and not yet signalled
   for (uint64_t k = uint64_t(blockIdx.x) * warps + warp; k < chunks; k += s.g.channels) {
+    if (s.g.in_flight == 1 && pending != kNone) {
+      ptx::bulk_wait_group<0>();
+      signal<kRelease>(s, pending);
+      pending = kNone;
+    }
     if (!take_credit(s, k)) return;
-    const uint64_t offset = k * s.g.chunk_bytes;
+    const uint64_t from = source_offset(s, k), offset = k * s.g.chunk_bytes;
     const uint32_t len = s.g.length_of(k);
-    load(piece, offset, len < stage_bytes ? len : stage_bytes);
-    for (uint32_t pos = 0; pos < len; pos += stage_bytes, ++piece) {
+    ptx::bulk_wait_group_read<0>();  // the stage of the first piece is no longer read by a store
+    load(piece, from, len < stage_bytes ? len : stage_bytes);
+    uint32_t groups = 0;
+    for (uint32_t pos = 0; pos < len; pos += stage_bytes, ++piece, ++groups) {
       const uint32_t n = len - pos < stage_bytes ? len - pos : stage_bytes;
       if (pos + n < len) {
         ptx::bulk_wait_group_read<0>();  // the other stage's last store has read it
         const uint32_t next = len - pos - n < stage_bytes ? len - pos - n : stage_bytes;
-        load(piece + 1, offset + pos + n, next);
+        load(piece + 1, from + pos + n, next);
       }
       const uint32_t st = uint32_t(piece & 1);
       while (!ptx::mbarrier_try_wait_parity(bar0 + st * kMbarrierBytes, (phases >> st) & 1)) {
@@ -124,20 +148,32 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_sender(Side s, uint32_t st
       ptx::bulk_store_shared_to_global(dst + offset + pos, stage0 + st * stage_bytes, n);
       ptx::bulk_commit_group();
     }
+    if (pending != kNone) {
+      wait_all_but(groups);  // the previous chunk's stores, issued before this chunk's groups
+      signal<kRelease>(s, pending);
+    }
+    pending = k;
+  }
+  if (pending != kNone) {
     ptx::bulk_wait_group<0>();
-    signal<kRelease>(s, k);
+    signal<kRelease>(s, pending);
   }
 #else
   __trap();  // tma_unsupported_reason refuses GPUs below 9.0
 #endif
 }
 
-// The chunk's first and last 16 bytes against the pattern (weak loads, after the signal's wait).
-__device__ bool chunk_intact(const uint8_t* dst, uint64_t offset, uint32_t len, uint64_t seed) {
-  const uint64_t ends[2] = {offset, offset + len - 16};
-  for (uint64_t at : ends)
-    for (uint64_t w = 0; w < 2; ++w)
-      if (ptx::ld_weak_u64(dst + at + 8 * w) != kernels::pattern_word(seed, at / 8 + w)) return false;
+// Chunk k's first and last 16 bytes against the source's data (weak loads, after the signal's wait).
+__device__ bool chunk_intact(const Side& s, const uint8_t* dst, uint64_t k, uint64_t seed) {
+  const uint32_t len = s.g.length_of(k);
+  const uint64_t at[2] = {k * s.g.chunk_bytes, k * s.g.chunk_bytes + len - 16};
+  const uint64_t from[2] = {source_offset(s, k), source_offset(s, k) + len - 16};
+  for (int end = 0; end < 2; ++end)
+    for (uint64_t w = 0; w < 2; ++w) {
+      const uint64_t word = from[end] / 8 + w;
+      const uint64_t want = s.bf16_tokens ? kernels::token_word(seed, word) : kernels::pattern_word(seed, word);
+      if (ptx::ld_weak_u64(dst + at[end] + 8 * w) != want) return false;
+    }
   return true;
 }
 
@@ -156,8 +192,7 @@ __global__ void receiver(Side s) {
       for (uint32_t i = 0; i < s.g.in_flight; ++i) ptx::st_relaxed_sys(s.busy + channel * s.g.in_flight + i, 0u);
       return;
     }
-    const uint64_t offset = k * s.g.chunk_bytes;
-    if (!chunk_intact(dst, offset, s.g.length_of(k), seed)) {
+    if (!chunk_intact(s, dst, k, seed)) {
       atomicAdd(&s.header->bad_chunks, 1u);
       atomicCAS(&s.header->first_bad_chunk, 0u, uint32_t(k + 1));
     }
@@ -268,6 +303,7 @@ void CopyEngineSender::send(const Side& s, Ordering o, cudaStream_t stream) cons
     if (r != CUDA_SUCCESS) throw DriverFailure(std::string(what) + ": CUresult " + std::to_string(r));
   };
   auto address = [](const void* p) { return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)); };
+  if (s.gather) throw RuntimeFailure("the copy-engine sender moves contiguous chunks only (no gather)");
   for (uint64_t k = 0; k < s.g.chunks(); ++k) {
     const uint32_t slot = s.g.credit_slot(k);
     check(wait_(stream, address(s.busy + slot), 0, CU_STREAM_WAIT_VALUE_EQ), "queueing the wait for a put_signal credit");

@@ -23,6 +23,10 @@ struct Side {
   RegionHeader* header = nullptr;  // this end's own header
   uint64_t timeout_ns = 0;
   const uint64_t* heartbeat = nullptr;  // common/host_heartbeat.hpp; null: raw time
+  // Device array: chunk k is the source's chunk gather[k] (the tokens' dispatch: a rank's tokens
+  // for one destination); null: chunk k is the source's chunk k. The receiver's spot check reads it too.
+  const uint32_t* gather = nullptr;
+  bool bf16_tokens = false;  // the source holds token_word data (kernels/pattern_device.cuh), not pattern_word
 };
 
 // How the signal is ordered after the data. The benchmark runs kReleaseAcquire; the others are
@@ -39,8 +43,8 @@ void ldst_prepare(int device);
 void ldst_send(const Side& s, int blocks, int threads, Ordering o, cudaStream_t stream);
 
 // The TMA sender: one channel per warp, whose lane 0 moves each chunk global -> shared -> peer
-// with bulk copies through two stages of smem_bytes / warps / 2 bytes, waits until the chunk's
-// stores are complete, then signals.
+// with bulk copies through two stages of smem_bytes / warps / 2 bytes and signals it once its
+// stores are complete, a wait that overlaps the next chunk's stores.
 std::optional<std::string> tma_unsupported_reason(int blocks, int threads, uint64_t smem_bytes, int device);
 void tma_prepare(int threads, uint64_t smem_bytes, int device);
 void tma_send(const Side& s, int blocks, int threads, uint64_t smem_bytes, Ordering o, cudaStream_t stream);
