@@ -71,6 +71,10 @@ if [ "${P2PBENCH_SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/de
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/put_signal/test_put_signal_kernels" \
       --gtest_filter='*Serialized*' >"$out/logs/sanitizer-put-signal-$tool.log" 2>&1
     note "compute-sanitizer $tool (put_signal kernels): rc=$? $(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$out/logs/sanitizer-put-signal-$tool.log")"
+    # The tokens kernels (gathered dispatch, the combine's sum and checks), one at a time too.
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/tokens/test_token_kernels" \
+      >"$out/logs/sanitizer-tokens-$tool.log" 2>&1
+    note "compute-sanitizer $tool (tokens kernels): rc=$? $(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$out/logs/sanitizer-tokens-$tool.log")"
   done
 fi
 

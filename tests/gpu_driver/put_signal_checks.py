@@ -31,25 +31,28 @@ def mps_reachable():
     return os.path.exists(os.path.join(pipe, "control"))
 
 
-def run(binary, mpiexec, ranks, gpus, out):
+def run(binary, mpiexec, config, ranks, gpus, out, pattern):
     devices = ",".join(str(r % gpus) for r in range(ranks))
-    cmd = [*mpiexec, "-np", str(ranks), binary, "--config", CONFIG, "--output", str(out), "--devices", devices,
-           "--patterns", "ring" if ranks > 2 else "matrix"]
+    cmd = [*mpiexec, "-np", str(ranks), binary, "--config", config, "--output", str(out), "--devices", devices,
+           "--patterns", pattern]
     if gpus < ranks:
         cmd.append("--allow-same-device")
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
 
-def main():
-    gpus, code = gpus_or_exit_code(__doc__)
+def run_rank_counts(doc, config, methods, env_counts, pattern_for, check_rows):
+    """Runs `config` at each rank count (env_counts: the variable naming them, default 2,3,4) and
+    hands the rows of `methods` to check_rows(check, ranks, rows, ran). Returns the exit code."""
+    gpus, code = gpus_or_exit_code(doc)
     if code is not None:
         return code
-    if gpus < 4 and not mps_reachable():
-        print(f"SKIPPED: {gpus} GPU(s) for up to 4 ranks and no MPS daemon: a put_signal flow's two ends must run "
+    counts = [int(n) for n in os.environ.get(env_counts, "2,3,4").split(",")]
+    if gpus < max(counts) and not mps_reachable():
+        print(f"SKIPPED: {gpus} GPU(s) for up to {max(counts)} ranks and no MPS daemon: a flow's two ends must run "
               "at once (start one with `nvidia-cuda-mps-control -d`)")
         return 77
     binary, mpiexec = sys.argv[1], sys.argv[2:]
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="p2pbench-put-signal-"))
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="p2pbench-two-ended-"))
     passed = failed = 0
 
     def check(ok, what, detail=""):
@@ -57,37 +60,45 @@ def main():
         print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + detail[-3000:]))
         passed, failed = passed + ok, failed + (not ok)
 
-    counts = os.environ.get("P2PBENCH_PUT_SIGNAL_RANKS", "2,3,4")
-    for ranks in (int(n) for n in counts.split(",")):
-        out = tmp / f"put-signal-{ranks}.json"
-        r = run(binary, mpiexec, ranks, gpus, out)
+    for ranks in counts:
+        out = tmp / f"run-{ranks}.json"
+        r = run(binary, mpiexec, config, ranks, gpus, out, pattern_for(ranks))
         output = r.stdout + r.stderr
         if r.returncode != 0 and gpus < ranks and all(s in output for s in MPS_CLIENT_REFUSED):
             # The node's MPS server refused one more client: not this program's failure.
             print(f"SKIPPED ({ranks} ranks): the MPS server refused a client's context: " +
                   next(line for line in output.splitlines() if MPS_CLIENT_REFUSED[0] in line))
             continue
-        check(r.returncode == 0, f"{ranks} ranks: exit 0", r.stdout + r.stderr)
+        check(r.returncode == 0, f"{ranks} ranks: exit 0", output)
         if not out.exists():
             check(False, f"{ranks} ranks: result file written")
             continue
-        rows = [row for row in json.loads(out.read_text())["results"] if row["method"] in METHODS]
-        ran = {m: [row for row in rows if row["method"] == m and row["status"] == "ok"] for m in METHODS}
+        rows = [row for row in json.loads(out.read_text())["results"] if row["method"] in methods]
+        ran = {m: [row for row in rows if row["method"] == m and row["status"] == "ok"] for m in methods}
         check(all(ran.values()), f"{ranks} ranks: every method ran", json.dumps({m: len(v) for m, v in ran.items()}))
-        skipped = [row for row in rows if row["status"] == "skipped"]
-        # Only the copy engine's bound on chunks per transfer may skip a case of this config.
-        check(all("signals" in row.get("error", "") or "more than" in row.get("error", "") for row in skipped),
-              f"{ranks} ranks: nothing skipped but what the copy engine's chunk bound refuses",
-              json.dumps([(row["method"], row.get("error")) for row in skipped][:4]))
         bad = [row for row in rows if row["status"] == "failed" or (row["status"] == "ok" and not row["verified"])]
         check(not bad, f"{ranks} ranks: every case ran verified", json.dumps(bad[:2], indent=1))
-        patterns = {row["pattern"] for row in rows if row["status"] == "ok"}
-        check(ranks == 2 or patterns == {"ring"}, f"{ranks} ranks: the ring pattern ran", str(patterns))
-        ce = [row for row in ran["put_signal_ce"] if row["src_rank"] is not None]
-        check(all(row["sms_used"] == 0 for row in ce), f"{ranks} ranks: the copy engine's sender uses no SM",
-              json.dumps([row["sms_used"] for row in ce][:4]))
+        check_rows(check, ranks, rows, ran)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
+
+
+def put_signal_rows(check, ranks, rows, ran):
+    skipped = [row for row in rows if row["status"] == "skipped"]
+    # Only the copy engine's bound on chunks per transfer may skip a case of this config.
+    check(all("signals" in row.get("error", "") or "more than" in row.get("error", "") for row in skipped),
+          f"{ranks} ranks: nothing skipped but what the copy engine's chunk bound refuses",
+          json.dumps([(row["method"], row.get("error")) for row in skipped][:4]))
+    patterns = {row["pattern"] for row in rows if row["status"] == "ok"}
+    check(ranks == 2 or patterns == {"ring"}, f"{ranks} ranks: the ring pattern ran", str(patterns))
+    ce = [row for row in ran["put_signal_ce"] if row["src_rank"] is not None]
+    check(all(row["sms_used"] == 0 for row in ce), f"{ranks} ranks: the copy engine's sender uses no SM",
+          json.dumps([row["sms_used"] for row in ce][:4]))
+
+
+def main():
+    return run_rank_counts(__doc__, CONFIG, METHODS, "P2PBENCH_PUT_SIGNAL_RANKS",
+                           lambda ranks: "ring" if ranks > 2 else "matrix", put_signal_rows)
 
 
 if __name__ == "__main__":
