@@ -211,6 +211,28 @@ def test_put_signal_rows_get_a_chunk_figure_with_the_bulk_copy_beside_them(write
         close_figures(figures)
 
 
+def test_token_rows_get_their_sm_figure_and_stay_out_of_the_chunk_figure():
+    """The two-H200 tokens run: GB/s against SMs per method and router, the copy engine dashed;
+    its rows (which carry chunk_bytes, the token's size) are not drawn against the chunk size."""
+    measured = REPO / "results" / "h200-nv18" / "tokens-2026-11-27" / "tokens-h200-nv18.json"
+    document = json.loads(measured.read_text(encoding="utf-8"))
+    figures = build_figures(load_many([measured]))
+    try:
+        named = {f.name: f for f in figures}
+        assert "chunks_push_uni" not in named
+        lines = {line.get_label(): line for line in named["tokens_push_uni"].figure.axes[0].get_lines()}
+        tma = lines["tokens_dispatch_tma, uniform routing"]
+        assert list(tma.get_xdata()) == [4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0]
+        at_24 = max(r["bandwidth_gbps"]["median"] for r in document["results"]
+                    if r["method"] == "tokens_dispatch_tma" and r["mode"] == "uni" and r["src_rank"] == 0
+                    and r["blocks"] == 24 and r["routing_skew"] == 0)
+        assert tma.get_ydata()[3] == pytest.approx(at_24)
+        assert "tokens_combine_ldst, Zipf 1 routing" in lines
+        assert any(label.startswith("ce bulk copy") for label in lines), list(lines)
+    finally:
+        close_figures(figures)
+
+
 def test_a_run_on_one_gpu_is_drawn_and_says_so():
     """Two ranks on one H200 (every pair same_device): no P2P figure, but drawn, marked same GPU."""
     one_gpu = REPO / "results" / "h200" / "put-signal-2026-11-27" / "put-signal-h200.json"

@@ -53,6 +53,7 @@ from p2pbench_report.loader import ResultSet
 from p2pbench_report.plots.atomics import atomic_figures
 from p2pbench_report.plots.bars import bar_figure
 from p2pbench_report.plots.chunks import chunk_figures
+from p2pbench_report.plots.tokens import token_figures
 from p2pbench_report.plots.series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TIME_MEASURE, Measure,  # noqa: F401
                                          bandwidth_rows, direction_mode_combos, measured_rows, of_direction_mode,
                                          power_of_two_axis, series_colors, series_order, size_series)
@@ -183,6 +184,7 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
             + measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
             + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
             + uni_vs_bidir_figures(result_sets, prepared) + chunk_figures(result_sets, prepared)
+            + token_figures(result_sets, prepared)
             + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE)
             + interference_figures(result_sets))
