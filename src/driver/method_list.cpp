@@ -2,7 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
+#include <algorithm>
+#include <string>
 
 #include "vocab/methods.hpp"
 
@@ -42,13 +43,17 @@ std::string method_list_json() {
 }
 
 std::string method_list_text() {
-  std::string out = "methods (config \"methods\", --methods):\n";
-  char line[512];
+  // Columns as wide as their longest entry (method names grow with registered methods).
+  size_t name_width = 0, axes_width = 0;
   for (const MethodInfo& m : method_registry()) {
-    std::snprintf(line, sizeof line, "  %-15s %-19s %-9s axes: %-24s %s\n", m.name, to_string(m.kind), figure_of(m),
-                  joined(axes_of(m.id)).c_str(), m.help);
-    out += line;
+    name_width = std::max(name_width, std::string(m.name).size());
+    axes_width = std::max(axes_width, joined(axes_of(m.id)).size());
   }
+  auto padded = [](std::string s, size_t width) { return s.append(width > s.size() ? width - s.size() : 0, ' '); };
+  std::string out = "methods (config \"methods\", --methods):\n";
+  for (const MethodInfo& m : method_registry())
+    out += "  " + padded(m.name, name_width) + " " + padded(to_string(m.kind), 19) + " " + padded(figure_of(m), 9) +
+           " axes: " + padded(joined(axes_of(m.id)), axes_width) + " " + m.help + "\n";
   return out;
 }
 

@@ -595,6 +595,8 @@ def test_methods_file_is_the_registry():
         "regenerate: p2pbench --list-methods --json > schema/methods.json"
     text = run("--list-methods")
     assert text.returncode == 0 and "latency_signal" in text.stdout and "blocks,smem_bytes,stages" in text.stdout
+    rows = [line for line in text.stdout.splitlines()[1:] if line.strip()]
+    assert len({line.index(" axes: ") for line in rows}) == 1, "columns line up however long a method's name"
     assert run("--json").returncode == 2  # only with --list-methods
 
 
