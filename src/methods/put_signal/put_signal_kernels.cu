@@ -128,7 +128,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_sender(Side s, uint32_t st
       signal<kRelease>(s, pending);
       pending = kNone;
     }
-    if (!take_credit(s, k)) return;
+    if (!take_credit(s, k)) {
+      ptx::bulk_wait_group<0>();  // the previous chunk's stores still read this warp's stages
+      return;
+    }
     const uint64_t from = source_offset(s, k), offset = k * s.g.chunk_bytes;
     const uint32_t len = s.g.length_of(k);
     ptx::bulk_wait_group_read<0>();  // the stage of the first piece is no longer read by a store
