@@ -5,16 +5,22 @@
 
 namespace p2pbench {
 
-std::optional<std::string> TransferEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
-                                                  cudaStream_t stream) {
+std::optional<std::string> run_device_check(const std::function<void(kernels::PatternCheck*)>& enqueue, uint64_t bytes,
+                                            cudaStream_t stream) {
   MappedHostBuffer result(sizeof(kernels::PatternCheck), "a verification result");
   auto* check = static_cast<kernels::PatternCheck*>(result.host());
   *check = {0, ~0ull};
-  kernels::check_pattern(dst, bytes, seed, offset, static_cast<kernels::PatternCheck*>(result.device()), stream);
+  enqueue(static_cast<kernels::PatternCheck*>(result.device()));
   cuda_check(cudaStreamSynchronize(stream), "waiting for verification");
   if (check->mismatches == 0) return std::nullopt;
   return std::to_string(check->mismatches) + " of " + std::to_string(bytes) + " bytes differ; first bad offset " +
          std::to_string(check->first_bad_offset);
+}
+
+std::optional<std::string> TransferEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
+                                                  cudaStream_t stream) {
+  return run_device_check([&](kernels::PatternCheck* r) { kernels::check_pattern(dst, bytes, seed, offset, r, stream); },
+                          bytes, stream);
 }
 
 void TransferEngine::fill_source(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) {

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,16 @@
 #include "plan/case_spec.hpp"
 
 namespace p2pbench {
+
+namespace kernels {
+struct PatternCheck;  // kernels/pattern_kernels.hpp
+}
+
+// Runs a check kernel that `enqueue` puts on `stream`, accumulating into the result it is handed
+// (initialised to no mismatch), and describes what it found among `bytes`: nullopt when no byte
+// differs. Engines that check with kernels of their own (gathered or summed data) use it too.
+std::optional<std::string> run_device_check(const std::function<void(kernels::PatternCheck*)>& enqueue, uint64_t bytes,
+                                            cudaStream_t stream);
 
 struct Transfer {
   const void* src;  // local buffer, peer mapping or mapped host memory

@@ -263,19 +263,20 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
   }, bound_s);
   if (any_failed(finished, out)) return false;
   covered = true;
-  const double bytes = double(case_.bytes) * double(iterations_) * double(background_launches_);
+  const double launches = double(iterations_) * double(background_launches_);
   if (out.flows.empty())
-    for (const Flow& f : case_.flows) out.flows.push_back({f, 0, {}, {}, {}});
-  double longest_ms = 0;
+    for (const Flow& f : case_.flows) out.flows.push_back({f, flow_bytes(f), {}, {}, {}});
+  double longest_ms = 0, all_bytes = 0;
   for (FlowSamples& fs : out.flows) {
     const auto lanes = lanes_of(finished, fs.flow);
     if (lanes.empty()) continue;
     const LaneTiming& lane = *lanes.front().second;
     covered = covered && lane.still_running;
-    fs.gbps.push_back(bytes / (lane.elapsed_ms * 1e-3) / 1e9);
+    fs.gbps.push_back(double(fs.bytes) * launches / (lane.elapsed_ms * 1e-3) / 1e9);
+    all_bytes += double(fs.bytes) * launches;
     longest_ms = std::max(longest_ms, lane.elapsed_ms);
   }
-  if (longest_ms > 0) out.gbps.push_back(double(out.flows.size()) * bytes / (longest_ms * 1e-3) / 1e9);
+  if (longest_ms > 0) out.gbps.push_back(all_bytes / (longest_ms * 1e-3) / 1e9);
   out.iterations = iterations_ * background_launches_;
   return true;
 }
@@ -288,11 +289,12 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
 // only when its process gets the GPU, so its own events and window would leave out the time it
 // waited. There every lane's window runs from the first release any lane of that GPU saw (one
 // timer per GPU: absolute stamps compare), and the flow's figure comes from that window.
-void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) const {
+uint64_t CaseLoop::flow_bytes(const Flow& f) const {
   const TransferEngine* engine = members_.empty() ? nullptr : members_.front().engine.get();
-  auto bytes_of = [&](const Flow& f) {
-    return double(engine ? engine->bytes_moved(f, case_.bytes) : case_.bytes) * double(iterations_);
-  };
+  return engine ? engine->bytes_moved(f, case_.bytes) : case_.bytes;
+}
+
+void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) const {
   std::map<std::string, double> first_release;
   std::map<std::string, std::set<size_t>> members_on;
   for (size_t m = 0; m < reports.size(); ++m)
@@ -303,7 +305,7 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
       members_on[gpu].insert(m);
     }
   if (out.flows.empty())
-    for (const Flow& f : case_.flows) out.flows.push_back({f, 0, {}, {}, {}});
+    for (const Flow& f : case_.flows) out.flows.push_back({f, flow_bytes(f), {}, {}, {}});
   double union_ns = 0, shortest_ns = 0, all_bytes = 0;
   for (FlowSamples& fs : out.flows) {
     double elapsed_ms = 0, window_ns = 0;
@@ -316,9 +318,9 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
       from_window = from_window || lane->two_sided || shared;
     }
     const double seconds = from_window ? window_ns * 1e-9 : elapsed_ms * 1e-3;
-    fs.bytes = engine ? engine->bytes_moved(fs.flow, case_.bytes) : case_.bytes;
-    fs.gbps.push_back(bytes_of(fs.flow) / seconds / 1e9);
-    all_bytes += bytes_of(fs.flow);
+    const double moved = double(fs.bytes) * double(iterations_);
+    fs.gbps.push_back(moved / seconds / 1e9);
+    all_bytes += moved;
     fs.time_us.push_back(seconds * 1e6 / double(iterations_));
     fs.window_ns.push_back(window_ns);
     union_ns = std::max(union_ns, window_ns);

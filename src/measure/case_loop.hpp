@@ -76,6 +76,7 @@ class CaseLoop {
   void calibrate(Member& m, StepReport& report);
   void fill_and_poison(Member& m, uint64_t sample_seed, bool poison);
   void record(const std::vector<StepReport>& reports, CaseOutcome& out) const;
+  uint64_t flow_bytes(const Flow& f) const;  // one transfer of the flow (the engine's bytes_moved)
   uint64_t source_seed(uint64_t sample_seed, int source) const;
 
   CaseGroup& group_;

@@ -62,6 +62,10 @@ json pct_or_null(const json& stats, std::optional<double> peak) {
   return stats.is_null() ? json() : optional_json(pct_of_peak(stats["median"].get<double>(), peak));
 }
 
+// Bytes of one transfer of the flow: its own where the case loop recorded them, else the case's
+// (flows named before the case ran, latency loads).
+uint64_t transfer_bytes(const CaseSpec& c, const FlowSamples& f) { return f.bytes ? f.bytes : c.bytes; }
+
 // One flow: its ranks and GPUs, its own figures against its pair's peak.
 json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts) {
   const Flow& fl = f.flow;
@@ -74,7 +78,7 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
           {"dst_gpu", facts.layout.gpu_of_rank.at(size_t(fl.dst_rank))},
           {"same_device", is_same_device_flow(fl, facts.layout)},
           {"same_node", facts.layout.same_node(fl.src_rank, fl.dst_rank)},
-          {"bytes", f.bytes ? f.bytes : c.bytes},
+          {"bytes", transfer_bytes(c, f)},
           {"bandwidth_gbps", bw},
           {"time_us", summary_json_or_null(f.time_us)},
           {"samples_gbps", f.gbps},
@@ -96,7 +100,7 @@ json gpu_entries(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& fact
         for (const FlowSamples& f : o.flows) {
           const int end = egress ? f.flow.src_rank : f.flow.dst_rank;
           if (facts.layout.gpu_of_rank.at(size_t(end)) != gpu || s >= f.window_ns.size()) continue;
-          total += double(f.bytes ? f.bytes : c.bytes) * double(iterations);
+          total += double(transfer_bytes(c, f)) * double(iterations);
           window = std::max(window, f.window_ns[s]);
         }
         if (total > 0 && window > 0) rates.push_back(total / (window * 1e-9) / 1e9);

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/cuda_check.hpp"
+#include "common/errors.hpp"
 #include "engines/engine_registry.hpp"
 #include "plan/device_memory.hpp"
 
@@ -61,7 +62,7 @@ Transfer PutSignalEngine::transfer(Direction, const Endpoints& e, uint64_t offse
 void PutSignalEngine::before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) {
   void* mine = region(e.local_signal_area, e.flow, e.rank);
   reset_region(mine, source_seed, stream);
-  regions_[mine] = {e.flow, e.flow.dst_rank == e.rank, e.local_dst};
+  regions_[mine] = {e.flow, e.flow.dst_rank == e.rank, e.local_dst, source_seed};
   heartbeat_ = e.heartbeat;
 }
 
@@ -101,6 +102,12 @@ std::optional<std::string> PutSignalEngine::spot_check_failures(const void* dst)
              std::to_string(h.first_bad_chunk - 1) + " among them)";
   }
   return std::nullopt;
+}
+
+PutSignalEngine::Received PutSignalEngine::received_at(const void* dst) const {
+  for (const auto& [mine, end] : regions_)
+    if (end.receives && end.dst == dst) return {end.flow, end.seed};
+  throw RuntimeFailure("rank " + std::to_string(rank_) + " receives no put_signal flow into the buffer it was asked about");
 }
 
 std::optional<std::string> PutSignalEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,

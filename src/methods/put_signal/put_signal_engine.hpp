@@ -45,6 +45,12 @@ class PutSignalEngine : public TransferEngine {
   virtual FlowShape flow_shape(const Flow&) const { return {g_.bytes, nullptr}; }
   // The chunks the receiver of the flow whose buffer is `dst` found incomplete at their signal, or nullopt.
   std::optional<std::string> spot_check_failures(const void* dst) const;
+  // The flow this rank receives into `dst` and the seed its source held (as before_sample saw them).
+  struct Received {
+    Flow flow;
+    uint64_t seed = 0;
+  };
+  Received received_at(const void* dst) const;
   bool sends(const Flow& f) const { return f.src_rank == rank_; }
   const CaseSpec& spec() const { return c_; }
   int rank() const { return rank_; }
@@ -66,6 +72,7 @@ class PutSignalEngine : public TransferEngine {
     Flow flow;
     bool receives = false;
     const void* dst = nullptr;  // the received flow's buffer (verify's argument)
+    uint64_t seed = 0;          // the pattern of the flow's source
   };
   std::map<const void*, End> regions_;
 };

@@ -5,7 +5,6 @@
 #include <cuda.h>  // types only: the stream memory operations are fetched at run time
 #include <cuda_runtime.h>
 
-
 #include "common/cuda_check.hpp"
 #include "common/driver_entry_point.hpp"
 #include "common/errors.hpp"

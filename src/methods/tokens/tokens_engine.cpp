@@ -94,7 +94,6 @@ class TokensEngine final : public put_signal::PutSignalEngine {
   void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
     PutSignalEngine::before_sample(e, source_seed, stream);
     if (e.flow.dst_rank != e.rank) return;
-    received_[e.local_dst] = {e.flow, source_seed};
     combine_.returned[e.flow.src_rank] = static_cast<const uint8_t*>(e.local_dst);
     combine_.seed[e.flow.src_rank] = source_seed;
   }
@@ -126,17 +125,15 @@ class TokensEngine final : public put_signal::PutSignalEngine {
 
   std::optional<std::string> verify(const void* dst, size_t, uint64_t, uint64_t, cudaStream_t stream) override {
     if (auto bad = spot_check_failures(dst)) return bad;
-    const auto at = received_.find(dst);
-    if (at == received_.end()) throw RuntimeFailure("verifying tokens of a flow this rank did not receive");
-    const auto [flow, seed] = at->second;
+    const auto [flow, seed] = received_at(dst);
     const uint32_t* gather = phase_ == Phase::kDispatch ? gather_of(flow) : nullptr;
-    if (auto bad = run_check([&](kernels::PatternCheck* r) {
+    if (auto bad = run_device_check([&](kernels::PatternCheck* r) {
           check_tokens(dst, flow_tokens(flow), uint32_t(hidden()), gather, seed, r, stream);
         }, flow_tokens(flow) * hidden(), stream))
       return "tokens from rank " + std::to_string(flow.src_rank) + ": " + *bad;
     if (phase_ == Phase::kDispatch) return std::nullopt;
-    if (auto bad = run_check([&](kernels::PatternCheck* r) { check_combined(out_.get(), combine_, r, stream); },
-                             routes().tokens * hidden(), stream))
+    if (auto bad = run_device_check([&](kernels::PatternCheck* r) { check_combined(out_.get(), combine_, r, stream); },
+                                    routes().tokens * hidden(), stream))
       return "the combined tokens: " + *bad;
     return std::nullopt;
   }
@@ -215,23 +212,9 @@ class TokensEngine final : public put_signal::PutSignalEngine {
     }
   }
 
-  // Runs `check` into a mapped result; nullopt when no byte of `bytes` differs.
-  template <typename Check>
-  static std::optional<std::string> run_check(Check check, uint64_t bytes, cudaStream_t stream) {
-    MappedHostBuffer result(sizeof(kernels::PatternCheck), "a tokens check's result");
-    auto* found = static_cast<kernels::PatternCheck*>(result.host());
-    *found = {0, ~0ull};
-    check(static_cast<kernels::PatternCheck*>(result.device()));
-    cuda_check(cudaStreamSynchronize(stream), "waiting for the tokens' check");
-    if (found->mismatches == 0) return std::nullopt;
-    return std::to_string(found->mismatches) + " of " + std::to_string(bytes) + " bytes differ; first bad offset " +
-           std::to_string(found->first_bad_offset);
-  }
-
   Phase phase_;
   mutable std::optional<Routes> routes_;  // computed on first use, the same on every rank
   std::vector<std::pair<Flow, DeviceBuffer>> gathers_;  // dispatch: each flow's token indices
-  std::map<const void*, std::pair<Flow, uint64_t>> received_;  // this rank's buffers: whose flow, which seed
   CombineInputs combine_;
   DeviceBuffer slots_, out_;
   Event fork_;
