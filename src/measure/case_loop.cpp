@@ -142,11 +142,14 @@ void CaseLoop::fill_and_poison(Member& m, uint64_t sample_seed, bool poison) {
   cuda_check(cudaStreamSynchronize(stream), "filling and poisoning the buffers");
 }
 
-void CaseLoop::calibrate(Member& m, StepReport& r) {
+void CaseLoop::fill_for_calibration(Member& m) {
   cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
   fill_and_poison(m, seed_of_sample(case_index_, 0), false);
+  if (!m.lanes.empty()) m.engine->prepare(group_.device(m.id), m.id, m.involved);
+}
+
+void CaseLoop::calibrate(Member& m, StepReport& r) {
   if (m.lanes.empty()) return;
-  m.engine->prepare(group_.device(m.id), m.id, m.involved);
   const Lane& first = m.lanes.front();
   const Transfer t0 = m.engine->transfer(case_.direction, endpoints(m, first.flows[0]), 0, size_t(case_.bytes));
   r.sms_used = m.engine->measure_sms_used(t0, group_.timer(m.id, first.timer).stream());
@@ -155,10 +158,18 @@ void CaseLoop::calibrate(Member& m, StepReport& r) {
     const double ms = timer.time_single_ms([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); });
     r.single_ms = std::max(r.single_ms, ms);
   }
+  // A wait of a two-sided engine that gave up makes the calibrated time its timeout: say so now.
+  if (auto why = m.engine->stalled()) throw std::runtime_error("calibrating: " + *why);
   r.iterations = TransferTimer::iterations_for(r.single_ms, options_.min_sample_time_ms);
 }
 
 bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>& choose_iterations) {
+  // Calibration is ungated, so every member resets its buffers (a two-sided engine's flag
+  // words too) in a step of its own: a reset after a faster peer's first signal would erase
+  // it, and both ends would wait until their timeouts (seen: three ranks on one GPU).
+  auto filled = step("filling the buffers", [&](Member& m, StepReport&) { fill_for_calibration(m); },
+                     LockStep::kDefaultLocalWorkS);
+  if (any_failed(filled, out)) return false;
   auto calibration = step("calibrating the case", [&](Member& m, StepReport& r) { calibrate(m, r); },
                           3 * TransferTimer::kUngatedWaitS);
   if (any_failed(calibration, out)) return false;
@@ -243,8 +254,12 @@ bool CaseLoop::verify(int index, CaseOutcome& out) {
 bool CaseLoop::start_background(double seconds, CaseOutcome& out) {
   background_launches_ = std::max<uint64_t>(1, uint64_t(std::ceil(seconds * 1e3 / sample_ms())));
   seed_ = seed_of_sample(case_index_, 0);  // calibrate() filled the sources with it
+  if (options_.verify) {  // in a step of its own, as before calibrating
+    auto filled = step("filling the buffers", [&](Member& m, StepReport&) { fill_and_poison(m, seed_, true); },
+                       LockStep::kDefaultLocalWorkS);
+    if (any_failed(filled, out)) return false;
+  }
   auto started = step("starting the load", [&](Member& m, StepReport&) {
-    if (options_.verify) fill_and_poison(m, seed_, true);
     for (const Lane& lane : m.lanes) group_.timer(m.id, lane.timer).start_run(background_launches_);
   }, LockStep::kDefaultLocalWorkS);
   return !any_failed(started, out);

@@ -73,6 +73,7 @@ class CaseLoop {
   int slot_of(const Flow& f) const;  // plan/device_memory: destination_slot
   Endpoints endpoints(const Member& m, const Flow& f);
   void enqueue(Member& m, const Lane& lane, uint64_t index, cudaStream_t stream);
+  void fill_for_calibration(Member& m);
   void calibrate(Member& m, StepReport& report);
   void fill_and_poison(Member& m, uint64_t sample_seed, bool poison);
   void record(const std::vector<StepReport>& reports, CaseOutcome& out) const;
