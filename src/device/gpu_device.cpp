@@ -1,13 +1,12 @@
 #include "device/gpu_device.hpp"
 
-#include <sys/stat.h>
-
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "common/cuda_raii.hpp"
+#include "common/device_connections.hpp"
 #include "common/errors.hpp"
 #include "kernels/gate_kernels.hpp"
 
@@ -64,15 +63,6 @@ int select_device(const std::string& spec, int local_rank) {
       return d;
   }
   throw InputError("--devices", spec, "no visible GPU has this index, UUID or PCI bus id");
-}
-
-// Where CUDA clients look for the MPS control daemon: its pipe in CUDA_MPS_PIPE_DIRECTORY, by
-// default /tmp/nvidia-mps.
-bool mps_daemon_reachable() {
-  const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
-  const std::string control = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
-  struct stat st {};
-  return stat(control.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 GpuInfo describe_device(int device) {

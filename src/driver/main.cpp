@@ -123,8 +123,10 @@ CheckedInput check_input(CliOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string connections_warning = device_connections_warning();
-  request_device_connections();
+  // Under MPS the ranks of a node share one pool of hardware queues (common/device_connections.hpp).
+  const int connections = device_connections_wanted(mps_daemon_reachable(), node_local_ranks_by_environment());
+  const std::string connections_warning = device_connections_warning(connections);
+  request_device_connections(connections);
   CliOptions options;
   CLI::App app("p2pbench", "p2pbench");
   add_cli_options(app, options);
