@@ -9,7 +9,11 @@
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "kernels/latency_kernels.hpp"
+#include "kernels/ce_ping_pong.hpp"
+#include "kernels/copy_device.cuh"
+#include "kernels/device_caps.hpp"
 #include "kernels/live_clock.cuh"
+#include "kernels/ping_pong_words.cuh"
 #include "kernels/ptx.cuh"
 
 namespace p2pbench::kernels {
@@ -20,7 +24,6 @@ namespace {
 // ----------------------------------------------------------------------------------------
 
 constexpr uint32_t kUnitBytes = 16;         // one vector store / load
-constexpr uint32_t kFlagLineBytes = 128;    // payload_then_flag: the flag's own line
 constexpr uint32_t kMaxBlock = 1024;
 // A receiver reads its wait clock once per this many polls (a power of two): a poll pass costs a
 // load latency across the link, so the timeout stays within a few microseconds while the spin
@@ -70,24 +73,9 @@ struct PingPongParams {
   uint32_t initiator;
 };
 
-// murmur3's 32-bit finaliser: a bijection, so distinct inputs never collide.
-__host__ __device__ __forceinline__ uint32_t fmix32(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-
-// Payload word w of message seq s (sent by the initiator) = word_hash(w) ^ seq_hash(s); the
-// responder sends the complement. Both are bijective, so a word of another message (s' != s),
-// another offset (w' != w) or the other direction never matches. word_hash is one IMAD (odd
-// multiplier) rather than a mixer, so that recomputing it (which the compiler may do inside the
-// poll loop rather than keep it in a register) stays cheap; seq_hash, computed once per
-// message, makes every message's bits look random.
-__device__ __forceinline__ uint32_t word_hash(uint32_t key, uint32_t w) { return w * 0x9e3779b1u + key; }
-__device__ __forceinline__ uint32_t seq_hash(uint32_t key, uint32_t s) { return fmix32(s ^ key); }
+using ping_pong::kFlagLineBytes;
+using ping_pong::seq_hash;
+using ping_pong::word_hash;
 
 __device__ __forceinline__ uint64_t pack(uint32_t data, uint32_t seq) {
   return (static_cast<uint64_t>(seq) << 32) | data;
@@ -141,6 +129,39 @@ __device__ __forceinline__ void send_message(const PingPongParams& p, uint32_t s
     __syncthreads();
     if (tid == 0) ptx::st_release_sys(reinterpret_cast<uint32_t*>(p.peer_inbox), seq);
   }
+}
+
+// tma_then_flag: the block writes message `seq` into its shared memory; one thread puts it with
+// one bulk copy and releases the flag once the copy's writes have completed (the put_signal
+// TMA sender's order). Payloads are whole 16-byte units here.
+template <int S>
+__device__ __forceinline__ void send_message_tma(const PingPongParams& p, uint32_t seq, uint32_t x) {
+  extern __shared__ __align__(128) uint8_t stage[];
+  const uint32_t tid = threadIdx.x;
+#pragma unroll
+  for (int m = 0; m < S; ++m) {
+    const uint32_t j = unit_of(tid, m);
+    if (j < p.full_units)
+      reinterpret_cast<uint4*>(stage)[j] = make_uint4(word_hash(p.word_key, j * 4) ^ x, word_hash(p.word_key, j * 4 + 1) ^ x,
+                                                      word_hash(p.word_key, j * 4 + 2) ^ x, word_hash(p.word_key, j * 4 + 3) ^ x);
+  }
+  ptx::fence_proxy_async_shared_cta();  // this thread's writes before the bulk copy reads them
+  __syncthreads();
+  if (tid == 0) {
+    ptx::bulk_store_shared_to_global(p.peer_inbox + kFlagLineBytes, static_cast<uint32_t>(__cvta_generic_to_shared(stage)),
+                                     p.full_units * kUnitBytes);
+    ptx::bulk_commit_group();
+    ptx::bulk_wait_group<0>();
+    ptx::st_release_sys(reinterpret_cast<uint32_t*>(p.peer_inbox), seq);
+  }
+}
+
+template <SignalProtocol P, int S>
+__device__ __forceinline__ void send_any(const PingPongParams& p, uint32_t seq, uint32_t x) {
+  if constexpr (P == SignalProtocol::kTmaThenFlag)
+    send_message_tma<S>(p, seq, x);
+  else
+    send_message<P == SignalProtocol::kFlagInData, S>(p, seq, x);
 }
 
 // Waits for the whole message `seq` in the own inbox and checks every payload byte of it
@@ -277,8 +298,9 @@ __device__ __forceinline__ void tally_round(RoundBook& book, uint32_t k) {
 
 // One block per side. __launch_bounds__(1024, 1): up to 64 registers per thread, for the up
 // to 8 units x 16 bytes of one poll pass that a thread keeps in flight.
-template <bool kFlagInData, int S>
+template <SignalProtocol P, int S>
 __global__ void __launch_bounds__(kMaxBlock, 1) ping_pong_kernel(const PingPongParams p) {
+  constexpr bool kFlagInData = P == SignalProtocol::kFlagInData;
   __shared__ RoundBook book;
   const uint32_t tid = threadIdx.x;
   if (tid == 0) {
@@ -298,7 +320,7 @@ __global__ void __launch_bounds__(kMaxBlock, 1) ping_pong_kernel(const PingPongP
     const uint32_t seq = p.seq_base + k + 1;
     const uint32_t g = seq_hash(p.seq_key, seq);
     if (p.initiator != 0) {
-      send_message<kFlagInData, S>(p, seq, g ^ send_mask);
+      send_any<P, S>(p, seq, g ^ send_mask);
       if (k > 0) tally_round(book, k - 1);  // after the send: off the critical path
     }
     if (!receive_message<kFlagInData, S>(p, seq, g ^ recv_mask, &book.bad_flag[k & 1])) {
@@ -306,7 +328,7 @@ __global__ void __launch_bounds__(kMaxBlock, 1) ping_pong_kernel(const PingPongP
       break;
     }
     if (p.initiator == 0) {
-      send_message<kFlagInData, S>(p, seq, g ^ send_mask);
+      send_any<P, S>(p, seq, g ^ send_mask);
       tally_round(book, k);
     }
   }
@@ -329,22 +351,31 @@ __global__ void __launch_bounds__(kMaxBlock, 1) ping_pong_kernel(const PingPongP
 
 using PingPongKernel = void (*)(PingPongParams);
 
-PingPongKernel ping_pong_kernel_for(bool flag_in_data, uint32_t per_thread) {
-  if (flag_in_data) {
-    switch (per_thread) {
-      case 1: return ping_pong_kernel<true, 1>;
-      case 2: return ping_pong_kernel<true, 2>;
-      case 4: return ping_pong_kernel<true, 4>;
-      case 8: return ping_pong_kernel<true, 8>;
-      default: return nullptr;
-    }
-  }
+template <SignalProtocol P>
+PingPongKernel kernel_with(uint32_t per_thread) {
   switch (per_thread) {
-    case 1: return ping_pong_kernel<false, 1>;
-    case 2: return ping_pong_kernel<false, 2>;
-    case 4: return ping_pong_kernel<false, 4>;
-    default: return nullptr;  // 64 KiB needs 4 units per thread at most
+    case 1: return ping_pong_kernel<P, 1>;
+    case 2: return ping_pong_kernel<P, 2>;
+    case 4: return ping_pong_kernel<P, 4>;
+    case 8:  // only flag_in_data's 8-byte units need 8 per thread at 64 KiB
+      if constexpr (P == SignalProtocol::kFlagInData) return ping_pong_kernel<P, 8>;
+      return nullptr;
+    default: return nullptr;
   }
+}
+
+PingPongKernel ping_pong_kernel_for(SignalProtocol protocol, uint32_t per_thread) {
+  switch (protocol) {
+    case SignalProtocol::kFlagInData: return kernel_with<SignalProtocol::kFlagInData>(per_thread);
+    case SignalProtocol::kPayloadThenFlag: return kernel_with<SignalProtocol::kPayloadThenFlag>(per_thread);
+    case SignalProtocol::kTmaThenFlag: return kernel_with<SignalProtocol::kTmaThenFlag>(per_thread);
+    case SignalProtocol::kCeThenFlag: return nullptr;  // no kernel in the loop: ce_ping_pong.cu
+  }
+  return nullptr;
+}
+
+PingPongLayout layout_of(size_t payload_bytes, SignalProtocol protocol) {
+  return ping_pong_layout(payload_bytes, protocol == SignalProtocol::kFlagInData);
 }
 
 std::string payload_reason(size_t payload_bytes) {
@@ -357,6 +388,16 @@ std::string payload_reason(size_t payload_bytes) {
 }  // namespace
 
 // ----- ping-pong host API -----
+
+const char* protocol_name(SignalProtocol protocol) {
+  switch (protocol) {
+    case SignalProtocol::kFlagInData: return "flag_in_data";
+    case SignalProtocol::kPayloadThenFlag: return "payload_then_flag";
+    case SignalProtocol::kTmaThenFlag: return "tma_then_flag";
+    case SignalProtocol::kCeThenFlag: return "ce_then_flag";
+  }
+  return "?";
+}
 
 std::optional<std::string> ping_pong_unsupported_reason(const PingPongArgs& a) {
   if (auto why = payload_reason(a.payload_bytes); !why.empty()) return why;
@@ -372,33 +413,57 @@ std::optional<std::string> ping_pong_unsupported_reason(const PingPongArgs& a) {
       reinterpret_cast<uintptr_t>(a.peer_inbox) % kUnitBytes != 0)
     return std::string("ping-pong inboxes must be 16-byte aligned");
   if (a.timeout_ns == 0) return std::string("ping-pong timeout_ns must be positive");
+  if (a.protocol == SignalProtocol::kTmaThenFlag) {
+    if (a.payload_bytes % kUnitBytes != 0)
+      return "tma_then_flag moves whole 16-byte units: a payload of " + std::to_string(a.payload_bytes) +
+             " bytes is not a multiple of 16";
+    if (auto why = requires_hopper(detail::current_device(), "tma_then_flag (TMA bulk copies)")) return why;
+  }
+  if (a.protocol == SignalProtocol::kCeThenFlag) return ce_ping_pong_unsupported_reason(a);
   return std::nullopt;
 }
 
-size_t ping_pong_inbox_bytes(size_t payload_bytes, bool flag_in_data) {
-  const PingPongLayout l = ping_pong_layout(payload_bytes, flag_in_data);
-  return (flag_in_data ? 0 : kFlagLineBytes) + static_cast<size_t>(l.units) * kUnitBytes;
+size_t ping_pong_inbox_bytes(size_t payload_bytes, SignalProtocol protocol) {
+  if (protocol == SignalProtocol::kCeThenFlag) return ce_ping_pong_inbox_bytes(payload_bytes);
+  const PingPongLayout l = layout_of(payload_bytes, protocol);
+  return (protocol == SignalProtocol::kFlagInData ? 0 : kFlagLineBytes) + static_cast<size_t>(l.units) * kUnitBytes;
 }
 
-int ping_pong_threads(size_t payload_bytes, bool flag_in_data) {
-  return static_cast<int>(ping_pong_layout(payload_bytes, flag_in_data).threads);
+size_t ping_pong_messages_bytes(size_t payload_bytes, SignalProtocol protocol) {
+  return protocol == SignalProtocol::kCeThenFlag ? ce_ping_pong_messages_bytes(payload_bytes) : 0;
+}
+
+int ping_pong_threads(size_t payload_bytes, SignalProtocol protocol) {
+  if (protocol == SignalProtocol::kCeThenFlag) return ce_ping_pong_check_threads();
+  return static_cast<int>(layout_of(payload_bytes, protocol).threads);
 }
 
 void ping_pong_reset_inbox(void* inbox, size_t bytes, cudaStream_t stream) {
   cuda_check(cudaMemsetAsync(inbox, 0, bytes, stream), "zeroing a ping-pong inbox");
 }
 
-void ping_pong_prepare(size_t payload_bytes, bool flag_in_data) {
+void ping_pong_prepare(size_t payload_bytes, SignalProtocol protocol) {
   if (auto why = payload_reason(payload_bytes); !why.empty()) throw InputError(why);
-  const PingPongLayout l = ping_pong_layout(payload_bytes, flag_in_data);
+  if (protocol == SignalProtocol::kCeThenFlag) return ce_ping_pong_prepare();
+  const PingPongLayout l = layout_of(payload_bytes, protocol);
+  const auto kernel = ping_pong_kernel_for(protocol, l.per_thread);
+  if (protocol == SignalProtocol::kTmaThenFlag)
+    cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(payload_bytes)),
+               "allowing tma_then_flag's shared memory");
   cudaFuncAttributes attrs{};
-  cuda_check(cudaFuncGetAttributes(&attrs, ping_pong_kernel_for(flag_in_data, l.per_thread)),
-             "loading the ping-pong kernel");
+  cuda_check(cudaFuncGetAttributes(&attrs, kernel), "loading the ping-pong kernel");
+}
+
+void enqueue_ping_pong_messages(const PingPongArgs& a, cudaStream_t stream) {
+  if (a.protocol != SignalProtocol::kCeThenFlag) return;
+  if (auto why = ping_pong_unsupported_reason(a)) throw InputError(*why);
+  enqueue_ce_messages(a, stream);
 }
 
 void enqueue_ping_pong(const PingPongArgs& a, cudaStream_t stream) {
   if (auto why = ping_pong_unsupported_reason(a)) throw InputError(*why);
-  const PingPongLayout l = ping_pong_layout(a.payload_bytes, a.flag_in_data);
+  if (a.protocol == SignalProtocol::kCeThenFlag) return enqueue_ce_ping_pong(a, stream);
+  const PingPongLayout l = layout_of(a.payload_bytes, a.protocol);
   PingPongParams p{};
   p.my_inbox = static_cast<uint8_t*>(a.my_inbox);
   p.peer_inbox = static_cast<uint8_t*>(a.peer_inbox);
@@ -409,13 +474,13 @@ void enqueue_ping_pong(const PingPongArgs& a, cudaStream_t stream) {
   p.tail_words = l.tail_words;
   p.rounds = a.round_trips;
   p.seq_base = a.epoch * a.round_trips;  // checked above: no wrap
-  p.word_key = fmix32(static_cast<uint32_t>(a.seed) ^ 0x9e3779b9u);
-  p.seq_key = fmix32(static_cast<uint32_t>(a.seed >> 32) ^ 0x7f4a7c15u);
+  p.word_key = ping_pong::word_key(a.seed);
+  p.seq_key = ping_pong::seq_key(a.seed);
   p.initiator = a.initiator ? 1u : 0u;
-  ping_pong_kernel_for(a.flag_in_data, l.per_thread)<<<1, l.threads, 0, stream>>>(p);
+  const size_t smem = a.protocol == SignalProtocol::kTmaThenFlag ? a.payload_bytes : 0;
+  ping_pong_kernel_for(a.protocol, l.per_thread)<<<1, l.threads, smem, stream>>>(p);
   cuda_check_launch(std::string("the ping-pong kernel (") + (a.initiator ? "initiator" : "responder") + ", " +
-                    (a.flag_in_data ? "flag_in_data" : "payload_then_flag") + ", " +
-                    std::to_string(a.payload_bytes) + " bytes)");
+                    protocol_name(a.protocol) + ", " + std::to_string(a.payload_bytes) + " bytes)");
 }
 
 }  // namespace p2pbench::kernels

@@ -31,7 +31,7 @@ namespace p2pbench::kernels {
 // carry the bitwise complement, so a message that lands in the sender's own inbox (swapped
 // pointers) never passes. The receiver compares every 4-byte word of every message.
 //
-// Protocols (the whole message is received before the answer is sent, in both):
+// Protocols (the whole message is received before the answer is sent, in each):
 //  flag_in_data: the payload travels as 8-byte words {4 data bytes, 4 bytes seq}, stored as
 //    st.relaxed.sys.v2.u64 (16 bytes: 8 payload bytes per store); no flag, no fence. The
 //    receiver polls all its words with ld.relaxed.sys until every one carries the expected
@@ -40,6 +40,20 @@ namespace p2pbench::kernels {
 //    st.release.sys of a separate 32-bit flag = seq; the receiver's thread 0 polls the flag
 //    with ld.acquire.sys, __syncthreads, then every thread reads its share (ld.relaxed.sys).
 //    Inbox: 128 bytes (the flag's own line) + payload rounded to 16.
+//  tma_then_flag: as payload_then_flag, but the block writes the message into its shared memory
+//    and one thread puts it with one bulk copy (cp.async.bulk, the TMA unit), waits for the
+//    copy's writes to complete, then releases the flag: put + signal as put_signal_tma does it.
+//    Payloads in multiples of 16 bytes (a bulk copy's unit). Same inbox as payload_then_flag.
+//  ce_then_flag: the copy engine, no SM in the loop (put_signal_ce's path): per round the
+//    initiator's stream copies message k (cudaMemcpyAsync from a buffer filled before the gate)
+//    into slot k of the peer's inbox, writes the flag (cuStreamWriteValue32, with its memory
+//    barrier) and waits for the answer's flag (cuStreamWaitValue32, >= seq); the responder's
+//    stream waits, copies answer k, writes the flag. One-kernel stamps of %globaltimer before the
+//    first round and after the last time it; every slot is checked after the launch. At most
+//    kCePingPongMaxRounds rounds a launch (the stream's queue holds them behind the gate), and
+//    a watchdog kernel on `watchdog_stream` gives up after the timeout: it sets the own flag to
+//    the launch's last sequence number, so every wait still queued passes, and the result says
+//    timed_out.
 // Cooperation: one block of 32..1024 threads (threads = payload units rounded up to a warp;
 // a unit is 16 bytes of stores: 8 payload bytes for flag_in_data, 16 for payload_then_flag),
 // each thread up to 8 units. Per round a block has one barrier per receive (flag_in_data) or
@@ -58,18 +72,26 @@ struct PingPongResult {
   unsigned int threads;                 // block size that was used (for the record)
 };
 
+enum class SignalProtocol { kFlagInData, kPayloadThenFlag, kTmaThenFlag, kCeThenFlag };
+
+constexpr uint32_t kCePingPongMaxRounds = 16;
+
 struct PingPongArgs {
   void* my_inbox = nullptr;    // local device memory, polled by this side
   void* peer_inbox = nullptr;  // the peer's inbox (IPC / peer mapping), written by this side
   size_t payload_bytes = 0;    // multiple of 4, 4 .. 64 KiB
   uint32_t round_trips = 0;
   bool initiator = false;
-  bool flag_in_data = true;
+  SignalProtocol protocol = SignalProtocol::kFlagInData;
   uint64_t seed = 0;           // same on both sides
   uint32_t epoch = 0;          // see above: same on both sides, +1 per launch
   uint64_t timeout_ns = 0;     // per wait
   const uint64_t* heartbeat = nullptr;  // common/host_heartbeat.hpp; nullptr: raw %globaltimer time
   PingPongResult* result = nullptr;  // mapped host (or device) memory; written at the end
+  // ce_then_flag: the ping-pong's own buffer of messages (kCePingPongMaxRounds x the payload
+  // rounded to 16 bytes, device memory), and a second stream for its watchdog.
+  void* messages = nullptr;
+  cudaStream_t watchdog_stream = nullptr;
 };
 
 constexpr size_t kPingPongMaxPayload = size_t{64} << 10;
@@ -78,10 +100,13 @@ constexpr size_t kPingPongMaxPayload = size_t{64} << 10;
 std::optional<std::string> ping_pong_unsupported_reason(const PingPongArgs& args);
 
 // Bytes each inbox needs for this payload and protocol (16-byte aligned allocation).
-size_t ping_pong_inbox_bytes(size_t payload_bytes, bool flag_in_data);
+size_t ping_pong_inbox_bytes(size_t payload_bytes, SignalProtocol protocol);
 
-// Block size the kernel uses for this payload and protocol.
-int ping_pong_threads(size_t payload_bytes, bool flag_in_data);
+// Bytes of ce_then_flag's message buffer (PingPongArgs::messages); 0 for the other protocols.
+size_t ping_pong_messages_bytes(size_t payload_bytes, SignalProtocol protocol);
+
+// Block size the kernel uses for this payload and protocol (ce_then_flag: its check kernel's).
+int ping_pong_threads(size_t payload_bytes, SignalProtocol protocol);
 
 // Zeroes an inbox (bytes from ping_pong_inbox_bytes or more). Only while no peer writes to it.
 void ping_pong_reset_inbox(void* inbox, size_t bytes, cudaStream_t stream);
@@ -89,9 +114,13 @@ void ping_pong_reset_inbox(void* inbox, size_t bytes, cudaStream_t stream);
 // Loads the kernel for this payload/protocol on the current device. Call before the start
 // gate: with lazy module loading (the CUDA 12.2+ default) the first launch of a kernel may
 // wait for the kernels already running on the device, e.g. the gate's spin kernel.
-void ping_pong_prepare(size_t payload_bytes, bool flag_in_data);
+void ping_pong_prepare(size_t payload_bytes, SignalProtocol protocol);
 
-// Enqueues one side. Both sides must use the same payload_bytes, flag_in_data, round_trips,
+// ce_then_flag: writes the launch's messages into args.messages. Enqueue it before the start
+// gate, off the clock; the other protocols compute their words as they send (a no-op for them).
+void enqueue_ping_pong_messages(const PingPongArgs& args, cudaStream_t stream);
+
+// Enqueues one side. Both sides must use the same payload_bytes, protocol, round_trips,
 // seed and epoch, and run at the same time (the runner's start gate).
 void enqueue_ping_pong(const PingPongArgs& args, cudaStream_t stream);
 

@@ -113,7 +113,9 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       list.push_back({m.name, axes + "} axes of the " + m.title});
     }
     list.insert(list.end(), {
-      {"latency", "{\"payload_bytes\", \"protocols\", \"round_trips\", \"ce_copies\"} of the latency methods; latency_read "
+      {"latency", "{\"payload_bytes\", \"protocols\" (latency_signal: flag_in_data, payload_then_flag, tma_then_flag, "
+                  "ce_then_flag), \"round_trips\" (ce_then_flag: at most 16 a sample), \"ce_copies\"} of the latency "
+                  "methods; latency_read "
                   "axes {\"read_protocols\" (plain, relaxed_sys, absolute, generic), \"read_launch\" (single, every_sm), "
                   "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
                   "\"read_stride_bytes\", \"read_footprint_bytes\"}; \"load\" {\"method\" (ce, ldst, tma), \"direction\", "

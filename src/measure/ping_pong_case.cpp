@@ -1,5 +1,10 @@
 // latency_signal: a ping-pong between the pair's GPUs, both sides started by the gate; the
-// initiator's elapsed time over its round trips, halved, is the one-way latency.
+// initiator's elapsed time over its round trips, halved, is the one-way latency. The protocols
+// (kernels/latency_kernels.hpp): the message's words carry the flag, or a put by the block's
+// stores, by one TMA bulk copy or by the copy engine, then a flag.
+#include <algorithm>
+
+#include "common/event_wait.hpp"
 #include "kernels/gate_kernels.hpp"
 #include "kernels/latency_kernels.hpp"
 #include "measure/latency_probes.hpp"
@@ -33,9 +38,13 @@ class PingPongCase final : public CaseProcedure {
     out.iterations = args_.round_trips;
     auto prepared = p_.steps().run_reports("preparing a ping-pong", [&](StepReport&) {
       if (!in_pair_) return;  // the others keep step with the pair
-      kernels::ping_pong_reset_inbox(p_.buffers().local_dst(), kernels::ping_pong_inbox_bytes(c_.bytes, args_.flag_in_data),
+      kernels::ping_pong_reset_inbox(p_.buffers().local_dst(), kernels::ping_pong_inbox_bytes(c_.bytes, args_.protocol),
                                      p_.stream());
-      kernels::ping_pong_prepare(c_.bytes, args_.flag_in_data);
+      kernels::ping_pong_prepare(c_.bytes, args_.protocol);
+      if (args_.protocol == kernels::SignalProtocol::kCeThenFlag && !watchdog_) {
+        watchdog_ = make_stream("the ce_then_flag watchdog");
+        args_.watchdog_stream = watchdog_.get();
+      }
       p_.sync("resetting the inbox");
     });
     return !any_failed(prepared, out);
@@ -55,7 +64,15 @@ class PingPongCase final : public CaseProcedure {
   CaseSpec c_;
   bool in_pair_;
   kernels::PingPongArgs args_;
+  Stream watchdog_;  // ce_then_flag's
 };
+
+kernels::SignalProtocol protocol_named(const std::string& name) {
+  if (name == "payload_then_flag") return kernels::SignalProtocol::kPayloadThenFlag;
+  if (name == "tma_then_flag") return kernels::SignalProtocol::kTmaThenFlag;
+  if (name == "ce_then_flag") return kernels::SignalProtocol::kCeThenFlag;
+  return kernels::SignalProtocol::kFlagInData;  // the config accepts only the names of vocab/variants.cpp
+}
 
 kernels::PingPongArgs PingPongCase::arguments(uint64_t case_index) const {
   const int me = p_.rank();
@@ -63,9 +80,13 @@ kernels::PingPongArgs PingPongCase::arguments(uint64_t case_index) const {
   args.my_inbox = p_.buffers().local_dst();  // polled here, written by the peer
   args.peer_inbox = in_pair_ ? p_.buffers().peer_dst(me == c_.src_rank() ? c_.dst_rank() : c_.src_rank()) : nullptr;
   args.payload_bytes = c_.bytes;
+  args.protocol = protocol_named(c_.protocol.value_or("flag_in_data"));
   args.round_trips = uint32_t(p_.options().latency.round_trips);
+  // The copy engine's rounds are queued behind the gate at once: at most a stream's worth.
+  if (args.protocol == kernels::SignalProtocol::kCeThenFlag)
+    args.round_trips = std::min<uint32_t>(args.round_trips, kernels::kCePingPongMaxRounds);
+  args.messages = p_.buffers().local_src();  // ce_then_flag's messages (4 MiB or more)
   args.initiator = me == c_.src_rank();
-  args.flag_in_data = c_.protocol.value_or("flag_in_data") == "flag_in_data";
   args.seed = case_index * 7919 + 17;
   args.timeout_ns = uint64_t(p_.gate_timeout_s() * 1e9);
   args.heartbeat = p_.gate().heartbeat_word();
@@ -77,6 +98,11 @@ void PingPongCase::finish_sample(StepReport& r, PingPongTiming& t) const {
   if (!in_pair_) return;
   const auto* result = static_cast<const kernels::PingPongResult*>(p_.result_host());
   p_.sync("a ping-pong of " + c_.name());
+  if (watchdog_) {  // ends once the rounds have (or after its timeout, releasing them)
+    Event done = make_event("the ce_then_flag watchdog's end");
+    cuda_check(cudaEventRecord(done.get(), watchdog_.get()), "recording the ce_then_flag watchdog's end");
+    wait_for_event(done.get(), p_.gate_timeout_s() + 10.0, "the ce_then_flag watchdog");
+  }
   if (result->timed_out)
     throw std::runtime_error("the ping-pong between rank " + std::to_string(c_.src_rank()) + " and rank " +
                              std::to_string(c_.dst_rank()) + " timed out after " + std::to_string(result->round_trips_done) +
@@ -94,6 +120,7 @@ bool PingPongCase::sample(int index, CaseOutcome& out) {
   auto queued = p_.steps().run_reports("queueing a ping-pong", [&](StepReport&) {
     if (!in_pair_) return;
     *static_cast<kernels::PingPongResult*>(p_.result_host()) = {};
+    kernels::enqueue_ping_pong_messages(args_, p_.stream());  // before the gate: off the clock
     kernels::enqueue_gate_wait(p_.gate().device_word(), ticket, uint64_t(p_.gate_timeout_s() * 1e9),
                                p_.gate().heartbeat_word(), static_cast<kernels::GateStamps*>(p_.stamps_device()), p_.stream());
     kernels::enqueue_ping_pong(args_, p_.stream());

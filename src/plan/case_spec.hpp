@@ -50,7 +50,7 @@ struct CaseSpec : KernelShape {
   Pattern pattern = Pattern::kMatrix;
   std::optional<Schedule> schedule;  // matrix only
   std::optional<int> round;          // schedule rounds: the round's index
-  std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag";
+  std::optional<std::string> protocol;  // latency_signal: "flag_in_data" | "payload_then_flag" | "tma_then_flag" | "ce_then_flag";
                                        // latency_read: "plain" (as nvbandwidth) | "relaxed_sys" (never L1)
                                        // | "absolute" (the reader's own pointers, no add per load)
                                        // | "generic" (absolute, loaded as nvbandwidth: generic ld);

@@ -3,7 +3,7 @@
 namespace p2pbench {
 
 const std::vector<std::string>& signal_protocol_names() {
-  static const std::vector<std::string> names = {"flag_in_data", "payload_then_flag"};
+  static const std::vector<std::string> names = {"flag_in_data", "payload_then_flag", "tma_then_flag", "ce_then_flag"};
   return names;
 }
 

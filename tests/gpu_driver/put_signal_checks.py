@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """put_signal on a GPU node (label `gpu`): 2, 3 and 4 ranks, every chunk flagged, checked by the
-receiver as it arrives and every byte checked after each sample.
+receiver as it arrives and every byte checked after each sample; beside it the put + flag
+ping-pong of each engine (latency_signal's payload_then_flag, tma_then_flag, ce_then_flag).
 
 The two ends of a flow run at once, so ranks sharing a GPU need MPS: with every GPU shared and
 no MPS daemon reachable the check is skipped (exit 77) and says so. P2PBENCH_PUT_SIGNAL_RANKS
-picks the rank counts (default 2,3,4). Where the MPS server refuses a client's context (an
-H200 node refused a fourth, out of memory), that rank count is skipped and says so. Prints
+picks the rank counts (default 2,3,4). Where the MPS server still refuses a client's context
+(p2pbench asks for its share of the server's hardware queues, common/device_connections.hpp),
+that rank count is skipped and says so. Prints
 'N passed, N failed'.
 Usage: put_signal_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
 """
@@ -20,9 +22,11 @@ from driver_checks import gpus_or_exit_code
 
 HERE = pathlib.Path(__file__).resolve().parent
 CONFIG = str(HERE / "put-signal-small.json")
-METHODS = ("put_signal_ldst", "put_signal_tma", "put_signal_ce")
-# What a rank prints when its GPU context cannot be made; under MPS on an H200 node a fourth
-# client of one GPU met it (three worked), with the daemon fresh and /dev/shm large.
+METHODS = ("put_signal_ldst", "put_signal_tma", "put_signal_ce", "latency_signal")
+# The put + flag ping-pong of each engine (latency_signal's protocols), beside the put_signal methods.
+PING_PONG_PROTOCOLS = {"payload_then_flag", "tma_then_flag", "ce_then_flag"}
+# What a rank prints when its GPU context cannot be made: an H200 node's MPS server gave it to a
+# fourth client when each asked for 32 hardware queues.
 MPS_CLIENT_REFUSED = ("selecting the GPU: selecting GPU", "cudaErrorMemoryAllocation")
 
 
@@ -89,8 +93,15 @@ def put_signal_rows(check, ranks, rows, ran):
     check(all("signals" in row.get("error", "") or "more than" in row.get("error", "") for row in skipped),
           f"{ranks} ranks: nothing skipped but what the copy engine's chunk bound refuses",
           json.dumps([(row["method"], row.get("error")) for row in skipped][:4]))
-    patterns = {row["pattern"] for row in rows if row["status"] == "ok"}
-    check(ranks == 2 or patterns == {"ring"}, f"{ranks} ranks: the ring pattern ran", str(patterns))
+    patterns = {row["pattern"] for row in rows if row["status"] == "ok" and row["method"] != "latency_signal"}
+    check(ranks == 2 or patterns == {"ring"}, f"{ranks} ranks: the ring pattern ran (latency_signal: every pair)",
+          str(patterns))
+    pongs = ran["latency_signal"]
+    check({row["protocol"] for row in pongs} == PING_PONG_PROTOCOLS and
+          all(row["latency_us"] and row["latency_us"]["median"] > 0 for row in pongs),
+          f"{ranks} ranks: the put + flag ping-pong ran for LD/ST, TMA and the copy engine, each with a latency",
+          json.dumps([(row["protocol"], row["payload_bytes"] if "payload_bytes" in row else row.get("bytes"),
+                       row["latency_us"]) for row in pongs][:6]))
     ce = [row for row in ran["put_signal_ce"] if row["src_rank"] is not None]
     check(all(row["sms_used"] == 0 for row in ce), f"{ranks} ranks: the copy engine's sender uses no SM",
           json.dumps([row["sms_used"] for row in ce][:4]))

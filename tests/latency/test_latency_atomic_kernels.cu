@@ -67,17 +67,32 @@ bool enable_two_gpus() {
 
 enum class Mode { kOneGpu, kTwoGpus };
 
-// One side of the ping-pong: its device, stream and inbox.
+// One side of the ping-pong: its device, stream and inbox (ce_then_flag: its messages and its
+// watchdog's stream too).
 struct Side {
   int device = 0;
   Stream stream;
+  Stream watchdog;
   DeviceBuffer inbox;
-  Side(int dev, size_t inbox_bytes) : device(dev) {
+  DeviceBuffer messages;
+  Side(int dev, size_t payload, SignalProtocol protocol) : device(dev) {
     cuda_check(cudaSetDevice(dev), "selecting a device");
     stream = make_stream("a ping-pong side");
-    inbox = DeviceBuffer(inbox_bytes, "a ping-pong inbox");
+    watchdog = make_stream("a ping-pong side's watchdog");
+    inbox = DeviceBuffer(ping_pong_inbox_bytes(payload, protocol), "a ping-pong inbox");
+    messages = DeviceBuffer(std::max<size_t>(16, ping_pong_messages_bytes(payload, protocol)), "ping-pong messages");
   }
 };
+
+const char* name_of(SignalProtocol p) {
+  switch (p) {
+    case SignalProtocol::kFlagInData: return "flag_in_data";
+    case SignalProtocol::kPayloadThenFlag: return "payload_then_flag";
+    case SignalProtocol::kTmaThenFlag: return "tma_then_flag";
+    case SignalProtocol::kCeThenFlag: return "ce_then_flag";
+  }
+  return "?";
+}
 
 struct PingPongRun {
   PingPongResult initiator{};
@@ -89,17 +104,17 @@ struct PingPongRun {
 // are reset once here; `runs` launches follow with epochs 0, 1, ... (no reset in between).
 class PingPongRig {
  public:
-  PingPongRig(Mode mode, size_t payload, bool flag_in_data)
+  PingPongRig(Mode mode, size_t payload, SignalProtocol protocol)
       : payload_(payload),
-        flag_in_data_(flag_in_data),
-        a_(0, ping_pong_inbox_bytes(payload, flag_in_data)),
-        b_(mode == Mode::kTwoGpus ? 1 : 0, ping_pong_inbox_bytes(payload, flag_in_data)),
+        protocol_(protocol),
+        a_(0, payload, protocol),
+        b_(mode == Mode::kTwoGpus ? 1 : 0, payload, protocol),
         results_(2 * sizeof(PingPongResult), "ping-pong results") {
     for (Side* s : {&a_, &b_}) {
       cuda_check(cudaSetDevice(s->device), "selecting a device");
       ping_pong_reset_inbox(s->inbox.get(), s->inbox.size(), s->stream.get());
       cuda_check(cudaStreamSynchronize(s->stream.get()), "zeroing an inbox");
-      ping_pong_prepare(payload, flag_in_data);
+      ping_pong_prepare(payload, protocol);
     }
     cuda_check(cudaSetDevice(0), "selecting device 0");
   }
@@ -113,7 +128,7 @@ class PingPongRig {
     PingPongArgs args;
     args.payload_bytes = payload_;
     args.round_trips = round_trips;
-    args.flag_in_data = flag_in_data_;
+    args.protocol = protocol_;
     args.seed = kSeed;
     args.epoch = epoch;
     args.timeout_ns = timeout_ns;
@@ -126,6 +141,9 @@ class PingPongRig {
       r.initiator = false;
       r.seed = responder_seed;
       r.result = dev_res + 1;
+      r.messages = b_.messages.get();
+      r.watchdog_stream = b_.watchdog.get();
+      enqueue_ping_pong_messages(r, b_.stream.get());
       enqueue_ping_pong(r, b_.stream.get());
     }
     if (with_initiator) {
@@ -135,11 +153,15 @@ class PingPongRig {
       i.peer_inbox = b_.inbox.get();
       i.initiator = true;
       i.result = dev_res;
+      i.messages = a_.messages.get();
+      i.watchdog_stream = a_.watchdog.get();
+      enqueue_ping_pong_messages(i, a_.stream.get());
       enqueue_ping_pong(i, a_.stream.get());
     }
     for (Side* s : {&a_, &b_}) {
       cuda_check(cudaSetDevice(s->device), "selecting a device");
       cuda_check(cudaStreamSynchronize(s->stream.get()), "waiting for the ping-pong");
+      cuda_check(cudaStreamSynchronize(s->watchdog.get()), "waiting for the ping-pong's watchdog");
     }
     cuda_check(cudaSetDevice(0), "selecting device 0");
     PingPongRun out;
@@ -153,7 +175,7 @@ class PingPongRig {
 
  private:
   size_t payload_;
-  bool flag_in_data_;
+  SignalProtocol protocol_;
   Side a_;
   Side b_;
   MappedHostBuffer results_;
@@ -170,22 +192,23 @@ void expect_clean(const PingPongResult& r, uint32_t rounds, const char* who) {
 
 struct PingPongCase {
   Mode mode;
-  bool flag_in_data;
+  SignalProtocol protocol;
   size_t payload;
 };
 
 std::string ping_pong_name(const testing::TestParamInfo<PingPongCase>& info) {
   const PingPongCase& c = info.param;
-  return std::string(c.mode == Mode::kTwoGpus ? "two_gpus" : "one_gpu") +
-         (c.flag_in_data ? "_flag_in_data_" : "_payload_then_flag_") + std::to_string(c.payload);
+  return std::string(c.mode == Mode::kTwoGpus ? "two_gpus_" : "one_gpu_") + name_of(c.protocol) + "_" +
+         std::to_string(c.payload);
 }
 
 std::vector<PingPongCase> ping_pong_cases() {
   std::vector<PingPongCase> v;
   for (Mode mode : {Mode::kOneGpu, Mode::kTwoGpus})
-    for (bool fid : {true, false})
+    for (SignalProtocol p : {SignalProtocol::kFlagInData, SignalProtocol::kPayloadThenFlag, SignalProtocol::kTmaThenFlag,
+                             SignalProtocol::kCeThenFlag})
       for (size_t payload : {size_t{4}, size_t{8}, size_t{12}, size_t{64}, size_t{4096}, size_t{65536}})
-        v.push_back({mode, fid, payload});
+        if (p != SignalProtocol::kTmaThenFlag || payload % 16 == 0) v.push_back({mode, p, payload});
   return v;
 }
 
@@ -194,6 +217,12 @@ class PingPong : public testing::TestWithParam<PingPongCase> {
   void SetUp() override {
     if (GetParam().mode == Mode::kTwoGpus && !enable_two_gpus())
       GTEST_SKIP() << "needs two GPUs with peer access (the one-GPU cases cover the kernels)";
+    if (GetParam().protocol == SignalProtocol::kTmaThenFlag && compute_major(0) < 9)
+      GTEST_SKIP() << "tma_then_flag needs compute capability 9.0+";
+  }
+  // The copy engine's rounds are queued at once: at most kCePingPongMaxRounds a launch.
+  uint32_t rounds(uint32_t kernel_rounds) const {
+    return GetParam().protocol == SignalProtocol::kCeThenFlag ? kCePingPongMaxRounds : kernel_rounds;
   }
 };
 
@@ -201,16 +230,15 @@ class PingPong : public testing::TestWithParam<PingPongCase> {
 // epoch and no reset in between works too (sequence numbers never collide).
 TEST_P(PingPong, CompletesWithCorrectPayloads) {
   const PingPongCase& c = GetParam();
-  PingPongRig rig(c.mode, c.payload, c.flag_in_data);
-  const uint32_t rounds = c.payload >= 4096 ? 500 : 2000;
+  PingPongRig rig(c.mode, c.payload, c.protocol);
+  const uint32_t rounds = this->rounds(c.payload >= 4096 ? 500 : 2000);
   for (uint32_t epoch = 0; epoch < 2; ++epoch) {
     SCOPED_TRACE("epoch " + std::to_string(epoch));
     const PingPongRun r = rig.run(rounds, epoch, 2 * kSecond);
     expect_clean(r.initiator, rounds, "initiator");
     expect_clean(r.responder, rounds, "responder");
-    EXPECT_EQ(r.initiator.threads, static_cast<unsigned>(ping_pong_threads(c.payload, c.flag_in_data)));
-    std::printf("  %s payload %zu, %u threads: one-way %.1f ns\n",
-                c.flag_in_data ? "flag_in_data" : "payload_then_flag", c.payload, r.initiator.threads,
+    EXPECT_EQ(r.initiator.threads, static_cast<unsigned>(ping_pong_threads(c.payload, c.protocol)));
+    std::printf("  %s payload %zu, %u threads: one-way %.1f ns\n", name_of(c.protocol), c.payload, r.initiator.threads,
                 static_cast<double>(r.initiator.elapsed_ns) / rounds / 2);
   }
 }
@@ -219,8 +247,8 @@ TEST_P(PingPong, CompletesWithCorrectPayloads) {
 // the check really looks at the data, not only at sequence numbers or flags.
 TEST_P(PingPong, CountsWrongPayloads) {
   const PingPongCase& c = GetParam();
-  PingPongRig rig(c.mode, c.payload, c.flag_in_data);
-  const uint32_t rounds = 50;
+  PingPongRig rig(c.mode, c.payload, c.protocol);
+  const uint32_t rounds = this->rounds(50);
   const PingPongRun r = rig.run(rounds, 0, 2 * kSecond, true, true, PingPongRig::kSeed ^ 1);
   EXPECT_EQ(r.initiator.timed_out, 0u);
   EXPECT_EQ(r.responder.timed_out, 0u);
@@ -234,17 +262,19 @@ INSTANTIATE_TEST_SUITE_P(LatencySignal, PingPong, testing::ValuesIn(ping_pong_ca
 
 // The peer never starts: each side gives up after the timeout instead of hanging.
 TEST(PingPongTimeout, AbsentPeerTimesOut) {
-  for (bool fid : {true, false}) {
-    SCOPED_TRACE(fid ? "flag_in_data" : "payload_then_flag");
+  for (SignalProtocol fid : {SignalProtocol::kFlagInData, SignalProtocol::kPayloadThenFlag, SignalProtocol::kTmaThenFlag,
+                             SignalProtocol::kCeThenFlag}) {
+    if (fid == SignalProtocol::kTmaThenFlag && compute_major(0) < 9) continue;
+    SCOPED_TRACE(name_of(fid));
     const uint64_t timeout = 50 * kMs;
     // A fresh rig each: the initiator's first message stays in the responder's inbox.
     PingPongRig rig_a(Mode::kOneGpu, 64, fid);
-    const PingPongRun no_responder = rig_a.run(100, 0, timeout, true, false);
+    const PingPongRun no_responder = rig_a.run(10, 0, timeout, true, false);
     EXPECT_EQ(no_responder.initiator.timed_out, 1u);
     EXPECT_EQ(no_responder.initiator.round_trips_done, 0u);
     EXPECT_LT(no_responder.wall_s, 5.0);
     PingPongRig rig_b(Mode::kOneGpu, 64, fid);
-    const PingPongRun no_initiator = rig_b.run(100, 0, timeout, false, true);
+    const PingPongRun no_initiator = rig_b.run(10, 0, timeout, false, true);
     EXPECT_EQ(no_initiator.responder.timed_out, 1u);
     EXPECT_EQ(no_initiator.responder.round_trips_done, 0u);
     EXPECT_LT(no_initiator.wall_s, 5.0);
@@ -277,14 +307,30 @@ TEST(PingPongArgs, RefusesBadArguments) {
   EXPECT_TRUE(ping_pong_unsupported_reason(zero).has_value());
   // Inbox sizes: flag_in_data 8 bytes per 4 payload bytes (16-aligned); payload_then_flag a
   // 128-byte flag line and the payload rounded to 16.
-  EXPECT_EQ(ping_pong_inbox_bytes(4, true), 16u);
-  EXPECT_EQ(ping_pong_inbox_bytes(64, true), 128u);
-  EXPECT_EQ(ping_pong_inbox_bytes(65536, true), 131072u);
-  EXPECT_EQ(ping_pong_inbox_bytes(4, false), 144u);
-  EXPECT_EQ(ping_pong_inbox_bytes(65536, false), 128u + 65536u);
-  EXPECT_EQ(ping_pong_threads(4, true), 32);
-  EXPECT_EQ(ping_pong_threads(65536, true), 1024);
-  EXPECT_EQ(ping_pong_threads(65536, false), 1024);
+  const auto fid = SignalProtocol::kFlagInData, ptf = SignalProtocol::kPayloadThenFlag;
+  EXPECT_EQ(ping_pong_inbox_bytes(4, fid), 16u);
+  EXPECT_EQ(ping_pong_inbox_bytes(64, fid), 128u);
+  EXPECT_EQ(ping_pong_inbox_bytes(65536, fid), 131072u);
+  EXPECT_EQ(ping_pong_inbox_bytes(4, ptf), 144u);
+  EXPECT_EQ(ping_pong_inbox_bytes(65536, ptf), 128u + 65536u);
+  EXPECT_EQ(ping_pong_inbox_bytes(65536, SignalProtocol::kTmaThenFlag), 128u + 65536u);
+  // ce_then_flag: a slot per round, each the payload rounded to 16.
+  EXPECT_EQ(ping_pong_inbox_bytes(4, SignalProtocol::kCeThenFlag), 128u + 16u * kCePingPongMaxRounds);
+  EXPECT_EQ(ping_pong_messages_bytes(65536, SignalProtocol::kCeThenFlag), 65536u * kCePingPongMaxRounds);
+  EXPECT_EQ(ping_pong_messages_bytes(65536, ptf), 0u);
+  EXPECT_EQ(ping_pong_threads(4, fid), 32);
+  EXPECT_EQ(ping_pong_threads(65536, fid), 1024);
+  EXPECT_EQ(ping_pong_threads(65536, ptf), 1024);
+  // A bulk copy moves 16-byte units; the copy engine's rounds are queued at once.
+  PingPongArgs tma = a;
+  tma.protocol = SignalProtocol::kTmaThenFlag;
+  tma.payload_bytes = 20;
+  EXPECT_TRUE(ping_pong_unsupported_reason(tma).has_value());
+  PingPongArgs ce = a;
+  ce.protocol = SignalProtocol::kCeThenFlag;
+  EXPECT_FALSE(ping_pong_unsupported_reason(ce).has_value());
+  ce.round_trips = kCePingPongMaxRounds + 1;
+  EXPECT_TRUE(ping_pong_unsupported_reason(ce).has_value());
 }
 
 // ========================================================================================
