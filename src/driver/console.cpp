@@ -97,6 +97,13 @@ std::string bidir_extra(const CaseOutcome& o) {
   return text + "  -";
 }
 
+// Put-with-signal methods (chunk_bytes): each chunk is one signal, so the rate of signals is the
+// figure over the chunk size (millions per second).
+std::string signal_rate_text(const CaseSpec& c, double gbps) {
+  if (!c.chunk_bytes || *c.chunk_bytes == 0) return "";
+  return text_format("; %.2f M signals/s", gbps * 1e3 / double(*c.chunk_bytes));
+}
+
 }  // namespace
 
 std::string headline_figure(const CaseResult& r) {
@@ -121,10 +128,10 @@ void print_group_table(std::FILE* out, const std::string& title, const std::vect
                    sms.c_str(), bidir ? "        -  -" : "", status.c_str());
       continue;
     }
-    std::fprintf(out, "%12s %8s %7llu %10.1f %21s %10.2f %6s%s  %s\n", size.c_str(), route.c_str(),
+    std::fprintf(out, "%12s %8s %7llu %10.1f %21s %10.2f %6s%s  %s%s\n", size.c_str(), route.c_str(),
                  static_cast<unsigned long long>(r.outcome.iterations), bw->median,
                  text_format("%.1f..%.1f", bw->min, bw->max).c_str(), summarize(r.outcome.time_us).median, sms.c_str(),
-                 bidir ? bidir_extra(r.outcome).c_str() : "", status.c_str());
+                 bidir ? bidir_extra(r.outcome).c_str() : "", status.c_str(), signal_rate_text(r.spec, bw->median).c_str());
   }
   std::fflush(out);
 }

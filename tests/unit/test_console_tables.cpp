@@ -88,6 +88,19 @@ TEST(ConsoleMatrix, TwoRanksKeepThePerSizeTable) {
   EXPECT_EQ(text.find("src\\dst"), std::string::npos);
 }
 
+// A row of a put-with-signal method (one with chunk_bytes) says its signals per second: the
+// figure over the chunk size.
+TEST(ConsoleMatrix, PutSignalRowsSaySignalsPerSecond) {
+  CaseSpec c = spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 22);  // any method with chunks
+  c.chunk_bytes = 4096;
+  const std::string text = printed([&](std::FILE* out) { print_group_table(out, "put_signal_ldst", {{c, ok_outcome(40.96, 1)}}); });
+  expect_contains(text, "ok; 10.00 M signals/s");
+  const std::string bulk = printed([&](std::FILE* out) {
+    print_group_table(out, "ce", {{spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 22), ok_outcome(40.96)}});
+  });
+  EXPECT_EQ(bulk.find("signals/s"), std::string::npos) << bulk;
+}
+
 TEST(ConsoleMatrix, BidirRowsOfFourRanksNameTheirPairInThePerSizeTable) {
   RowSpec s;
   s.mode = "bidir";
