@@ -1,7 +1,5 @@
 #include "kernels/workload_kernels.hpp"
 
-#include <cuda_bf16.h>
-
 #include <algorithm>
 
 #include "common/cuda_check.hpp"
@@ -15,10 +13,10 @@ constexpr int kThreads = 256;
 
 int grid_for(size_t items) { return int(std::clamp<size_t>((items + kThreads - 1) / kThreads, 1, 65535)); }
 
-__global__ void fill_bf16_kernel(__nv_bfloat16* dst, size_t count, uint64_t seed) {
+__global__ void fill_bf16_kernel(uint16_t* dst, size_t count, OperandKind kind, uint64_t seed) {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
-    dst[i] = __float2bfloat16(operand_value(seed, i));
+    dst[i] = bf16_bits(operand_value(kind, seed, i));
 }
 
 __global__ void checksum_kernel(const uint64_t* words, size_t n, unsigned long long* result) {
@@ -37,8 +35,8 @@ __global__ void smid_probe_kernel(unsigned* smids, uint64_t hold_ns) {
 
 }  // namespace
 
-void fill_bf16_operand(void* dst, size_t count, uint64_t seed, cudaStream_t stream) {
-  fill_bf16_kernel<<<grid_for(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), count, seed);
+void fill_bf16_operand(void* dst, size_t count, OperandKind kind, uint64_t seed, cudaStream_t stream) {
+  fill_bf16_kernel<<<grid_for(count), kThreads, 0, stream>>>(static_cast<uint16_t*>(dst), count, kind, seed);
   cuda_check_launch("the bf16 operand fill kernel");
 }
 

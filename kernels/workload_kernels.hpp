@@ -6,24 +6,53 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace p2pbench::kernels {
 
-// The GEMM operands' value at index `i` for `seed`: one of the 17 multiples of 1/8 in [-1, 1].
-// Exact in bf16, and every product is a multiple of 1/64, so fp32 sums of up to 2^18 terms are
-// exact too: a host double reference and the GPU agree except for the bf16 rounding of D.
-// Host and device share this function.
-__host__ __device__ inline float operand_value(uint64_t seed, uint64_t i) {
+// The GEMM's operands. Low-entropy operands draw less power and run faster (on one H200, 8192^3
+// bf16 through torch: 725-864 TFLOP/s on the 17 eighths against 628-704 on Gaussian ones), so a
+// workload that stands for a model's GEMM uses full-entropy values.
+enum class OperandKind {
+  kGaussian,  // bf16 of an approximately normal N(0, 1) value: every sign, exponent and mantissa bit in use
+  kEighths,   // one of the 17 multiples of 1/8 in [-1, 1]: fp32 sums of their products are exact
+};
+
+// The bf16 bits of `f` rounded to nearest, ties to even (finite values), the same on host and
+// device, so that the host's reference sees exactly the operands the GPU holds.
+__host__ __device__ inline uint16_t bf16_bits(float f) {
+  uint32_t u = 0;
+  memcpy(&u, &f, sizeof u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return uint16_t(u >> 16);
+}
+
+__host__ __device__ inline float bf16_float(uint16_t bits) {
+  const uint32_t u = uint32_t(bits) << 16;
+  float f = 0;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// The operand's value at index `i` for `seed`, as the GPU holds it (bf16, returned as float).
+// Gaussian: the sum of four uniform 16-bit draws (an integer below 2^18, exact in float),
+// centred and scaled to unit variance with one float multiply (IEEE on host and device), then
+// rounded to bf16. Eighths: exact in bf16, and every product is a multiple of 1/64, so fp32 sums
+// of up to 2^18 terms are exact too. Host and device share this function.
+__host__ __device__ inline float operand_value(OperandKind kind, uint64_t seed, uint64_t i) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + i;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
-  return float(int(z % 17) - 8) * 0.125f;
+  if (kind == OperandKind::kEighths) return float(int(z % 17) - 8) * 0.125f;
+  const int64_t sum = int64_t(z & 0xffff) + int64_t((z >> 16) & 0xffff) + int64_t((z >> 32) & 0xffff) + int64_t(z >> 48);
+  constexpr float kInverseSd = 1.0f / 37837.23f;  // four uniforms on 0..65535: sd = 65536 x sqrt(4 / 12)
+  return bf16_float(bf16_bits(float(sum - 131070) * kInverseSd));
 }
 
-// Writes operand_value(seed, i) as bf16 into `count` elements of `dst`.
-void fill_bf16_operand(void* dst, size_t count, uint64_t seed, cudaStream_t stream);
+// Writes operand_value(kind, seed, i) as bf16 into `count` elements of `dst`.
+void fill_bf16_operand(void* dst, size_t count, OperandKind kind, uint64_t seed, cudaStream_t stream);
 
 // An order-sensitive checksum of `bytes` (a multiple of 8) at `data`: sum of word * (2i + 1)
 // modulo 2^64, added into *result (device or mapped memory; zero it first).

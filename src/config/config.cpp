@@ -122,7 +122,8 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
                   "\"pattern\" (all_to_all, ring, bisection), \"bytes\"}: measure each latency case again while that "
                   "traffic runs between the ranks outside its pair"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
-      {"interference", "{\"workloads\", \"gemm\": {m, n, k}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
+      {"interference", "{\"workloads\", \"gemm\": {m, n, k, \"operands\" (gaussian: full-entropy bf16, the default; eighths: 17 "
+                       "values, low entropy, faster)}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
                        "of the interference method (a transfer beside a GEMM or an HBM stream)"},
     });
     const auto& patterns = pattern_key_help();

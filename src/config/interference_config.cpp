@@ -59,9 +59,18 @@ std::vector<Method> parse_engines(const json& v, const Namer& name) {
 }
 
 GemmShape parse_gemm(const json& v, const Namer& name) {
-  if (!v.is_object()) throw InputError(name("interference.gemm"), v.dump(), "must be an object {\"m\", \"n\", \"k\"}");
-  reject_unknown_keys(v, {"m", "n", "k"}, "interference.gemm.", name);
+  if (!v.is_object())
+    throw InputError(name("interference.gemm"), v.dump(), "must be an object {\"m\", \"n\", \"k\", \"operands\"}");
+  reject_unknown_keys(v, {"m", "n", "k", "operands"}, "interference.gemm.", name);
   GemmShape shape;
+  if (v.contains("operands")) {
+    const json& o = v["operands"];
+    const auto& known = gemm_operand_names();
+    if (!o.is_string() || std::find(known.begin(), known.end(), o.get<std::string>()) == known.end())
+      throw InputError(name("interference.gemm.operands"), o.dump(),
+                       "must be \"gaussian\" (full-entropy bf16, the default) or \"eighths\" (17 values, low entropy)");
+    shape.operands = o.get<std::string>();
+  }
   for (auto [key, target] : {std::pair{"m", &shape.m}, std::pair{"n", &shape.n}, std::pair{"k", &shape.k}}) {
     if (!v.contains(key)) continue;
     const json& d = v[key];
@@ -124,7 +133,7 @@ json InterferenceSettings::to_json() const {
   json engine_names = json::array();
   for (Method m : engines) engine_names.push_back(to_string(m));
   return {{"workloads", workloads},
-          {"gemm", {{"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}}},
+          {"gemm", {{"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}, {"operands", gemm.operands}}},
           {"hbm_bytes", hbm_bytes},
           {"engines", engine_names},
           {"sm_partitions", sm_partitions},

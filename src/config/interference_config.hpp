@@ -19,6 +19,9 @@ struct GemmShape {
   uint64_t m = 8192;
   uint64_t n = 8192;
   uint64_t k = 8192;
+  // What the operands hold (vocab/variants.hpp gemm_operand_names): "gaussian" (full entropy, as a
+  // model's activations and weights) or "eighths" (17 values, low entropy: the GEMM runs faster).
+  std::string operands = "gaussian";
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
 

@@ -7,6 +7,11 @@ const std::vector<std::string>& signal_protocol_names() {
   return names;
 }
 
+const std::vector<std::string>& gemm_operand_names() {
+  static const std::vector<std::string> names = {"gaussian", "eighths"};
+  return names;
+}
+
 const std::vector<std::string>& read_load_names() {
   static const std::vector<std::string> names = {"plain", "relaxed_sys", "absolute", "generic"};
   return names;

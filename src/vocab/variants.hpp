@@ -29,6 +29,7 @@ struct ReadChase {
 
 // Names the config accepts for the method-specific variants.
 const std::vector<std::string>& signal_protocol_names();
+const std::vector<std::string>& gemm_operand_names();
 const std::vector<std::string>& read_load_names();    // plain, relaxed_sys, absolute, generic
 const std::vector<std::string>& read_launch_names();  // single, every_sm
 const std::vector<std::string>& read_timing_names();  // kernel_timer, events

@@ -403,19 +403,42 @@ TEST(HbmWorkload, StreamShapes) {
   confirm_fastest(bench, rates, copy);
 }
 
+// Both kinds of operands: checked against the float64 reference, a poisoned result caught; the
+// TFLOP/s printed for each (full-entropy operands draw more power: the figure is the workload's).
 TEST(GemmWorkload, CorrectAloneAndCatchesAMissedLaunch) {
-  GemmWorkload gemm(GemmShape{8192, 8192, 8192}, device());  // the constructor checks against the float64 reference
-  std::printf("%s\n", gemm.describe().c_str());
-  Stream s = make_stream("test");
-  gemm.poison_result(s.get());
-  gemm.enqueue(s.get());
-  EXPECT_EQ(gemm.check(s.get()), std::nullopt);
-  gemm.poison_result(s.get());
-  EXPECT_TRUE(gemm.check(s.get()).has_value()) << "a poisoned result passed the check";
-  const double ms = time_ms(s.get(), 20, [&](cudaStream_t st) { gemm.enqueue(st); });
-  std::printf("GEMM alone: %.1f TFLOP/s (best heuristic candidate when timed: %.1f TFLOP/s)\n", 20 * gemm.work_per_launch() / (ms * 1e-3),
-              gemm.best_tflops_when_chosen());
-  EXPECT_GT(gemm.best_tflops_when_chosen(), 0.0);
+  for (const char* operands : {"gaussian", "eighths"}) {
+    SCOPED_TRACE(operands);
+    GemmShape shape{8192, 8192, 8192};
+    shape.operands = operands;
+    GemmWorkload gemm(shape, device());  // the constructor checks against the float64 reference
+    std::printf("%s\n", gemm.describe().c_str());
+    Stream s = make_stream("test");
+    gemm.poison_result(s.get());
+    gemm.enqueue(s.get());
+    EXPECT_EQ(gemm.check(s.get()), std::nullopt);
+    gemm.poison_result(s.get());
+    EXPECT_TRUE(gemm.check(s.get()).has_value()) << "a poisoned result passed the check";
+    const double ms = time_ms(s.get(), 20, [&](cudaStream_t st) { gemm.enqueue(st); });
+    std::printf("GEMM alone, %s operands: %.1f TFLOP/s (best heuristic candidate when timed: %.1f TFLOP/s)\n", operands,
+                20 * gemm.work_per_launch() / (ms * 1e-3), gemm.best_tflops_when_chosen());
+    EXPECT_GT(gemm.best_tflops_when_chosen(), 0.0);
+  }
+}
+
+// The GPU holds exactly the operands the host's reference computes, bit for bit.
+TEST(GemmOperands, TheGpusValuesAreTheHostsValues) {
+  constexpr size_t kCount = 1 << 20;
+  for (kernels::OperandKind kind : {kernels::OperandKind::kGaussian, kernels::OperandKind::kEighths}) {
+    DeviceBuffer operand(kCount * 2, "an operand");
+    Stream s = make_stream("test");
+    kernels::fill_bf16_operand(operand.get(), kCount, kind, 0x5eed, s.get());
+    std::vector<uint16_t> bits(kCount);
+    cuda_check(cudaMemcpyAsync(bits.data(), operand.get(), kCount * 2, cudaMemcpyDeviceToHost, s.get()), "reading the operand");
+    cuda_check(cudaStreamSynchronize(s.get()), "reading the operand");
+    size_t differ = 0;
+    for (size_t i = 0; i < kCount; ++i) differ += kernels::bf16_float(bits[i]) != kernels::operand_value(kind, 0x5eed, i);
+    EXPECT_EQ(differ, 0u);
+  }
 }
 
 TEST(GemmWorkload, OddShapeIsCorrectToo) {

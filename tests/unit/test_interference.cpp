@@ -25,10 +25,11 @@ TEST(InterferenceConfig, DefaultsParseAndRoundTrip) {
   const Config d = parse_config(json{{"methods", {"interference"}}, {"sizes", {"1GiB"}}});
   EXPECT_EQ(d.interference.workloads, (std::vector<std::string>{"gemm", "hbm"}));
   EXPECT_EQ(d.interference.gemm.m, 8192u);
+  EXPECT_EQ(d.interference.gemm.operands, "gaussian");  // full entropy unless the config says otherwise
   EXPECT_EQ(d.interference.sm_partitions, (std::vector<uint64_t>{0, 4, 8, 16, 32, 66}));
   EXPECT_FALSE(d.interference.both_gpus_busy);
   const Config c = parse_config(doc_with({{"workloads", {"hbm"}},
-                                          {"gemm", {{"m", 4096}, {"k", 1024}}},
+                                          {"gemm", {{"m", 4096}, {"k", 1024}, {"operands", "eighths"}}},
                                           {"hbm_bytes", "256MiB"},
                                           {"engines", {"tma"}},
                                           {"sm_partitions", {16, 0}},
@@ -37,6 +38,7 @@ TEST(InterferenceConfig, DefaultsParseAndRoundTrip) {
   EXPECT_EQ(c.interference.gemm.m, 4096u);
   EXPECT_EQ(c.interference.gemm.n, 8192u);
   EXPECT_EQ(c.interference.gemm.k, 1024u);
+  EXPECT_EQ(c.interference.gemm.operands, "eighths");
   EXPECT_EQ(c.interference.hbm_bytes, 256ull << 20);
   EXPECT_EQ(c.interference.engines, std::vector<Method>{Method::kTma});
   EXPECT_EQ(c.interference.sm_partitions, (std::vector<uint64_t>{16, 0}));
@@ -79,6 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSection{"gemm n zero", {{"gemm", {{"n", 0}}}}, "interference.gemm.n", "0"},
         BadSection{"gemm k huge", {{"gemm", {{"k", 131072}}}}, "interference.gemm.k", "131072"},
         BadSection{"gemm k text", {{"gemm", {{"k", "8192"}}}}, "interference.gemm.k", "8192"},
+        BadSection{"gemm operands unknown", {{"gemm", {{"operands", "uniform"}}}}, "interference.gemm.operands", "uniform"},
+        BadSection{"gemm operands number", {{"gemm", {{"operands", 17}}}}, "interference.gemm.operands", "17"},
         BadSection{"hbm bytes small", {{"hbm_bytes", 4096}}, "interference.hbm_bytes", "4096"},
         BadSection{"hbm bytes text", {{"hbm_bytes", "lots"}}, "interference.hbm_bytes", "lots"},
         BadSection{"engines not list", {{"engines", "ce"}}, "interference.engines", "ce"},
