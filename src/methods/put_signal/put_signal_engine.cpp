@@ -2,7 +2,8 @@
 //   put_signal_ldst  a warp per channel copies each chunk with 16-byte loads and stores
 //   put_signal_tma   a warp per channel moves each chunk with bulk copies through shared memory
 //   put_signal_ce    the copy engine: per chunk a stream wait for the credit, cudaMemcpyAsync,
-//                    and a stream-ordered write of the signal (no SM on the sender)
+//                    and a stream-ordered write of the signal, a stream per credit slot (no SM
+//                    on the sender)
 // Both ends run at once (the receiver is a kernel of one thread per channel), so a flow's two
 // ranks must be on different GPUs or MPS clients of one.
 #include "methods/put_signal/put_signal_engine.hpp"
@@ -216,8 +217,8 @@ P2PBENCH_REGISTER_METHOD(kPutSignalTma,
                          tma_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalCe,
                          put_signal_info("put_signal_ce", "put+signal copy engine", "tab:gray", 14,
-                                         "chunks put by the copy engine, each followed by a stream-ordered flag write "
-                                         "(no SM on the sender); credits back",
+                                         "chunks put by the copy engine, each followed by a stream-ordered flag write, "
+                                         "a stream per chunk in flight (no SM on the sender); credits back",
                                          // larger chunks: each costs about 10 us of stream operations
                                          {chunk_axis(1048576, kChunkHelp), in_flight_axis()}),
                          ce_engine);

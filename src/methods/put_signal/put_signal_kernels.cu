@@ -5,6 +5,8 @@
 #include <cuda.h>  // types only: the stream memory operations are fetched at run time
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "common/cuda_check.hpp"
 #include "common/driver_entry_point.hpp"
 #include "common/errors.hpp"
@@ -298,15 +300,36 @@ CopyEngineSender::CopyEngineSender()
     : wait_(reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWaitValue32", 12000))),
       write_(reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWriteValue32", 12000))) {}
 
-void CopyEngineSender::send(const Side& s, Ordering o, cudaStream_t stream) const {
+void CopyEngineSender::ensure_forks(size_t count) {
+  if (!fork_) fork_ = make_untimed_event("forking the copy-engine sender's streams");
+  while (forks_.size() < count) {
+    forks_.push_back(make_stream("a stream of the copy-engine sender"));
+    joins_.push_back(make_untimed_event("joining the copy-engine sender's streams"));
+  }
+}
+
+void CopyEngineSender::send(const Side& s, Ordering o, cudaStream_t stream) {
+  if (s.gather) throw RuntimeFailure("the copy-engine sender moves contiguous chunks only (no gather)");
+  const uint64_t streams = std::min<uint64_t>(s.g.in_flight, s.g.chunks());
+  if (streams <= 1) return send_chunks(s, o, stream, 0, 1);
+  ensure_forks(streams);
+  cuda_check(cudaEventRecord(fork_.get(), stream), "forking the copy-engine sender's streams");
+  for (uint64_t i = 0; i < streams; ++i) {
+    cuda_check(cudaStreamWaitEvent(forks_[i].get(), fork_.get(), 0), "starting a copy-engine sender stream");
+    send_chunks(s, o, forks_[i].get(), i, streams);
+    cuda_check(cudaEventRecord(joins_[i].get(), forks_[i].get()), "ending a copy-engine sender stream");
+    cuda_check(cudaStreamWaitEvent(stream, joins_[i].get(), 0), "joining a copy-engine sender stream");
+  }
+}
+
+void CopyEngineSender::send_chunks(const Side& s, Ordering o, cudaStream_t stream, uint64_t first, uint64_t step) const {
   const unsigned signal_flags =
       o == Ordering::kNoRelease ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT;
   auto check = [](int r, const char* what) {
     if (r != CUDA_SUCCESS) throw DriverFailure(std::string(what) + ": CUresult " + std::to_string(r));
   };
   auto address = [](const void* p) { return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)); };
-  if (s.gather) throw RuntimeFailure("the copy-engine sender moves contiguous chunks only (no gather)");
-  for (uint64_t k = 0; k < s.g.chunks(); ++k) {
+  for (uint64_t k = first; k < s.g.chunks(); k += step) {
     const uint32_t slot = s.g.credit_slot(k);
     check(wait_(stream, address(s.busy + slot), 0, CU_STREAM_WAIT_VALUE_EQ), "queueing the wait for a put_signal credit");
     check(write_(stream, address(s.busy + slot), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "queueing the taking of a credit");
