@@ -389,16 +389,6 @@ std::string payload_reason(size_t payload_bytes) {
 
 // ----- ping-pong host API -----
 
-const char* protocol_name(SignalProtocol protocol) {
-  switch (protocol) {
-    case SignalProtocol::kFlagInData: return "flag_in_data";
-    case SignalProtocol::kPayloadThenFlag: return "payload_then_flag";
-    case SignalProtocol::kTmaThenFlag: return "tma_then_flag";
-    case SignalProtocol::kCeThenFlag: return "ce_then_flag";
-  }
-  return "?";
-}
-
 std::optional<std::string> ping_pong_unsupported_reason(const PingPongArgs& a) {
   if (auto why = payload_reason(a.payload_bytes); !why.empty()) return why;
   if (a.round_trips == 0) return std::string("ping-pong round_trips must be at least 1");
@@ -480,7 +470,7 @@ void enqueue_ping_pong(const PingPongArgs& a, cudaStream_t stream) {
   const size_t smem = a.protocol == SignalProtocol::kTmaThenFlag ? a.payload_bytes : 0;
   ping_pong_kernel_for(a.protocol, l.per_thread)<<<1, l.threads, smem, stream>>>(p);
   cuda_check_launch(std::string("the ping-pong kernel (") + (a.initiator ? "initiator" : "responder") + ", " +
-                    protocol_name(a.protocol) + ", " + std::to_string(a.payload_bytes) + " bytes)");
+                    signal_protocol_name(a.protocol) + ", " + std::to_string(a.payload_bytes) + " bytes)");
 }
 
 }  // namespace p2pbench::kernels

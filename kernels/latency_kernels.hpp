@@ -74,6 +74,24 @@ struct PingPongResult {
 
 enum class SignalProtocol { kFlagInData, kPayloadThenFlag, kTmaThenFlag, kCeThenFlag };
 
+// The protocol's name in configs and rows (vocab/variants.cpp lists the same names), and back.
+inline const char* signal_protocol_name(SignalProtocol p) {
+  switch (p) {
+    case SignalProtocol::kFlagInData: return "flag_in_data";
+    case SignalProtocol::kPayloadThenFlag: return "payload_then_flag";
+    case SignalProtocol::kTmaThenFlag: return "tma_then_flag";
+    case SignalProtocol::kCeThenFlag: return "ce_then_flag";
+  }
+  return "?";
+}
+
+inline std::optional<SignalProtocol> signal_protocol_named(const std::string& name) {
+  for (SignalProtocol p : {SignalProtocol::kFlagInData, SignalProtocol::kPayloadThenFlag, SignalProtocol::kTmaThenFlag,
+                           SignalProtocol::kCeThenFlag})
+    if (name == signal_protocol_name(p)) return p;
+  return std::nullopt;
+}
+
 constexpr uint32_t kCePingPongMaxRounds = 16;
 
 struct PingPongArgs {

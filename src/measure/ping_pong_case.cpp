@@ -67,20 +67,15 @@ class PingPongCase final : public CaseProcedure {
   Stream watchdog_;  // ce_then_flag's
 };
 
-kernels::SignalProtocol protocol_named(const std::string& name) {
-  if (name == "payload_then_flag") return kernels::SignalProtocol::kPayloadThenFlag;
-  if (name == "tma_then_flag") return kernels::SignalProtocol::kTmaThenFlag;
-  if (name == "ce_then_flag") return kernels::SignalProtocol::kCeThenFlag;
-  return kernels::SignalProtocol::kFlagInData;  // the config accepts only the names of vocab/variants.cpp
-}
-
 kernels::PingPongArgs PingPongCase::arguments(uint64_t case_index) const {
   const int me = p_.rank();
   kernels::PingPongArgs args;
   args.my_inbox = p_.buffers().local_dst();  // polled here, written by the peer
   args.peer_inbox = in_pair_ ? p_.buffers().peer_dst(me == c_.src_rank() ? c_.dst_rank() : c_.src_rank()) : nullptr;
   args.payload_bytes = c_.bytes;
-  args.protocol = protocol_named(c_.protocol.value_or("flag_in_data"));
+  // The config accepts only the names of vocab/variants.cpp, each a SignalProtocol (unit-tested).
+  args.protocol = kernels::signal_protocol_named(c_.protocol.value_or("flag_in_data"))
+                      .value_or(kernels::SignalProtocol::kFlagInData);
   args.round_trips = uint32_t(p_.options().latency.round_trips);
   // The copy engine's rounds are queued behind the gate at once: at most a stream's worth.
   if (args.protocol == kernels::SignalProtocol::kCeThenFlag)

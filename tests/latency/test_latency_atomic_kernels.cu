@@ -84,16 +84,6 @@ struct Side {
   }
 };
 
-const char* name_of(SignalProtocol p) {
-  switch (p) {
-    case SignalProtocol::kFlagInData: return "flag_in_data";
-    case SignalProtocol::kPayloadThenFlag: return "payload_then_flag";
-    case SignalProtocol::kTmaThenFlag: return "tma_then_flag";
-    case SignalProtocol::kCeThenFlag: return "ce_then_flag";
-  }
-  return "?";
-}
-
 struct PingPongRun {
   PingPongResult initiator{};
   PingPongResult responder{};
@@ -198,7 +188,7 @@ struct PingPongCase {
 
 std::string ping_pong_name(const testing::TestParamInfo<PingPongCase>& info) {
   const PingPongCase& c = info.param;
-  return std::string(c.mode == Mode::kTwoGpus ? "two_gpus_" : "one_gpu_") + name_of(c.protocol) + "_" +
+  return std::string(c.mode == Mode::kTwoGpus ? "two_gpus_" : "one_gpu_") + signal_protocol_name(c.protocol) + "_" +
          std::to_string(c.payload);
 }
 
@@ -238,7 +228,7 @@ TEST_P(PingPong, CompletesWithCorrectPayloads) {
     expect_clean(r.initiator, rounds, "initiator");
     expect_clean(r.responder, rounds, "responder");
     EXPECT_EQ(r.initiator.threads, static_cast<unsigned>(ping_pong_threads(c.payload, c.protocol)));
-    std::printf("  %s payload %zu, %u threads: one-way %.1f ns\n", name_of(c.protocol), c.payload, r.initiator.threads,
+    std::printf("  %s payload %zu, %u threads: one-way %.1f ns\n", signal_protocol_name(c.protocol), c.payload, r.initiator.threads,
                 static_cast<double>(r.initiator.elapsed_ns) / rounds / 2);
   }
 }
@@ -265,7 +255,7 @@ TEST(PingPongTimeout, AbsentPeerTimesOut) {
   for (SignalProtocol fid : {SignalProtocol::kFlagInData, SignalProtocol::kPayloadThenFlag, SignalProtocol::kTmaThenFlag,
                              SignalProtocol::kCeThenFlag}) {
     if (fid == SignalProtocol::kTmaThenFlag && compute_major(0) < 9) continue;
-    SCOPED_TRACE(name_of(fid));
+    SCOPED_TRACE(signal_protocol_name(fid));
     const uint64_t timeout = 50 * kMs;
     // A fresh rig each: the initiator's first message stays in the responder's inbox.
     PingPongRig rig_a(Mode::kOneGpu, 64, fid);
