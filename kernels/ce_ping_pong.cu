@@ -10,11 +10,11 @@
 
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
-#include "common/driver_entry_point.hpp"
 #include "kernels/ce_ping_pong.hpp"
 #include "kernels/live_clock.cuh"
 #include "kernels/ping_pong_words.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/stream_value_ops.hpp"
 
 namespace p2pbench::kernels {
 namespace {
@@ -94,41 +94,19 @@ __global__ void check_slots(const uint32_t* inbox_slots, uint32_t words, uint32_
   }
 }
 
-using StreamValueOp = int (*)(void* stream, unsigned long long address, unsigned value, unsigned flags);
-
-struct StreamOps {
-  StreamValueOp wait = nullptr, write = nullptr;
-};
-
-// Fetched once per process (the driver's functions do not change).
-const StreamOps& stream_ops() {
-  static const StreamOps ops{reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWaitValue32", 12000)),
-                             reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWriteValue32", 12000))};
-  return ops;
-}
-
-unsigned long long address_of(const void* p) { return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)); }
-
-void check_driver(int result, const char* what) {
-  if (result != CUDA_SUCCESS) throw DriverFailure(std::string(what) + ": CUresult " + std::to_string(result));
-}
-
 // Round k on this side's stream: the initiator puts, signals and waits; the responder waits,
 // puts and signals. A put is message k into slot k of the peer's inbox.
 void enqueue_round(const PingPongArgs& a, uint32_t k, cudaStream_t stream) {
-  const StreamOps& ops = stream_ops();
   const uint32_t seq = a.epoch * a.round_trips + k + 1;
   const size_t slot = slot_bytes(a.payload_bytes);
   auto wait = [&] {
-    check_driver(ops.wait(stream, address_of(flag_of(a.my_inbox)), seq, CU_STREAM_WAIT_VALUE_GEQ),
-                 "queueing a ce_then_flag wait");
+    stream_wait_value(stream, flag_of(a.my_inbox), seq, CU_STREAM_WAIT_VALUE_GEQ, "queueing a ce_then_flag wait");
   };
   if (!a.initiator) wait();
   cuda_check(cudaMemcpyAsync(static_cast<char*>(a.peer_inbox) + kFlagLineBytes + k * slot,
                              static_cast<const char*>(a.messages) + k * slot, a.payload_bytes, cudaMemcpyDeviceToDevice, stream),
              "queueing a ce_then_flag put");
-  check_driver(ops.write(stream, address_of(flag_of(a.peer_inbox)), seq, CU_STREAM_WRITE_VALUE_DEFAULT),
-               "queueing a ce_then_flag signal");
+  stream_write_value(stream, flag_of(a.peer_inbox), seq, CU_STREAM_WRITE_VALUE_DEFAULT, "queueing a ce_then_flag signal");
   if (a.initiator) wait();
 }
 
@@ -146,7 +124,7 @@ size_t ce_ping_pong_messages_bytes(size_t payload_bytes) { return kCePingPongMax
 int ce_ping_pong_check_threads() { return kCheckThreads; }
 
 void ce_ping_pong_prepare() {
-  stream_ops();
+  require_stream_value_ops();
   for (const void* kernel : {reinterpret_cast<const void*>(fill_messages), reinterpret_cast<const void*>(stamp_begin),
                              reinterpret_cast<const void*>(stamp_end), reinterpret_cast<const void*>(watchdog),
                              reinterpret_cast<const void*>(check_slots)}) {

@@ -8,12 +8,12 @@
 #include <algorithm>
 
 #include "common/cuda_check.hpp"
-#include "common/driver_entry_point.hpp"
 #include "common/errors.hpp"
 #include "kernels/copy_device.cuh"
 #include "kernels/device_caps.hpp"
 #include "kernels/live_clock.cuh"
 #include "kernels/pattern_device.cuh"
+#include "kernels/stream_value_ops.hpp"
 #include "kernels/ptx.cuh"
 
 namespace p2pbench::put_signal {
@@ -296,9 +296,7 @@ void tma_send(const Side& s, int blocks, int threads, uint64_t smem_bytes, Order
   cuda_check_launch("the put_signal TMA sender");
 }
 
-CopyEngineSender::CopyEngineSender()
-    : wait_(reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWaitValue32", 12000))),
-      write_(reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWriteValue32", 12000))) {}
+CopyEngineSender::CopyEngineSender() { kernels::require_stream_value_ops(); }
 
 void CopyEngineSender::ensure_forks(size_t count) {
   if (!fork_) fork_ = make_untimed_event("forking the copy-engine sender's streams");
@@ -325,19 +323,15 @@ void CopyEngineSender::send(const Side& s, Ordering o, cudaStream_t stream) {
 void CopyEngineSender::send_chunks(const Side& s, Ordering o, cudaStream_t stream, uint64_t first, uint64_t step) const {
   const unsigned signal_flags =
       o == Ordering::kNoRelease ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT;
-  auto check = [](int r, const char* what) {
-    if (r != CUDA_SUCCESS) throw DriverFailure(std::string(what) + ": CUresult " + std::to_string(r));
-  };
-  auto address = [](const void* p) { return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)); };
   for (uint64_t k = first; k < s.g.chunks(); k += step) {
     const uint32_t slot = s.g.credit_slot(k);
-    check(wait_(stream, address(s.busy + slot), 0, CU_STREAM_WAIT_VALUE_EQ), "queueing the wait for a put_signal credit");
-    check(write_(stream, address(s.busy + slot), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "queueing the taking of a credit");
+    kernels::stream_wait_value(stream, s.busy + slot, 0, CU_STREAM_WAIT_VALUE_EQ, "queueing the wait for a put_signal credit");
+    kernels::stream_write_value(stream, s.busy + slot, 1, CU_STREAM_WRITE_VALUE_DEFAULT, "queueing the taking of a credit");
     const uint64_t offset = k * s.g.chunk_bytes;
     cuda_check(cudaMemcpyAsync(static_cast<char*>(s.dst) + offset, static_cast<const char*>(s.src) + offset,
                                s.g.length_of(k), cudaMemcpyDeviceToDevice, stream),
                "queueing a put_signal chunk on the copy engine");
-    check(write_(stream, address(s.ready + slot), 1, signal_flags), "queueing a put_signal signal");
+    kernels::stream_write_value(stream, s.ready + slot, 1, signal_flags, "queueing a put_signal signal");
   }
 }
 

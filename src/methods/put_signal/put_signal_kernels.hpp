@@ -55,22 +55,20 @@ void tma_send(const Side& s, int blocks, int threads, uint64_t smem_bytes, Order
 // stream write that takes it, cudaMemcpyAsync, and a stream write of the signal (the default
 // flags: a memory barrier orders the copy before it; kNoRelease drops it:
 // CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER). No SM. The stream operations are the driver's
-// (cuStreamWaitValue32, cuStreamWriteValue32), fetched at run time. Each of the channel's
+// (kernels/stream_value_ops.hpp). Each of the channel's
 // in_flight credit slots has a stream of its own, forked from and joined to the caller's: one
 // stream runs its four operations per chunk one after another (about 10 us on an H200 pair),
 // so the slots' chunks overlap only on separate streams.
 class CopyEngineSender {
  public:
-  CopyEngineSender();  // throws DriverFailure where the driver lacks them
+  CopyEngineSender();  // throws DriverFailure where the driver lacks the stream operations
   void send(const Side& s, Ordering o, cudaStream_t stream);
 
  private:
-  using StreamValueOp = int (*)(void* stream, unsigned long long address, unsigned value, unsigned flags);
   // Chunks first, first + step, ... of the transfer, on one stream.
   void send_chunks(const Side& s, Ordering o, cudaStream_t stream, uint64_t first, uint64_t step) const;
   void ensure_forks(size_t count);
 
-  StreamValueOp wait_ = nullptr, write_ = nullptr;
   std::vector<Stream> forks_;
   std::vector<Event> joins_;
   Event fork_;

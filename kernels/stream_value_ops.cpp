@@ -1,0 +1,44 @@
+#include "kernels/stream_value_ops.hpp"
+
+#include <cuda.h>  // types only
+
+#include <string>
+
+#include "common/driver_entry_point.hpp"
+
+namespace p2pbench::kernels {
+namespace {
+
+using StreamValueOp = int (*)(void* stream, unsigned long long address, unsigned value, unsigned flags);
+
+struct StreamValueOps {
+  StreamValueOp wait = nullptr, write = nullptr;
+};
+
+// The driver's functions do not change within a process.
+const StreamValueOps& ops() {
+  static const StreamValueOps fetched{
+      reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWaitValue32", 12000)),
+      reinterpret_cast<StreamValueOp>(driver_entry_point<void*>("cuStreamWriteValue32", 12000))};
+  return fetched;
+}
+
+unsigned long long address_of(const void* p) { return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)); }
+
+void check(int result, const char* what) {
+  if (result != CUDA_SUCCESS) throw DriverFailure(std::string(what) + ": CUresult " + std::to_string(result));
+}
+
+}  // namespace
+
+void require_stream_value_ops() { ops(); }
+
+void stream_wait_value(cudaStream_t stream, const uint32_t* word, uint32_t value, unsigned flags, const char* what) {
+  check(ops().wait(stream, address_of(word), value, flags), what);
+}
+
+void stream_write_value(cudaStream_t stream, uint32_t* word, uint32_t value, unsigned flags, const char* what) {
+  check(ops().write(stream, address_of(word), value, flags), what);
+}
+
+}  // namespace p2pbench::kernels

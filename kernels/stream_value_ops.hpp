@@ -1,0 +1,23 @@
+// The driver's 32-bit stream memory operations (cuStreamWaitValue32, cuStreamWriteValue32):
+// a copy-engine path's waits and flags with no SM involved. Fetched once per process at run time
+// (common/driver_entry_point.hpp), so nothing links libcuda directly.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace p2pbench::kernels {
+
+// Fetches both operations (once per process). Throws DriverFailure where the driver lacks them.
+void require_stream_value_ops();
+
+// Queues on `stream` a wait until the word at `word` satisfies `flags` (CU_STREAM_WAIT_VALUE_*)
+// against `value`. Throws DriverFailure("<what>: CUresult N").
+void stream_wait_value(cudaStream_t stream, const uint32_t* word, uint32_t value, unsigned flags, const char* what);
+
+// Queues on `stream` a write of `value` to the word at `word` (CU_STREAM_WRITE_VALUE_* flags).
+// Throws DriverFailure("<what>: CUresult N").
+void stream_write_value(cudaStream_t stream, uint32_t* word, uint32_t value, unsigned flags, const char* what);
+
+}  // namespace p2pbench::kernels
