@@ -204,7 +204,7 @@ namespace p2pbench::ptx {
 // ---------------------------------------------------------------------------------------
 // Latency and remote-atomic kernels: strong loads/stores, pointer-chase loads, reductions
 // ---------------------------------------------------------------------------------------
-// Users: kernels/latency_kernels.cu and kernels/atomic_kernels.cu.
+// Users: kernels/latency_kernels.cu, kernels/atomic_kernels.cu and the collectives (methods/collectives).
 
 // Relaxed system-scope loads and stores. Strong (morally strong with the peer's strong
 // accesses), so a poll is guaranteed to see the peer's store eventually, and never served
@@ -301,6 +301,18 @@ __device__ __forceinline__ void red_add_bf16x2(void* p, uint32_t packed) {
 __device__ __forceinline__ void red_add_v4_f32(void* p, float a, float b, float c, float d) {
   P2PBENCH_PTX_SM90("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(a), "f"(b), "f"(c), "f"(d)
                     : "memory");
+}
+
+// The same at system scope: atomic also with the reductions other GPUs make to the address
+// (the collectives' reduce-scatter, where every rank adds into the owner's chunk).
+__device__ __forceinline__ void red_add_sys_v4_f32(void* p, float a, float b, float c, float d) {
+  P2PBENCH_PTX_SM90("red.relaxed.sys.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(a), "f"(b), "f"(c),
+                    "f"(d)
+                    : "memory");
+}
+
+__device__ __forceinline__ void red_add_sys_f32(void* p, float v) {
+  asm volatile("red.relaxed.sys.global.add.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
 }
 
 __device__ __forceinline__ void red_add_v4_f16x2(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {

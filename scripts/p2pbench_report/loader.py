@@ -19,6 +19,7 @@ Version 1 files give the same frame as before (none of these columns).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -149,15 +150,20 @@ def rows_frame(results: list[dict]) -> pd.DataFrame:
 
 def read_document(path: str | Path) -> dict:
     """Parses and validates a results file (schema, and statistics against the raw samples:
-    consistency.py); InputError (naming file and field) otherwise."""
+    consistency.py); InputError (naming file and field) otherwise. A name ending in .gz is read
+    through gzip (large results committed compressed)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8") as compressed:
+                text = compressed.read()
+        else:
+            text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
     except OSError as error:
         raise InputError(path, f"cannot read the file ({error.strerror})") from None
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError):
         raise InputError(path, "not a text file (expected p2pbench's JSON results)") from None
     try:
         document = json.loads(text)

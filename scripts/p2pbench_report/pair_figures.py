@@ -25,7 +25,7 @@ from p2pbench_report.units import format_size
 
 PAIR_PATTERNS = ("matrix", "sampled")
 SHAPE_VARIABLES = KERNEL_VARIABLES + ("buffer_pool_bytes",) + PAYLOAD_VARIABLES
-NOT_LINK_BANDWIDTH = names_of_kinds("atomic", "interference")  # GB/s that is not what the link carries alone
+NOT_LINK_BANDWIDTH = names_of_kinds("atomic", "interference", "collective")  # GB/s that is not what the link carries alone
 
 
 @dataclass(frozen=True)

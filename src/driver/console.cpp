@@ -109,6 +109,11 @@ std::string signal_rate_text(const CaseSpec& c, double gbps) {
 std::string headline_figure(const CaseResult& r) {
   const std::vector<double>* samples = figure_samples(r);
   if (!samples) return "";
+  if (is_collective(r.spec.method)) {
+    const CollectiveFigures f = collective_figures(r.spec, r.outcome);
+    if (!f.busbw_gbps.empty())
+      return text_format("%.2f us, busbw %.1f GB/s", *median_of(r.outcome.time_us), *median_of(f.busbw_gbps));
+  }
   return text_format(is_latency(r.spec.method) ? "%.3f us" : "%.1f GB/s", *median_of(*samples));
 }
 
@@ -189,7 +194,34 @@ void print_cell_reasons(std::FILE* out, const PairMatrix& m) {
 
 bool is_pattern_case(const CaseSpec& c) {
   if (c.pattern == Pattern::kMatrix || c.pattern == Pattern::kSampled) return false;
-  return !is_latency(c.method) && method_info(c.method).kind != MethodKind::kInterference;
+  return !is_latency(c.method) && method_info(c.method).kind != MethodKind::kInterference && !is_collective(c.method);
+}
+
+// Collectives: time per operation and nccl-tests' algorithm and bus bandwidth.
+void print_collective_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases) {
+  if (cases.empty()) return;
+  std::fprintf(out,
+               "\n%s   [us per operation = union of the ranks' windows / operations; algbw = bytes / time, busbw = "
+               "algbw x bus factor (nccl-tests), GB/s with 1 GB = 1e9 B; medians over samples]\n",
+               title.c_str());
+  std::fprintf(out, "%12s %5s %7s %10s %21s %10s %10s %6s  %s\n", "bytes", "ranks", "iters", "us", "min..max", "algbw",
+               "busbw", "SMs", "status");
+  for (const CaseResult& r : cases) {
+    const CollectiveFigures f = collective_figures(r.spec, r.outcome);
+    const std::string bytes = format_size(f.size ? f.size->bytes : r.spec.bytes), status = status_of(r.outcome);
+    const std::string sms = r.outcome.sms_used ? std::to_string(*r.outcome.sms_used) : "-";
+    if (f.busbw_gbps.empty()) {
+      std::fprintf(out, "%12s %5d %7s %10s %21s %10s %10s %6s  %s\n", bytes.c_str(), f.ranks, "-", "-", "-", "-", "-",
+                   sms.c_str(), status.c_str());
+      continue;
+    }
+    const Summary us = summarize(r.outcome.time_us);
+    std::fprintf(out, "%12s %5d %7llu %10.2f %21s %10.1f %10.1f %6s  %s\n", bytes.c_str(), f.ranks,
+                 static_cast<unsigned long long>(r.outcome.iterations), us.median,
+                 text_format("%.2f..%.2f", us.min, us.max).c_str(), *median_of(f.algbw_gbps), *median_of(f.busbw_gbps),
+                 sms.c_str(), status.c_str());
+  }
+  std::fflush(out);
 }
 
 // "one_to_all root 0", "ring shift 2", "flows 0->1,2->3": what tells two cases of a pattern apart.
@@ -316,6 +348,7 @@ void print_pattern_table(std::FILE* out, const std::string& title, const std::ve
 
 void print_group_tables(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases,
                         const GroupFacts& facts, const PairLinks& links) {
+  if (!cases.empty() && is_collective(cases.front().spec.method)) return print_collective_table(out, title, cases);
   std::vector<CaseResult> matrix_cases, pattern_cases, other_cases;
   for (const CaseResult& r : cases) {
     if (is_pattern_case(r.spec))

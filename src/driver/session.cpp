@@ -217,7 +217,7 @@ std::optional<CaseOutcome> Session::inject_gpu_fault(size_t index) {
 // cases run. NCCL's set-up and teardown cannot be given a deadline: the watchdog guards them.
 void Session::switch_baseline(const CaseSpec& c) {
   if (open_baseline_ && *open_baseline_ != c.method) close_baseline();
-  if (is_two_sided_baseline(c.method) && !open_baseline_ && !(sanitizer_mode_ && sanitizer_skip_reason(c.method))) {
+  if (needs_session_resource(c.method) && !open_baseline_ && !(sanitizer_mode_ && sanitizer_skip_reason(c.method))) {
     Watchdog::Scope guard(&watchdog_, kBaselineSetupS * comm_.timeouts().scale,
                           "setting up the " + std::string(to_string(c.method)) + " baseline");
     baselines_->begin(c.method, comm_);  // an unavailable method's engines report why

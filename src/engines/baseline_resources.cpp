@@ -65,7 +65,7 @@ class Baselines final : public BaselineResources {
 
   std::optional<std::string> begin(Method method, const PeerGroup& peers) override {
     if (method == Method::kStaged) return begin_staged(peers);
-    if (method == Method::kNccl) return begin_nccl(peers);
+    if (method_info(method).needs_nccl) return begin_nccl(peers);
     return std::nullopt;
   }
 
@@ -80,7 +80,7 @@ class Baselines final : public BaselineResources {
       }
       staging_ = SharedHostMemory();
       staged_reason_ = kNotBegun;
-    } else if (method == Method::kNccl) {
+    } else if (method_info(method).needs_nccl) {
       if (nccl_) {
         try {
           nccl_->close();
@@ -100,8 +100,9 @@ class Baselines final : public BaselineResources {
       if (++epoch_ == 0) epoch_ = 1;
       return std::make_unique<StagedEngine>(area_, epoch_, StagedEngine::kDefaultTimeoutS * timeout_scale_);
     }
-    if (c.method == Method::kNccl) {
+    if (method_info(c.method).needs_nccl) {
       if (nccl_reason_) return std::make_unique<UnavailableEngine>(*nccl_reason_);
+      if (is_collective(c.method)) return make_nccl_collective_engine(*nccl_, c);
       return std::make_unique<NcclEngine>(*nccl_);
     }
     return nullptr;

@@ -5,6 +5,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "engines/collective_engine.hpp"
 
 #ifdef P2PBENCH_HAVE_NCCL
 #include <nccl.h>
@@ -35,6 +36,38 @@ std::optional<std::string> NcclEngine::verify(const void* dst, size_t bytes, uin
   const std::string error = comm_.async_error();
   if (!error.empty()) return "NCCL reported an asynchronous error: " + error;
   return TransferEngine::verify(dst, bytes, seed, offset, stream);
+}
+
+namespace {
+
+class NcclCollectiveEngine final : public CollectiveEngine {
+ public:
+  NcclCollectiveEngine(NcclCommunicator& comm, const CaseSpec& c) : CollectiveEngine(c), comm_(comm) {}
+
+  std::optional<std::string> unsupported_reason(int device) const override {
+    if (auto why = CollectiveEngine::unsupported_reason(device)) return why;
+    if (int(ranks().size()) != comm_.size())
+      return "NCCL's collectives run on every rank of the job (" + std::to_string(comm_.size()) + "), this case on " +
+             std::to_string(ranks().size());
+    return std::nullopt;
+  }
+  void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
+  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
+  std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
+                                    cudaStream_t stream) override {
+    const std::string error = comm_.async_error();
+    if (!error.empty()) return "NCCL reported an asynchronous error: " + error;
+    return CollectiveEngine::verify(dst, bytes, seed, offset, stream);
+  }
+
+ private:
+  NcclCommunicator& comm_;
+};
+
+}  // namespace
+
+std::unique_ptr<TransferEngine> make_nccl_collective_engine(NcclCommunicator& comm, const CaseSpec& c) {
+  return std::make_unique<NcclCollectiveEngine>(comm, c);
 }
 
 #ifdef P2PBENCH_HAVE_NCCL
@@ -69,7 +102,7 @@ std::string NcclCommunicator::unique_id() {
   return std::string(reinterpret_cast<const char*>(&id), sizeof id);
 }
 
-NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int rank) : rank_(rank) {
+NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int rank) : rank_(rank), size_(nranks) {
   ncclUniqueId id;
   if (unique_id.size() != sizeof id)
     throw RuntimeFailure("the NCCL unique id has " + std::to_string(unique_id.size()) + " bytes, expected " +
@@ -143,6 +176,25 @@ void NcclEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream
   nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
 }
 
+// The ranks' indices are their NCCL ranks: the case spans the communicator, in rank order.
+void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) {
+  ncclComm_t comm = as_comm(comm_.handle());
+  if (!comm) throw RuntimeFailure("an NCCL collective was launched without an NCCL communicator");
+  void* base = addresses_of(transfers).base[me()];
+  void* out = output_of(base);
+  const std::string what = std::string("enqueuing NCCL's ") + to_string(op()) + " of " + std::to_string(size().bytes) + " bytes";
+  switch (op()) {
+    case Collective::kReduceScatter:
+      return nccl_check(ncclReduceScatter(base, out, size().chunk_elements, ncclFloat, ncclSum, comm, stream), what, comm);
+    case Collective::kAllGather:
+      return nccl_check(ncclAllGather(base, out, size().chunk_elements, ncclFloat, comm, stream), what, comm);
+    case Collective::kAllReduce:
+      return nccl_check(ncclAllReduce(base, out, size().elements, ncclFloat, ncclSum, comm, stream), what, comm);
+    case Collective::kNone: break;
+  }
+  throw RuntimeFailure("an NCCL collective method names no operation");
+}
+
 #else  // no NCCL in this build
 
 bool nccl_in_build() { return false; }
@@ -153,6 +205,7 @@ NcclCommunicator::~NcclCommunicator() = default;
 void NcclCommunicator::close() {}
 std::string NcclCommunicator::async_error() const { return ""; }
 void NcclEngine::launch_fused(const std::vector<Transfer>&, cudaStream_t) { throw RuntimeFailure(kNoNcclReason); }
+void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>&, cudaStream_t) { throw RuntimeFailure(kNoNcclReason); }
 
 #endif
 

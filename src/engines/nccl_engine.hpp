@@ -12,6 +12,7 @@
 // still compiles, nccl_in_build() is false and the communicator refuses to open.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,12 +45,14 @@ class NcclCommunicator {
 
   void* handle() const { return comm_; }  // ncclComm_t
   int rank() const { return rank_; }
+  int size() const { return size_; }
   // NCCL's asynchronous error state ("" while healthy).
   std::string async_error() const;
 
  private:
   void* comm_ = nullptr;
   int rank_ = -1;
+  int size_ = 0;
 };
 
 class NcclEngine final : public TwoSidedEngine {
@@ -74,5 +77,10 @@ class NcclEngine final : public TwoSidedEngine {
   int rank_ = -1;
   std::vector<Flow> mine_;  // what prepare() was given
 };
+
+// NCCL's collectives (nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce: f32, sum) on the
+// communicator, the same buffers, operands and check as the collectives built from puts
+// (engines/collective_engine.hpp). Their cases must span every rank of the communicator.
+std::unique_ptr<TransferEngine> make_nccl_collective_engine(NcclCommunicator& comm, const CaseSpec& c);
 
 }  // namespace p2pbench

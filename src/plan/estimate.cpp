@@ -139,7 +139,7 @@ SweepEstimate estimate(const Config& config, const std::vector<CaseSpec>& cases,
       continue;
     }
     add_case(config, c, layout, costs, e);
-    nccl = nccl || c.method == Method::kNccl;
+    nccl = nccl || method_info(c.method).needs_nccl;
   }
   if (nccl) e.setup_seconds += costs.nccl_setup_s;
   e.seconds = e.setup_seconds + e.transfer_seconds + e.warmup_seconds + e.verify_seconds;

@@ -41,11 +41,12 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
   // ping-pong; a chase beside a spinning owner) would wait until their timeout.
   const bool needs_both_running = method_info(c.method).needs_both_ends_running ||
                                   (c.method == Method::kLatencyRead && c.read_chase && c.read_chase->owner == "busy");
-  if (needs_both_running && !layout.all_mps_clients && c.flows.size() == 1 &&
-      c.flows[0].src_rank != c.flows[0].dst_rank && layout.same_device(c.flows[0].src_rank, c.flows[0].dst_rank))
-    return "ranks " + std::to_string(c.flows[0].src_rank) + " and " + std::to_string(c.flows[0].dst_rank) +
-           " share one GPU, where the two sides of this latency method cannot run at once (processes take turns "
-           "on a GPU without MPS)";
+  if (needs_both_running && !layout.all_mps_clients)
+    for (const Flow& f : c.flows)
+      if (f.src_rank != f.dst_rank && layout.same_device(f.src_rank, f.dst_rank))
+        return "ranks " + std::to_string(f.src_rank) + " and " + std::to_string(f.dst_rank) +
+               " share one GPU, where the two ends of this method cannot run at once (processes take turns on a GPU "
+               "without MPS: start the MPS daemon, nvidia-cuda-mps-control -d)";
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "common/errors.hpp"
 #include "plan/patterns.hpp"
@@ -176,6 +177,19 @@ bool runs_at(Method m, Direction d, Mode mode, const Config& config) {
   return true;
 }
 
+// Whether the method runs on the flow set: a collective takes part only where its ranks send to
+// each other every way (all_to_all; a pair both ways), the other methods everywhere.
+bool runs_on(Method m, const FlowSet& s) {
+  if (!is_collective(m)) return true;
+  std::set<std::pair<int, int>> pairs;
+  std::set<int> ranks;
+  for (const Flow& f : s.flows) {
+    if (f.src_rank != f.dst_rank) pairs.insert({f.src_rank, f.dst_rank});
+    ranks.insert({f.src_rank, f.dst_rank});
+  }
+  return ranks.size() >= 2 && pairs.size() == ranks.size() * (ranks.size() - 1);
+}
+
 // One case of a bandwidth method before its flows are set.
 CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, uint64_t bytes) {
   CaseSpec c;
@@ -225,6 +239,7 @@ void expand_bandwidth_method(Method m, const Config& config, const GroupLayout& 
         for (const Shape& shape : shapes_of(m, config))
           for (uint64_t bytes : config.sizes)
             for (const FlowSet& s : pattern) {
+              if (!runs_on(m, s)) continue;
               CaseSpec c = bandwidth_case(m, d, mode, shape, bytes);
               c.flows = s.flows;
               c.pattern = s.pattern;
@@ -289,7 +304,8 @@ uint64_t count_cases(const Config& config, const GroupLayout& layout) {
         uint64_t per_shape_and_size = ranks;  // host link: one per rank
         if (!is_host_link(m)) {
           per_shape_and_size = 0;
-          for (const auto& pattern : sets.of(mode)) per_shape_and_size += pattern.size();
+          for (const auto& pattern : sets.of(mode))
+            per_shape_and_size += uint64_t(std::count_if(pattern.begin(), pattern.end(), [&](const FlowSet& s) { return runs_on(m, s); }));
         }
         total = saturating_add(total, saturating_mul(saturating_mul(shapes, config.sizes.size()), per_shape_and_size));
       }

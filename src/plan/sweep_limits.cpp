@@ -95,7 +95,8 @@ std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::v
                     "per block");
   if (std::any_of(cases.begin(), cases.end(), [](const CaseSpec& c) { return needs_peer_mapping(c.method); }))
     lines.push_back("peer access between the GPUs (P2P methods are skipped without it)");
-  if (uses(Method::kNccl)) lines.push_back("nccl: NCCL in this build and at run time");
+  if (std::any_of(config.methods.begin(), config.methods.end(), [](Method m) { return method_info(m).needs_nccl; }))
+    lines.push_back("nccl and NCCL's collectives: NCCL in this build and at run time, each rank on a GPU of its own");
   if (uses(Method::kStaged) || uses(Method::kH2d) || uses(Method::kD2h))
     lines.push_back("host memory: pinned buffers and /dev/shm space for the staged baseline and the host link");
   return lines;

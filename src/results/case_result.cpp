@@ -1,11 +1,27 @@
 #include "results/case_result.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "stats/statistics.hpp"
 #include "vocab/methods.hpp"
 
 namespace p2pbench {
+
+CollectiveFigures collective_figures(const CaseSpec& c, const CaseOutcome& o) {
+  CollectiveFigures f;
+  std::set<int> members;
+  for (const Flow& flow : c.flows) members.insert({flow.src_rank, flow.dst_rank});
+  f.ranks = int(members.size());
+  f.op = method_info(c.method).collective;
+  f.size = collective_size(f.op, c.bytes, f.ranks);
+  if (!f.size || o.status != CaseStatus::kOk) return f;
+  for (double us : o.time_us) {
+    f.algbw_gbps.push_back(algorithm_gbps(f.size->bytes, us * 1e-6));
+    f.busbw_gbps.push_back(bus_gbps(f.op, f.ranks, f.size->bytes, us * 1e-6));
+  }
+  return f;
+}
 
 const std::vector<double>* figure_samples(const CaseResult& r) {
   const std::vector<double>& samples = is_latency(r.spec.method) ? r.outcome.latency_us : r.outcome.gbps;

@@ -9,6 +9,7 @@
 #include "measure/case_outcome.hpp"
 #include "plan/case_spec.hpp"
 #include "plan/group_layout.hpp"
+#include "vocab/collectives.hpp"
 
 namespace p2pbench {
 
@@ -30,6 +31,18 @@ std::optional<double> median_gbps(const CaseResult& r);
 // (one pair at a time, or an alone check) or a sampled pair; a round's or a pattern's figure
 // adds several pairs.
 bool is_single_pair(const CaseSpec& c);
+
+// A collective case's figures as nccl-tests gives them: per sample, the operation's size over
+// its time (time_us: the union of every rank's window, per operation), and that scaled by the
+// bus factor (vocab/collectives.hpp). Empty figures where the case did not measure.
+struct CollectiveFigures {
+  Collective op = Collective::kNone;
+  int ranks = 0;
+  std::optional<CollectiveSize> size;
+  std::vector<double> algbw_gbps;
+  std::vector<double> busbw_gbps;
+};
+CollectiveFigures collective_figures(const CaseSpec& c, const CaseOutcome& o);
 
 // Whether the flow joins two ranks on one GPU: a copy inside the GPU, never a P2P figure (a
 // host-link flow, src == dst, is not one).

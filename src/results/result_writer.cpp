@@ -151,6 +151,20 @@ void add_load_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& 
   if (o.load && !o.load->error.empty()) row["load"]["error"] = o.load->error;
 }
 
+// A collective's figures (collective_figures: nccl-tests' conventions).
+void add_collective_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
+  const CollectiveFigures f = collective_figures(c, o);
+  row["collective"] = {{"operation", to_string(f.op)},
+                       {"ranks", f.ranks},
+                       {"bytes", f.size ? json(f.size->bytes) : json()},
+                       {"element", "f32"},
+                       {"operands", "integers -8..8 per element and rank (sums exact in any order)"},
+                       {"bus_factor", bus_factor(f.op, f.ranks)},
+                       {"algbw_gbps", summary_json_or_null(f.algbw_gbps)},
+                       {"busbw_gbps", summary_json_or_null(f.busbw_gbps)},
+                       {"samples_busbw_gbps", f.busbw_gbps}};
+}
+
 }  // namespace
 
 json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
@@ -231,7 +245,10 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
   json row = row_head(c, o, facts);
   if (is_interference(c.method)) return interference_row(c, o, std::move(row));
   if (is_latency(c.method)) return latency_row(c, o, facts, std::move(row));
-  if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;
+  if (o.status != CaseStatus::kOk || o.gbps.empty()) {
+    if (is_collective(c.method)) add_collective_fields(c, o, row);
+    return row;
+  }
   const Summary bw = summarize(o.gbps);
   row["bandwidth_gbps"] = to_json(bw);
   row["time_us"] = to_json(summarize(o.time_us));
@@ -241,6 +258,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
     row["atomic_ops_per_s"] = to_json(summarize(ops));
   }
   add_group_fields(c, o, facts, row);
+  if (is_collective(c.method)) add_collective_fields(c, o, row);
   // Per SM of the GPUs driving the transfer: every driving lane runs the kernel's blocks.
   if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * double(c.flows.size()));
   return row;

@@ -11,6 +11,18 @@ bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
 bool unroll_choice(uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; }
 bool tma_stages(uint64_t v) { return v >= 1 && v <= 32; }
 
+// NCCL's collectives: on the session's communicator, every rank of the job taking part.
+MethodInfo nccl_collective(Method id, const char* name, const char* title, int order, Collective op, const char* help) {
+  MethodInfo m{id, name, MethodKind::kCollective, {}, title, "tab:red", order, false,
+               "NCCL's kernels spin waiting for their peers", help};
+  m.crosses_nodes = true;
+  m.needs_both_ends_running = true;
+  m.push_only = true;
+  m.collective = op;
+  m.needs_nccl = true;
+  return m;
+}
+
 std::vector<MethodInfo>& table() {
   // Function-local, as the table: a method registered by another file's static initializer may
   // call table() before this file's own statics are made.
@@ -43,7 +55,7 @@ std::vector<MethodInfo>& table() {
        "through a ring of pinned host buffers, without peer access (a baseline)"},
       {Method::kNccl, "nccl", MethodKind::kTwoSidedBaseline, {}, "NCCL", "tab:red", 4, false,
        "NCCL's kernels spin waiting for their peers", "ncclSend/ncclRecv between the ranks (a baseline)", {},
-       /*crosses_nodes=*/true},
+       /*crosses_nodes=*/true, false, SampleCost::kTimedTransfers, false, Collective::kNone, /*needs_nccl=*/true},
       {Method::kLatencySignal, "latency_signal", MethodKind::kLatency, {}, "ping-pong latency", "", 7, false,
        "its ping-pong kernels spin on flags the peer GPU writes",
        "half a round trip of a flag (and payload) written into the peer's memory", {}, false,
@@ -56,6 +68,12 @@ std::vector<MethodInfo>& table() {
        "atomic adds into the peer's memory (types and address patterns)", {}, false, false, SampleCost::kTimedOneWarmup},
       {Method::kInterference, "interference", MethodKind::kInterference, {}, "interference", "", 11, false, "",
        "a transfer engine beside a GEMM or HBM workload: what each costs the other", {}, false, false, SampleCost::kPhases},
+      nccl_collective(Method::kNcclReduceScatter, "nccl_reduce_scatter", "NCCL reduce-scatter", 30,
+                      Collective::kReduceScatter, "ncclReduceScatter of f32 (sum) over the case's ranks"),
+      nccl_collective(Method::kNcclAllGather, "nccl_all_gather", "NCCL all-gather", 31, Collective::kAllGather,
+                      "ncclAllGather of f32 over the case's ranks"),
+      nccl_collective(Method::kNcclAllReduce, "nccl_all_reduce", "NCCL all-reduce", 32, Collective::kAllReduce,
+                      "ncclAllReduce of f32 (sum) over the case's ranks"),
   };
   return methods;
 }
@@ -129,6 +147,7 @@ const char* to_string(MethodKind k) {
     case MethodKind::kLatency: return "latency";
     case MethodKind::kAtomic: return "atomic";
     case MethodKind::kInterference: return "interference";
+    case MethodKind::kCollective: return "collective";
   }
   return "?";
 }

@@ -12,7 +12,7 @@
 namespace p2pbench {
 
 enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
-                    kInterference };
+                    kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce };
 
 // What a method's case is, which decides the loop that runs it and the figure it reports.
 enum class MethodKind {
@@ -22,7 +22,12 @@ enum class MethodKind {
   kLatency,           // a latency_us figure
   kAtomic,            // remote atomic operations through the peer mapping
   kInterference,      // a transfer engine beside a workload; the engine is a field of the case
+  kCollective,        // every rank of the case's flows takes part: time, algorithm and bus bandwidth
 };
+
+// The collective operation a kCollective method performs (vocab/collectives.hpp: its sizes and
+// bus factor).
+enum class Collective { kNone, kReduceScatter, kAllGather, kAllReduce };
 
 // How the dry run prices one sample of the method (plan/estimate.cpp holds the measured
 // constants), and so how long a load beside a latency case must last.
@@ -77,6 +82,8 @@ struct MethodInfo {
                                          // taking turns on one GPU (no MPS) cannot run it
   SampleCost cost = SampleCost::kTimedTransfers;
   bool push_only = false;  // its sender writes the receiver's memory: no pull (recorded as push)
+  Collective collective = Collective::kNone;  // kCollective methods: the operation
+  bool needs_nccl = false;  // runs on the session's NCCL communicator (opened while its cases run)
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered.
@@ -102,9 +109,14 @@ inline bool is_latency(Method m) { return method_info(m).kind == MethodKind::kLa
 inline bool is_interference(Method m) { return method_info(m).kind == MethodKind::kInterference; }
 inline bool is_host_link(Method m) { return method_info(m).kind == MethodKind::kHostLink; }
 inline bool is_two_sided_baseline(Method m) { return method_info(m).kind == MethodKind::kTwoSidedBaseline; }
+inline bool is_collective(Method m) { return method_info(m).kind == MethodKind::kCollective; }
 // Whether the method reaches the peer's memory through its IPC mapping (everything but the host
-// link and the two-sided baselines, which is what still runs where peer access is impossible).
-inline bool needs_peer_mapping(Method m) { return !(is_host_link(m) || is_two_sided_baseline(m)); }
+// link and the two-sided baselines and NCCL, which is what still runs where peer access is impossible).
+inline bool needs_peer_mapping(Method m) {
+  return !(is_host_link(m) || is_two_sided_baseline(m) || method_info(m).needs_nccl);
+}
+// Whether its cases hold a session resource (NCCL communicator, staging area) while they run.
+inline bool needs_session_resource(Method m) { return is_two_sided_baseline(m) || method_info(m).needs_nccl; }
 // Methods that move data one way whoever drives: run at the config's first direction and
 // recorded as push.
 inline bool runs_one_way(Method m) { return is_two_sided_baseline(m) || method_info(m).push_only; }

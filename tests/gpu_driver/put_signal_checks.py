@@ -44,9 +44,11 @@ def run(binary, mpiexec, config, ranks, gpus, out, pattern):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
 
-def run_rank_counts(doc, config, methods, env_counts, pattern_for, check_rows):
+def run_rank_counts(doc, config, methods, env_counts, pattern_for, check_rows, optional_methods=()):
     """Runs `config` at each rank count (env_counts: the variable naming them, default 2,3,4) and
-    hands the rows of `methods` to check_rows(check, ranks, rows, ran). Returns the exit code."""
+    hands the rows of `methods` and `optional_methods` to check_rows(check, ranks, rows, ran).
+    Every one of `methods` must run; `optional_methods` may be skipped (check_rows says when).
+    Returns the exit code."""
     gpus, code = gpus_or_exit_code(doc)
     if code is not None:
         return code
@@ -77,7 +79,7 @@ def run_rank_counts(doc, config, methods, env_counts, pattern_for, check_rows):
         if not out.exists():
             check(False, f"{ranks} ranks: result file written")
             continue
-        rows = [row for row in json.loads(out.read_text())["results"] if row["method"] in methods]
+        rows = [row for row in json.loads(out.read_text())["results"] if row["method"] in (*methods, *optional_methods)]
         ran = {m: [row for row in rows if row["method"] == m and row["status"] == "ok"] for m in methods}
         check(all(ran.values()), f"{ranks} ranks: every method ran", json.dumps({m: len(v) for m, v in ran.items()}))
         bad = [row for row in rows if row["status"] == "failed" or (row["status"] == "ok" and not row["verified"])]

@@ -6,6 +6,7 @@ a newcomer's first command is `p2pbench-report plot` on one of them, and a file 
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 
 import pytest
@@ -15,11 +16,12 @@ from p2pbench_report.group import describe_group, node_override_of
 
 
 def committed_results() -> list[str]:
-    """The p2pbench results files under results/, relative to the repository; other tools' JSON
-    (Google Benchmark output, workload descriptions) is left out."""
+    """The p2pbench results files under results/ (large ones gzip-compressed, .json.gz), relative
+    to the repository; other tools' JSON (Google Benchmark output, workload descriptions) is left out."""
     names = []
-    for path in sorted((REPO / "results").rglob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
+    for path in sorted([*(REPO / "results").rglob("*.json"), *(REPO / "results").rglob("*.json.gz")]):
+        text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text(encoding="utf-8")
+        document = json.loads(text)
         if isinstance(document, dict) and isinstance(document.get("schema_version"), int) and "meta" in document:
             names.append(str(path.relative_to(REPO)))
     return names
@@ -32,6 +34,7 @@ def test_the_walk_finds_files_in_subfolders():
     assert "results/h200-nv18/groups/crossnode/results.json" in COMMITTED
     assert "results/h200-nv18/interference/hbm-stream-v3/interference.json" in COMMITTED
     assert not any(name.endswith("gbench.json") for name in COMMITTED)  # Google Benchmark's own JSON
+    assert "results/h200/collectives-2026-11-27/collectives-4-ranks-h200.json.gz" in COMMITTED
 
 
 @pytest.mark.parametrize("name", COMMITTED)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 
 import matplotlib
@@ -244,5 +245,26 @@ def test_a_run_on_one_gpu_is_drawn_and_says_so():
             labels = [line.get_label() for line in named[name].figure.axes[0].get_lines()
                       if not line.get_label().startswith("_")]
             assert labels and all("same GPU" in label for label in labels if "peak" not in label), labels
+    finally:
+        close_figures(figures)
+
+
+def test_collective_rows_get_bus_bandwidth_and_time_figures():
+    """Four ranks on one H200 (compressed results): per operation a bus-bandwidth and a time
+    figure, each method's line at the best shape's median; the rows stay out of the pattern figures."""
+    measured = REPO / "results" / "h200" / "collectives-2026-11-27" / "collectives-4-ranks-h200.json.gz"
+    figures = build_figures(load_many([measured]))
+    try:
+        named = {f.name: f for f in figures}
+        assert {"collectives_all_reduce_4ranks", "collectives_time_reduce_scatter_4ranks",
+                "collectives_all_gather_4ranks"} <= set(named)
+        assert not any(name.startswith("patterns_") for name in named)
+        lines = {line.get_label(): line for line in named["collectives_all_reduce_4ranks"].figure.axes[0].get_lines()}
+        one_shot = lines["all-reduce: one-shot loads (same GPU: no P2P figure)"]
+        document = json.loads(gzip.decompress(measured.read_bytes()))
+        at_1g = max(r["collective"]["busbw_gbps"]["median"] for r in document["results"]
+                    if r["method"] == "all_reduce_one_shot" and r["bytes"] == 1 << 30)
+        assert one_shot.get_xdata()[-1] == 1 << 30
+        assert one_shot.get_ydata()[-1] == pytest.approx(at_1g)
     finally:
         close_figures(figures)

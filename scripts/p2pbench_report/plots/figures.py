@@ -33,6 +33,8 @@ Drawn only where the data supports them:
                                      vs pairs re-measured alone.
   patterns_<method>_<dir>_<mode>_<system>  version 2 files: aggregate of each pattern case vs the
                                      sum of its flows' peaks (plots/patterns.py).
+  collectives_<op>_<n>ranks          collectives: nccl-tests' bus bandwidth vs size per method, and
+  collectives_time_<op>_<n>ranks     time per operation vs size (plots/collectives.py).
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
 The curves and bars above show rows of one pair measured alone (series.pair_cases; a round
 holding one pair only counts, an alone_check repeating such a pair does not): a version 2 file's
@@ -53,6 +55,7 @@ from p2pbench_report.loader import ResultSet
 from p2pbench_report.plots.atomics import atomic_figures
 from p2pbench_report.plots.bars import bar_figure
 from p2pbench_report.plots.chunks import chunk_figures
+from p2pbench_report.plots.collectives import collective_figures
 from p2pbench_report.plots.tokens import token_figures
 from p2pbench_report.plots.series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TIME_MEASURE, Measure,  # noqa: F401
                                          bandwidth_rows, direction_mode_combos, measured_rows, of_direction_mode,
@@ -184,7 +187,7 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
             + measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
             + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
             + uni_vs_bidir_figures(result_sets, prepared) + chunk_figures(result_sets, prepared)
-            + token_figures(result_sets, prepared)
+            + token_figures(result_sets, prepared) + collective_figures(result_sets)
             + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE)
             + interference_figures(result_sets))

@@ -70,7 +70,7 @@ def _pattern_rows(result_set: ResultSet) -> dict[tuple, list[dict]]:
     grouped: dict[tuple, list[dict]] = {}
     for row in result_set.document.get("results") or []:
         if row.get("pattern") in LOAD_PATTERNS and row.get("status") == "ok" \
-                and isinstance(row.get("bandwidth_gbps"), dict):
+                and isinstance(row.get("bandwidth_gbps"), dict) and "collective" not in row:  # plots/collectives.py
             grouped.setdefault((row["method"], row["direction"], row["mode"]), []).append(row)
     return grouped
 

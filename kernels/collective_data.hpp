@@ -1,0 +1,39 @@
+// The operands and the reference of the collective methods. Element k of the input of the rank
+// whose seed is s is collective_operand(s, k): an integer from -8 to 8 held as f32, from the
+// pattern's hash, so every element of every rank differs and a sum of up to 8 ranks is exact in
+// f32 whatever the order of its additions (atomic adds arrive in any order; nothing rounds).
+// The output is checked against sums of these values computed from the seeds alone, apart from
+// any algorithm under test.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/pattern_kernels.hpp"
+#include "vocab/collectives.hpp"
+
+namespace p2pbench::kernels {
+
+constexpr int kMaxCollectiveRanks = 8;
+
+// Writes elements [0, elements) of a rank's input.
+void fill_collective_input(float* data, uint64_t elements, uint64_t seed, cudaStream_t stream);
+// Fills `bytes` with a NaN pattern (no operand is NaN, so an unwritten element fails the check).
+void poison_collective_output(void* data, uint64_t bytes, cudaStream_t stream);
+
+// What rank `me` of `ranks` must hold after the operation: its chunk of the sum (reduce-scatter),
+// every rank's input in rank order (all-gather), the whole sum (all-reduce).
+struct CollectiveReference {
+  Collective op = Collective::kNone;
+  CollectiveSize size;
+  int ranks = 0;
+  int me = 0;
+  uint64_t seeds[kMaxCollectiveRanks] = {};  // each rank's input seed, by the rank's index
+};
+
+// Compares the output_elements(op, size) elements at `out` with the reference; mismatches count
+// 4 bytes per element, first_bad_offset in bytes.
+void check_collective_output(const float* out, const CollectiveReference& ref, PatternCheck* result, cudaStream_t stream);
+
+}  // namespace p2pbench::kernels

@@ -1,0 +1,127 @@
+#include "engines/collective_engine.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "common/errors.hpp"
+#include "plan/device_memory.hpp"
+
+namespace p2pbench {
+
+namespace {
+
+std::vector<int> ranks_of(const std::vector<Flow>& flows) {
+  std::set<int> ranks;
+  for (const Flow& f : flows) ranks.insert({f.src_rank, f.dst_rank});
+  return {ranks.begin(), ranks.end()};
+}
+
+}  // namespace
+
+CollectiveEngine::CollectiveEngine(const CaseSpec& c)
+    : c_(c), op_(method_info(c.method).collective), ranks_(ranks_of(c.flows)) {
+  if (auto s = collective_size(op_, c.bytes, int(ranks_.size()))) size_ = *s;
+}
+
+std::optional<std::string> CollectiveEngine::unsupported_reason(int) const {
+  const size_t n = ranks_.size();
+  if (n < 2 || n > size_t(kernels::kMaxCollectiveRanks))
+    return "a collective runs on 2 to " + std::to_string(kernels::kMaxCollectiveRanks) + " ranks (this case has " +
+           std::to_string(n) + ")";
+  std::set<std::pair<int, int>> pairs;
+  for (const Flow& f : c_.flows)
+    if (f.src_rank != f.dst_rank) pairs.insert({f.src_rank, f.dst_rank});
+  if (pairs.size() != n * (n - 1))
+    return "a collective needs a flow each way between every two of its ranks (pattern all_to_all, or a pair "
+           "both ways)";
+  if (size_.elements == 0)
+    return std::string("bytes (") + std::to_string(c_.bytes) + ") hold no whole chunk of f32 per rank for " +
+           to_string(op_) + " over " + std::to_string(n) + " ranks";
+  return std::nullopt;
+}
+
+void CollectiveEngine::prepare(int, int rank, const std::vector<Flow>&) {
+  rank_ = rank;
+  me_ = index_of(rank);
+}
+
+int CollectiveEngine::index_of(int rank) const {
+  const auto at = std::find(ranks_.begin(), ranks_.end(), rank);
+  if (at == ranks_.end()) throw RuntimeFailure("rank " + std::to_string(rank) + " takes no part in " + c_.name());
+  return int(at - ranks_.begin());
+}
+
+uint64_t CollectiveEngine::output_offset() const {
+  return *buffer_slot_stride(input_elements(op_, size_) * kCollectiveElementBytes);
+}
+
+Transfer CollectiveEngine::transfer(Direction, const Endpoints& e, uint64_t, size_t bytes) const {
+  Transfer t;
+  const bool outgoing = e.flow.src_rank == e.rank;
+  t.src = outgoing ? e.peer_src : e.local_src;
+  t.dst = outgoing ? e.peer_dst : e.local_dst;
+  t.bytes = bytes;
+  t.flow = e.flow;
+  t.local_signal_area = e.local_signal_area;
+  t.peer_signal_area = e.peer_signal_area;
+  return t;
+}
+
+CollectiveEngine::Addresses CollectiveEngine::addresses_of(const std::vector<Transfer>& transfers) const {
+  Addresses a;
+  std::set<std::pair<int, bool>> seen;  // (peer, outgoing)
+  for (const Transfer& t : transfers) {
+    const bool outgoing = t.flow.src_rank == rank_;
+    const int peer = index_of(outgoing ? t.flow.dst_rank : t.flow.src_rank);
+    seen.insert({peer, outgoing});
+    a.signal[me_] = t.local_signal_area;
+    if (outgoing) {
+      a.base[peer] = const_cast<void*>(t.src);
+      a.staging[peer] = t.dst;
+      a.signal[peer] = t.peer_signal_area;
+    } else {
+      a.base[me_] = const_cast<void*>(t.src);
+      a.inbox[peer] = t.dst;
+    }
+  }
+  if (seen.size() != 2 * (ranks_.size() - 1))
+    throw RuntimeFailure("rank " + std::to_string(rank_) + " launched " + c_.name() + " without a flow each way with every other rank");
+  return a;
+}
+
+void CollectiveEngine::fill_source(void* region, size_t, uint64_t seed, cudaStream_t stream) {
+  kernels::fill_collective_input(static_cast<float*>(region), input_elements(op_, size_), seed, stream);
+}
+
+void CollectiveEngine::poison_destination(void* region, size_t, uint64_t, cudaStream_t stream) {
+  kernels::poison_collective_output(region, output_elements(op_, size_) * kCollectiveElementBytes, stream);
+}
+
+void CollectiveEngine::before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t) {
+  seeds_[index_of(e.flow.src_rank)] = source_seed;
+  checked_ = false;
+}
+
+uint64_t CollectiveEngine::bytes_moved(const Flow&, uint64_t) const {
+  const uint64_t chunk = size_.chunk_elements * kCollectiveElementBytes;
+  return op_ == Collective::kAllReduce ? 2 * chunk : chunk;
+}
+
+std::optional<std::string> CollectiveEngine::verify(const void* dst, size_t, uint64_t, uint64_t, cudaStream_t stream) {
+  if (checked_) return std::nullopt;
+  checked_ = true;
+  kernels::CollectiveReference ref;
+  ref.op = op_;
+  ref.size = size_;
+  ref.ranks = int(ranks_.size());
+  ref.me = me_;
+  std::copy(std::begin(seeds_), std::end(seeds_), std::begin(ref.seeds));
+  const uint64_t bytes = output_elements(op_, size_) * kCollectiveElementBytes;
+  if (auto bad = run_device_check([&](kernels::PatternCheck* r) {
+        kernels::check_collective_output(static_cast<const float*>(dst), ref, r, stream);
+      }, bytes, stream))
+    return std::string("the ") + to_string(op_) + "'s output: " + *bad;
+  return std::nullopt;
+}
+
+}  // namespace p2pbench

@@ -1,0 +1,81 @@
+// What every collective method shares (the put-built ones of methods/collectives and NCCL's):
+// the ranks, the operation's size, where each rank's input and output lie, the operands and
+// the check of the result.
+//
+// A collective case's flows are every ordered pair of its ranks (pattern all_to_all, or a pair
+// both ways): each rank runs one lane holding all of them, one launch per operation. In each
+// rank's source buffer, the input starts at 0 and the output at output_offset() (the plan gives
+// collective cases source buffers of twice their size, plan/device_memory.cpp); a rank's
+// destination slot of the flow r -> me is where the two-shot algorithms stage what rank r sends
+// it. The transfers launch_fused receives carry the addresses (transfer()); addresses_of()
+// reads them back.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engines/transfer_engine.hpp"
+#include "kernels/collective_data.hpp"
+
+namespace p2pbench {
+
+class CollectiveEngine : public TransferEngine {
+ public:
+  explicit CollectiveEngine(const CaseSpec& c);
+
+  // The case's ranks (2 to 8, every ordered pair among its flows) and a size that splits.
+  std::optional<std::string> unsupported_reason(int device) const override;
+  bool two_sided() const override { return true; }
+  bool fuses_flows() const override { return true; }
+  bool rotates_buffers() const override { return false; }
+  void prepare(int device, int rank, const std::vector<Flow>& mine) override;
+  // Outgoing flow me -> r: src = r's source buffer, dst = r's slot for the flow. Incoming flow
+  // r -> me: src = this rank's source buffer, dst = its slot for the flow.
+  Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override;
+  void* destination_region(const Endpoints& e) const override { return output_of(e.local_src); }
+  void fill_source(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) override;
+  void poison_destination(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) override;
+  void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override;
+  // What one flow carries over the links: a chunk (all-reduce: a chunk each way of its two
+  // phases), the figure nccl-tests' bus bandwidth assumes.
+  uint64_t bytes_moved(const Flow&, uint64_t case_bytes) const override;
+  void launch(const Transfer& t, cudaStream_t stream) override { launch_fused({t}, stream); }
+  // The output against the reference of every rank's operands, once per sample (every incoming
+  // flow names the same output).
+  std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
+                                    cudaStream_t stream) override;
+
+ protected:
+  // Every rank's addresses as this rank reaches them, by rank index (the case's ranks in order).
+  struct Addresses {
+    void* base[kernels::kMaxCollectiveRanks] = {};     // source buffers: input at 0, output at output_offset()
+    void* staging[kernels::kMaxCollectiveRanks] = {};  // rank r's slot for the flow me -> r
+    void* inbox[kernels::kMaxCollectiveRanks] = {};    // this rank's slot for the flow r -> me
+    void* signal[kernels::kMaxCollectiveRanks] = {};   // signal areas (common/signal_area.hpp)
+  };
+  // Throws RuntimeFailure unless `transfers` hold one flow each way with every other rank.
+  Addresses addresses_of(const std::vector<Transfer>& transfers) const;
+
+  Collective op() const { return op_; }
+  const CaseSpec& spec() const { return c_; }
+  const std::vector<int>& ranks() const { return ranks_; }
+  int me() const { return me_; }  // this rank's index among ranks()
+  const CollectiveSize& size() const { return size_; }
+  uint64_t output_offset() const;
+  void* output_of(void* base) const { return static_cast<char*>(base) + output_offset(); }
+
+ private:
+  int index_of(int rank) const;
+
+  CaseSpec c_;
+  Collective op_;
+  std::vector<int> ranks_;
+  CollectiveSize size_;
+  int me_ = -1;
+  int rank_ = -1;
+  uint64_t seeds_[kernels::kMaxCollectiveRanks] = {};
+  bool checked_ = false;  // this sample's output was checked
+};
+
+}  // namespace p2pbench

@@ -1,0 +1,149 @@
+// The collectives built from puts (collective_kernels.hpp): reduce-scatter by atomic adds into
+// the owner or by two-shot staging, all-gather by stores, all-reduce two-shot or one-shot. Their
+// figures sit beside NCCL's own collectives (nccl_reduce_scatter, nccl_all_gather,
+// nccl_all_reduce) on the same ranks and sizes: configs/collectives.json.
+#include <memory>
+
+#include "common/cuda_check.hpp"
+#include "common/cuda_raii.hpp"
+#include "common/errors.hpp"
+#include "engines/collective_engine.hpp"
+#include "engines/engine_registry.hpp"
+#include "methods/collectives/collective_kernels.hpp"
+
+namespace p2pbench::collectives {
+namespace {
+
+// Longest a barrier waits for a peer before the sample is declared broken (as put_signal's).
+constexpr double kBarrierTimeoutS = 15.0;
+
+class PutCollectiveEngine final : public CollectiveEngine {
+ public:
+  PutCollectiveEngine(Algorithm a, const CaseSpec& c) : CollectiveEngine(c), algorithm_(a) {}
+
+  std::optional<std::string> unsupported_reason(int device) const override {
+    if (auto why = CollectiveEngine::unsupported_reason(device)) return why;
+    return collectives::unsupported_reason(algorithm_, blocks(), threads(), int(ranks().size()), device);
+  }
+
+  // Also before the first launch (the case loop calls it before prepare()): the barrier words
+  // may hold an earlier case's counts.
+  void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
+    CollectiveEngine::before_sample(e, source_seed, stream);
+    heartbeat_ = e.heartbeat;
+    if (!counts_.get()) {
+      counts_ = DeviceBuffer(kMaxBlocks * sizeof(uint32_t), "the collective's barrier counts");
+      header_ = DeviceBuffer(sizeof(BarrierHeader), "the collective's barrier header");
+    }
+    reset_barriers(static_cast<uint32_t*>(e.local_signal_area), static_cast<uint32_t*>(counts_.get()),
+                   static_cast<BarrierHeader*>(header_.get()), stream);
+  }
+
+  // One operation: every flow of this rank (one each way with every other rank) at once.
+  void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override {
+    if (!counts_.get()) throw RuntimeFailure("a collective was launched before its barriers were reset");
+    const Addresses a = addresses_of(transfers);
+    Launch l;
+    l.algorithm = algorithm_;
+    l.ranks = int(ranks().size());
+    l.me = me();
+    l.size = size();
+    for (int r = 0; r < l.ranks; ++r) {
+      l.input[r] = static_cast<const float*>(a.base[r]);
+      l.output[r] = static_cast<float*>(output_of(a.base[r]));
+      l.staging[r] = static_cast<float*>(a.staging[r]);
+      l.inbox[r] = static_cast<const float*>(a.inbox[r]);
+      l.barrier_words[r] = static_cast<uint32_t*>(a.signal[r]);
+    }
+    l.counts = static_cast<uint32_t*>(counts_.get());
+    l.header = static_cast<BarrierHeader*>(header_.get());
+    l.timeout_ns = uint64_t(kBarrierTimeoutS * 1e9);
+    l.heartbeat = heartbeat_;
+    collectives::launch(l, blocks(), threads(), stream);
+  }
+
+  // One-shot: each rank loads the whole vector from every peer.
+  uint64_t bytes_moved(const Flow& f, uint64_t case_bytes) const override {
+    if (algorithm_ == Algorithm::kAllReduceOneShot) return size().bytes;
+    return CollectiveEngine::bytes_moved(f, case_bytes);
+  }
+
+  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return blocks(); }
+
+  std::optional<std::string> stalled() override {
+    if (!header_.get()) return std::nullopt;
+    BarrierHeader h;
+    cuda_check(cudaMemcpy(&h, header_.get(), sizeof h, cudaMemcpyDeviceToHost), "reading the collective's barrier header");
+    if (!h.timed_out) return std::nullopt;
+    return "block " + std::to_string(h.block) + " of rank " + std::to_string(ranks()[size_t(me())]) +
+           " waited more than " + std::to_string(int(kBarrierTimeoutS)) + " s at a barrier for rank " +
+           std::to_string(ranks().at(h.peer)) + " (barrier " + std::to_string(h.count) + " of the sample)";
+  }
+
+ private:
+  int blocks() const { return spec().blocks.value_or(1); }
+  int threads() const { return spec().threads.value_or(512); }
+
+  Algorithm algorithm_;
+  DeviceBuffer counts_, header_;
+  const uint64_t* heartbeat_ = nullptr;
+};
+
+// As every method's blocks: the kernel's own bound (kMaxBlocks) skips a case at run time, so that
+// a --blocks range meant for the copy kernels does not refuse the whole sweep.
+bool block_count(uint64_t v) { return v >= 1 && v <= 65535; }
+bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
+
+std::vector<SweptAxis> axes() {
+  return {{ShapeAxis::kBlocks, {32}, block_count, "blocks must be 1..65535",
+           "blocks (= SMs) of each rank's kernel; block b of every rank handles the same elements"},
+          {ShapeAxis::kThreads, {512}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
+           "threads per block (16 bytes each per access)"}};
+}
+
+MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help) {
+  MethodInfo m{Method{}, name, MethodKind::kCollective, {}, title, color, order, false,
+               "its kernels wait at barriers for their peers' kernels", help, axes()};
+  m.needs_both_ends_running = true;
+  m.push_only = true;
+  m.collective = op;
+  return m;
+}
+
+template <Algorithm kAlgorithm>
+std::unique_ptr<TransferEngine> make(const CaseSpec& c) {
+  return std::make_unique<PutCollectiveEngine>(kAlgorithm, c);
+}
+
+}  // namespace
+
+P2PBENCH_REGISTER_METHOD(kReduceScatterAdd,
+                         info("reduce_scatter_add", "reduce-scatter: atomic-add puts", "tab:olive", 20,
+                              Collective::kReduceScatter,
+                              "reduce-scatter of f32: each rank adds its chunk r into rank r's output with 16-byte "
+                              "reductions (red.add.v4.f32) through the peer mapping"),
+                         make<Algorithm::kReduceScatterAdd>);
+P2PBENCH_REGISTER_METHOD(kReduceScatterTwoShot,
+                         info("reduce_scatter_two_shot", "reduce-scatter: puts + local sum", "tab:cyan", 21,
+                              Collective::kReduceScatter,
+                              "reduce-scatter of f32: each rank stores its chunk r into rank r's staging slot, then "
+                              "each sums its chunk in rank order"),
+                         make<Algorithm::kReduceScatterTwoShot>);
+P2PBENCH_REGISTER_METHOD(kAllGatherPut,
+                         info("all_gather_put", "all-gather: puts", "tab:purple", 22, Collective::kAllGather,
+                              "all-gather of f32: each rank stores its chunk into every rank's output"),
+                         make<Algorithm::kAllGather>);
+P2PBENCH_REGISTER_METHOD(kAllReduceTwoShot,
+                         info("all_reduce_two_shot", "all-reduce: two-shot puts", "tab:orange", 23,
+                              Collective::kAllReduce,
+                              "all-reduce of f32: the two-shot reduce-scatter, then each rank stores its summed chunk "
+                              "into every rank's output"),
+                         make<Algorithm::kAllReduceTwoShot>);
+P2PBENCH_REGISTER_METHOD(kAllReduceOneShot,
+                         info("all_reduce_one_shot", "all-reduce: one-shot loads", "tab:green", 24,
+                              Collective::kAllReduce,
+                              "all-reduce of f32: each rank loads the whole vector from every rank and sums it in "
+                              "rank order (for small sizes)"),
+                         make<Algorithm::kAllReduceOneShot>);
+
+}  // namespace p2pbench::collectives

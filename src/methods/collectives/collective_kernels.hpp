@@ -1,0 +1,75 @@
+// The put-built collectives' kernel: one launch per operation, every rank's blocks in step
+// through per-block barriers over NVLink (no host between the phases).
+//
+// Block b of every rank handles the same elements of every chunk (a grid-stride loop over the
+// chunk's 16-byte vectors, the same grid everywhere), so a barrier between the ranks' blocks b
+// orders exactly the data those blocks exchange: no grid-wide synchronisation. A barrier is a
+// release store of the block's barrier count into each peer's word for (block, this rank), then
+// an acquire wait until each peer's word for (block, peer) reaches it. Every wait gives up after
+// the timeout (counted while the host lives, kernels/live_clock.cuh) and records where.
+//
+//   reduce_scatter_add      own chunk -> own output; barrier; red.add of each rank's chunk r
+//                           into rank r's output; barrier
+//   reduce_scatter_two_shot barrier; chunk r -> rank r's staging slot; barrier; own output =
+//                           the chunks summed in rank order
+//   all_gather              barrier; own input -> every rank's output at this rank's chunk; barrier
+//   all_reduce_two_shot     the two-shot reduce-scatter, then the sum -> every rank's output; barrier
+//   all_reduce_one_shot     barrier; output = every rank's input summed in rank order (loads
+//                           from the peers); barrier
+// The first barrier keeps an operation from writing what a peer still reads of the previous
+// one; the last lets a rank use (or reuse) its buffers when its kernel ends.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/collective_data.hpp"
+
+namespace p2pbench::collectives {
+
+enum class Algorithm { kReduceScatterAdd, kReduceScatterTwoShot, kAllGather, kAllReduceTwoShot, kAllReduceOneShot };
+
+constexpr int kMaxBlocks = 1024;
+// A rank's barrier words, at the start of its signal area: [block][rank] u32.
+constexpr size_t kBarrierWordsBytes = size_t(kMaxBlocks) * kernels::kMaxCollectiveRanks * sizeof(uint32_t);
+
+// Where a wait of this rank gave up (timed_out != 0), read after the launch.
+struct BarrierHeader {
+  uint32_t timed_out = 0;
+  uint32_t block = 0;
+  uint32_t peer = 0;   // the rank index waited for
+  uint32_t count = 0;  // the barrier count it waited for
+};
+
+// One operation on one rank. Rank indices are the case's ranks in order.
+struct Launch {
+  Algorithm algorithm = Algorithm::kAllReduceOneShot;
+  int ranks = 0;
+  int me = 0;
+  CollectiveSize size;
+  const float* input[kernels::kMaxCollectiveRanks] = {};  // each rank's input (peer mappings)
+  float* output[kernels::kMaxCollectiveRanks] = {};       // each rank's output
+  float* staging[kernels::kMaxCollectiveRanks] = {};      // rank r's slot that receives this rank's chunk r
+  const float* inbox[kernels::kMaxCollectiveRanks] = {};  // this rank's slot that receives rank r's chunk
+  uint32_t* barrier_words[kernels::kMaxCollectiveRanks] = {};
+  uint32_t* counts = nullptr;  // this rank's barrier count per block (device memory, kept across launches)
+  BarrierHeader* header = nullptr;
+  uint64_t timeout_ns = 0;
+  const uint64_t* heartbeat = nullptr;  // common/host_heartbeat.hpp; null: raw time
+};
+
+std::optional<std::string> unsupported_reason(Algorithm a, int blocks, int threads, int ranks, int device);
+// Zeroes this rank's barrier words, counts and header (before a sample, while nothing runs).
+void reset_barriers(uint32_t* words, uint32_t* counts, BarrierHeader* header, cudaStream_t stream);
+void launch(const Launch& l, int blocks, int threads, cudaStream_t stream);
+// Every rank's operation in one grid of one process (blockIdx.y = rank; every block must be
+// resident at once): the kernel tests, also under compute-sanitizer, which runs one process's
+// launches one at a time.
+void launch_in_one_grid(const std::vector<Launch>& ranks, int blocks, int threads, cudaStream_t stream);
+
+}  // namespace p2pbench::collectives

@@ -1,0 +1,52 @@
+// The arithmetic of collective operations, as nccl-tests reports them: a case's bytes are the
+// operation's size (reduce-scatter: each rank's input; all-gather: each rank's output;
+// all-reduce: the vector), split into one chunk per rank. Algorithm bandwidth is size / time;
+// bus bandwidth scales it by what each rank's links must carry, so that it compares with a
+// point-to-point figure whatever the rank count:
+//   reduce-scatter, all-gather  busbw = algbw x (n - 1) / n
+//   all-reduce                  busbw = algbw x 2 (n - 1) / n
+// Elements are f32. Reduce-scatter and all-gather chunks are whole: a size that does not split
+// into n chunks of whole 16-byte vectors is rounded down (its row says the bytes used), as
+// nccl-tests rounds its counts. An all-reduce keeps its size; its chunks (for the algorithms
+// that split it) are rounded up to whole vectors, the last one shorter.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "vocab/methods.hpp"
+
+namespace p2pbench {
+
+constexpr uint64_t kCollectiveElementBytes = 4;  // f32
+constexpr uint64_t kCollectiveVectorElements = 4;  // 16-byte accesses
+
+const char* to_string(Collective c);  // "reduce_scatter", "all_gather", "all_reduce" ("none")
+
+// (n - 1) / n or 2 (n - 1) / n; 0 for kNone or fewer than one rank.
+double bus_factor(Collective c, int ranks);
+
+struct CollectiveSize {
+  uint64_t elements = 0;        // of the whole operation (reduce-scatter's input, all-gather's output, the vector)
+  uint64_t chunk_elements = 0;  // of one rank's chunk (the last all-reduce chunk may be shorter)
+  uint64_t bytes = 0;           // the size the figures use: elements x 4
+  // Elements of rank r's chunk: [first(r), end(r)).
+  uint64_t first(int r) const;
+  uint64_t end(int r) const;
+};
+
+// The operation's size for a case of `bytes` over `ranks` ranks; nullopt where it holds no whole
+// chunk per rank (reduce-scatter, all-gather: fewer than 4 elements per rank; all-reduce: not
+// whole f32 elements).
+std::optional<CollectiveSize> collective_size(Collective c, uint64_t bytes, int ranks);
+
+// Each rank's input and output, in elements (reduce-scatter: the vector in, its chunk out;
+// all-gather: a chunk in, the vector out; all-reduce: the vector both).
+uint64_t input_elements(Collective c, const CollectiveSize& s);
+uint64_t output_elements(Collective c, const CollectiveSize& s);
+
+// GB/s (1e9 bytes per second) of `bytes` in `seconds`: the algorithm bandwidth, and the bus bandwidth.
+double algorithm_gbps(uint64_t bytes, double seconds);
+double bus_gbps(Collective c, int ranks, uint64_t bytes, double seconds);
+
+}  // namespace p2pbench

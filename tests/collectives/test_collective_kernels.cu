@@ -1,0 +1,216 @@
+// The put-built collectives' kernel with every rank in one grid of one process (blockIdx.y = the
+// rank; launch_in_one_grid), which compute-sanitizer can run too: each algorithm at 2, 3 and 4
+// ranks, launched three times (the barrier counts carry over), every rank's output checked
+// against the reference of the operands (kernels/collective_data.hpp), the small sizes also
+// against sums made on the host from the inputs read back; a changed element is found; a rank
+// whose peer never comes gives up at its timeout and says where.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "kernels/collective_data.hpp"
+#include "methods/collectives/collective_kernels.hpp"
+
+namespace {
+
+using namespace p2pbench;
+using namespace p2pbench::collectives;
+
+constexpr int kBlocks = 4, kThreads = 128;
+
+Collective operation_of(Algorithm a) {
+  switch (a) {
+    case Algorithm::kReduceScatterAdd:
+    case Algorithm::kReduceScatterTwoShot: return Collective::kReduceScatter;
+    case Algorithm::kAllGather: return Collective::kAllGather;
+    default: return Collective::kAllReduce;
+  }
+}
+
+const char* name(Algorithm a) {
+  switch (a) {
+    case Algorithm::kReduceScatterAdd: return "reduce_scatter_add";
+    case Algorithm::kReduceScatterTwoShot: return "reduce_scatter_two_shot";
+    case Algorithm::kAllGather: return "all_gather";
+    case Algorithm::kAllReduceTwoShot: return "all_reduce_two_shot";
+    case Algorithm::kAllReduceOneShot: return "all_reduce_one_shot";
+  }
+  return "?";
+}
+
+template <class T>
+T* device_alloc(size_t bytes) {
+  void* p = nullptr;
+  cuda_check(cudaMalloc(&p, bytes), "allocating test memory");
+  return static_cast<T*>(p);
+}
+
+// Every rank's memory on the one GPU, laid out as the engines lay it out.
+class Ranks {
+ public:
+  Ranks(Algorithm a, int ranks, uint64_t bytes) : a_(a), n_(ranks), op_(operation_of(a)) {
+    size_ = *collective_size(op_, bytes, ranks);
+    in_bytes_ = input_elements(op_, size_) * 4;
+    out_offset_ = (in_bytes_ + 4095) / 4096 * 4096;
+    const size_t chunk_bytes = size_.chunk_elements * 4;
+    for (int r = 0; r < n_; ++r) {
+      base_.push_back(device_alloc<char>(out_offset_ + output_elements(op_, size_) * 4));
+      slots_.push_back(device_alloc<float>(chunk_bytes * size_t(n_)));  // slot s: from rank s
+      words_.push_back(device_alloc<uint32_t>(kBarrierWordsBytes));
+      counts_.push_back(device_alloc<uint32_t>(kMaxBlocks * 4));
+      headers_.push_back(device_alloc<BarrierHeader>(sizeof(BarrierHeader)));
+      reset_barriers(words_[r], counts_[r], headers_[r], nullptr);
+      kernels::fill_collective_input(reinterpret_cast<float*>(base_[r]), input_elements(op_, size_), seed(r), nullptr);
+      kernels::poison_collective_output(output(r), output_elements(op_, size_) * 4, nullptr);
+    }
+    cuda_check(cudaDeviceSynchronize(), "setting up the ranks");
+  }
+  ~Ranks() {
+    for (void* p : base_) cudaFree(p);
+    for (void* p : slots_) cudaFree(p);
+    for (void* p : words_) cudaFree(p);
+    for (void* p : counts_) cudaFree(p);
+    for (void* p : headers_) cudaFree(p);
+  }
+
+  static uint64_t seed(int r) { return 0x1234 + uint64_t(r) * 77; }
+  float* output(int r) const { return reinterpret_cast<float*>(base_[size_t(r)] + out_offset_); }
+
+  Launch launch_of(int me, uint64_t timeout_ns) const {
+    Launch l;
+    l.algorithm = a_;
+    l.ranks = n_;
+    l.me = me;
+    l.size = size_;
+    for (int r = 0; r < n_; ++r) {
+      l.input[r] = reinterpret_cast<const float*>(base_[size_t(r)]);
+      l.output[r] = output(r);
+      l.staging[r] = slots_[size_t(r)] + size_t(me) * size_.chunk_elements;  // rank r's slot for me
+      l.inbox[r] = slots_[size_t(me)] + size_t(r) * size_.chunk_elements;    // my slot for rank r
+      l.barrier_words[r] = words_[size_t(r)];
+    }
+    l.counts = counts_[size_t(me)];
+    l.header = headers_[size_t(me)];
+    l.timeout_ns = timeout_ns;
+    return l;
+  }
+
+  std::vector<Launch> all(uint64_t timeout_ns) const {
+    std::vector<Launch> out;
+    for (int r = 0; r < n_; ++r) out.push_back(launch_of(r, timeout_ns));
+    return out;
+  }
+
+  // "" when rank r's output matches the reference, else what differs.
+  std::string check(int r) const {
+    kernels::CollectiveReference ref;
+    ref.op = op_;
+    ref.size = size_;
+    ref.ranks = n_;
+    ref.me = r;
+    for (int k = 0; k < n_; ++k) ref.seeds[k] = seed(k);
+    kernels::PatternCheck* result = nullptr;
+    cuda_check(cudaMallocHost(&result, sizeof *result), "a check result");
+    *result = {0, ~0ull};
+    kernels::check_collective_output(output(r), ref, result, nullptr);
+    cuda_check(cudaDeviceSynchronize(), "checking an output");
+    const std::string what = result->mismatches ? std::to_string(result->mismatches) + " bytes differ from " +
+                                                      std::to_string(result->first_bad_offset)
+                                                : "";
+    cudaFreeHost(result);
+    return what;
+  }
+
+  // Rank r's output against sums made here from every rank's input read back.
+  void expect_host_sums(int r) const {
+    std::vector<std::vector<float>> in(size_t(n_), std::vector<float>(input_elements(op_, size_)));
+    for (int k = 0; k < n_; ++k)
+      cuda_check(cudaMemcpy(in[size_t(k)].data(), base_[size_t(k)], in_bytes_, cudaMemcpyDeviceToHost), "reading an input");
+    std::vector<float> out(output_elements(op_, size_));
+    cuda_check(cudaMemcpy(out.data(), output(r), out.size() * 4, cudaMemcpyDeviceToHost), "reading an output");
+    for (uint64_t e = 0; e < out.size(); ++e) {
+      double want = 0;
+      if (op_ == Collective::kAllGather) {
+        want = in[e / size_.chunk_elements][e % size_.chunk_elements];
+      } else {
+        const uint64_t at = op_ == Collective::kReduceScatter ? uint64_t(r) * size_.chunk_elements + e : e;
+        for (int k = 0; k < n_; ++k) want += in[size_t(k)][at];
+      }
+      ASSERT_EQ(double(out[e]), want) << "rank " << r << " element " << e;
+    }
+  }
+
+  BarrierHeader header(int r) const {
+    BarrierHeader h;
+    cuda_check(cudaMemcpy(&h, headers_[size_t(r)], sizeof h, cudaMemcpyDeviceToHost), "reading a header");
+    return h;
+  }
+
+ private:
+  Algorithm a_;
+  int n_;
+  Collective op_;
+  CollectiveSize size_;
+  uint64_t in_bytes_ = 0, out_offset_ = 0;
+  std::vector<char*> base_;
+  std::vector<float*> slots_;
+  std::vector<uint32_t*> words_, counts_;
+  std::vector<BarrierHeader*> headers_;
+};
+
+constexpr uint64_t kTimeoutNs = 10'000'000'000ull;
+
+class EveryAlgorithm : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(EveryAlgorithm, EveryRankHoldsTheReferenceAfterThreeOperations) {
+  const Algorithm a = GetParam();
+  if (auto why = unsupported_reason(a, kBlocks, kThreads, 4, 0)) GTEST_SKIP() << *why;
+  // 1000004 bytes: an all-reduce whose last chunk ends in a tail of fewer than 4 elements.
+  for (int ranks : {2, 3, 4})
+    for (uint64_t bytes : {uint64_t(64), uint64_t(4096), uint64_t(1000004), uint64_t(16) << 20}) {
+      SCOPED_TRACE(std::string(name(a)) + ", " + std::to_string(ranks) + " ranks, " + std::to_string(bytes) + " bytes");
+      Ranks set(a, ranks, bytes);
+      for (int i = 0; i < 3; ++i) launch_in_one_grid(set.all(kTimeoutNs), kBlocks, kThreads, nullptr);
+      cuda_check(cudaDeviceSynchronize(), "running the collective");
+      for (int r = 0; r < ranks; ++r) {
+        EXPECT_EQ(set.header(r).timed_out, 0u) << "rank " << r;
+        EXPECT_EQ(set.check(r), "") << "rank " << r;
+        if (bytes <= 4096) set.expect_host_sums(r);
+      }
+    }
+}
+
+TEST_P(EveryAlgorithm, TheCheckFindsAChangedElement) {
+  const Algorithm a = GetParam();
+  if (auto why = unsupported_reason(a, kBlocks, kThreads, 3, 0)) GTEST_SKIP() << *why;
+  Ranks set(a, 3, 4096);
+  launch_in_one_grid(set.all(kTimeoutNs), kBlocks, kThreads, nullptr);
+  cuda_check(cudaDeviceSynchronize(), "running the collective");
+  ASSERT_EQ(set.check(1), "");
+  const float wrong = 1000.0f;
+  cuda_check(cudaMemcpy(set.output(1) + 5, &wrong, 4, cudaMemcpyHostToDevice), "changing an element");
+  EXPECT_EQ(set.check(1), "4 bytes differ from 20");
+}
+
+TEST_P(EveryAlgorithm, ARankWhosePeerNeverComesGivesUp) {
+  const Algorithm a = GetParam();
+  if (auto why = unsupported_reason(a, kBlocks, kThreads, 2, 0)) GTEST_SKIP() << *why;
+  Ranks set(a, 2, 4096);
+  launch_in_one_grid({set.launch_of(1, 100'000'000)}, kBlocks, kThreads, nullptr);  // rank 0 never runs
+  cuda_check(cudaDeviceSynchronize(), "running the lone rank");
+  const BarrierHeader h = set.header(1);  // the lone rank's header (its launch's me is 1)
+  EXPECT_EQ(h.timed_out, 1u);
+  EXPECT_EQ(h.peer, 0u);
+  EXPECT_LT(h.block, unsigned(kBlocks));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, EveryAlgorithm,
+                         ::testing::Values(Algorithm::kReduceScatterAdd, Algorithm::kReduceScatterTwoShot,
+                                           Algorithm::kAllGather, Algorithm::kAllReduceTwoShot,
+                                           Algorithm::kAllReduceOneShot),
+                         [](const auto& info) { return std::string(name(info.param)); });
+
+}  // namespace
