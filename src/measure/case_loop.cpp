@@ -171,7 +171,7 @@ bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>
                      LockStep::kDefaultLocalWorkS);
   if (any_failed(filled, out)) return false;
   auto calibration = step("calibrating the case", [&](Member& m, StepReport& r) { calibrate(m, r); },
-                          3 * TransferTimer::kUngatedWaitS);
+                          (TransferTimer::kCalibrationLaunches + 2) * TransferTimer::kUngatedWaitS);
   if (any_failed(calibration, out)) return false;
   for (const StepReport& r : calibration) {  // the slowest member's: every member counts the same
     single_ms_ = std::max(single_ms_, r.single_ms);

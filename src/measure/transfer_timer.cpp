@@ -28,18 +28,21 @@ TransferTimer::TransferTimer(double timeout_scale, bool ungated)
       stop_(make_event("the end of a sample")),
       stamps_(sizeof(kernels::GateStamps), "gate time stamps") {}
 
+// One untimed launch first: what a method builds on first use (NCCL's connections for the
+// operation, module loads) is not its time. Then kCalibrationLaunches back to back between two
+// events: ranks whose launches wait for each other (collectives, NCCL) meet once rather than at
+// every launch, where each launch timed alone also held the ranks' skew (their hosts' wake-ups),
+// and a calibration several times too long gave samples of a few launches, whose gate overhead
+// then weighed on every launch's time.
 double TransferTimer::time_single_ms(const EnqueueTransfer& enqueue) {
-  std::vector<double> ms;
-  for (int i = 0; i < 3; ++i) {
-    cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a calibration start event");
-    enqueue(0, stream_.get());
-    cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a calibration stop event");
-    wait_for_event(stop_.get(), kUngatedWaitS * timeout_scale_, "a calibration transfer");
-    float elapsed = 0;
-    cuda_check(cudaEventElapsedTime(&elapsed, start_.get(), stop_.get()), "reading a calibration time");
-    ms.push_back(elapsed);
-  }
-  return std::max(1e-4, quantile(ms, 0.5));
+  enqueue(0, stream_.get());
+  cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a calibration start event");
+  for (int i = 0; i < kCalibrationLaunches; ++i) enqueue(0, stream_.get());
+  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a calibration stop event");
+  wait_for_event(stop_.get(), (kCalibrationLaunches + 1) * kUngatedWaitS * timeout_scale_, "the calibration transfers");
+  float elapsed = 0;
+  cuda_check(cudaEventElapsedTime(&elapsed, start_.get(), stop_.get()), "reading a calibration time");
+  return std::max(1e-4, double(elapsed) / kCalibrationLaunches);
 }
 
 uint64_t TransferTimer::iterations_for(double single_ms, double min_sample_ms) {

@@ -33,7 +33,9 @@ class TransferTimer {
 
   cudaStream_t stream() const { return stream_.get(); }
 
-  // Median of three ungated single transfers, in ms.
+  // One ungated transfer's time, in ms: the mean of kCalibrationLaunches back to back, after an
+  // untimed first one.
+  static constexpr int kCalibrationLaunches = 3;
   double time_single_ms(const EnqueueTransfer& enqueue);
   // Transfers per sample so that a sample lasts at least `min_sample_ms` (capped).
   static uint64_t iterations_for(double single_ms, double min_sample_ms);
