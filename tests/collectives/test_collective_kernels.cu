@@ -1,12 +1,13 @@
 // The put-built collectives' kernel with every rank in one grid of one process (blockIdx.y = the
 // rank; launch_in_one_grid), which compute-sanitizer can run too: each algorithm at 2, 3 and 4
-// ranks, launched three times (the barrier counts carry over), every rank's output checked
+// ranks, with LD/ST and (all-gather, two-shot) with TMA puts of 4 KiB stages, launched three times (the barrier counts carry over), every rank's output checked
 // against the reference of the operands (kernels/collective_data.hpp), the small sizes also
 // against sums made on the host from the inputs read back; a changed element is found; a rank
 // whose peer never comes gives up at its timeout and says where.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,8 @@ T* device_alloc(size_t bytes) {
 // Every rank's memory on the one GPU, laid out as the engines lay it out.
 class Ranks {
  public:
-  Ranks(Algorithm a, int ranks, uint64_t bytes) : a_(a), n_(ranks), op_(operation_of(a)) {
+  Ranks(Algorithm a, int ranks, uint64_t bytes, uint32_t stage_bytes)
+      : a_(a), n_(ranks), op_(operation_of(a)), stage_bytes_(stage_bytes) {
     size_ = *collective_size(op_, bytes, ranks);
     in_bytes_ = input_elements(op_, size_) * 4;
     out_offset_ = (in_bytes_ + 4095) / 4096 * 4096;
@@ -68,6 +70,8 @@ class Ranks {
     }
     cuda_check(cudaDeviceSynchronize(), "setting up the ranks");
   }
+  Ranks(const Ranks&) = delete;
+  Ranks& operator=(const Ranks&) = delete;
   ~Ranks() {
     for (void* p : base_) cudaFree(p);
     for (void* p : slots_) cudaFree(p);
@@ -95,6 +99,7 @@ class Ranks {
     l.counts = counts_[size_t(me)];
     l.header = headers_[size_t(me)];
     l.timeout_ns = timeout_ns;
+    l.tma_stage_bytes = stage_bytes_;
     return l;
   }
 
@@ -153,6 +158,7 @@ class Ranks {
   Algorithm a_;
   int n_;
   Collective op_;
+  uint32_t stage_bytes_;
   CollectiveSize size_;
   uint64_t in_bytes_ = 0, out_offset_ = 0;
   std::vector<char*> base_;
@@ -162,17 +168,37 @@ class Ranks {
 };
 
 constexpr uint64_t kTimeoutNs = 10'000'000'000ull;
+constexpr uint64_t kTmaSmemBytes = 8192;  // two stages of 4 KiB
 
-class EveryAlgorithm : public ::testing::TestWithParam<Algorithm> {};
+struct Variant {
+  Algorithm algorithm;
+  uint64_t smem_bytes;  // 0: LD/ST
+};
+
+std::string name(const Variant& v) { return std::string(name(v.algorithm)) + (v.smem_bytes ? "_tma" : ""); }
+
+class EveryAlgorithm : public ::testing::TestWithParam<Variant> {
+ protected:
+  // The variant's skip reason on this GPU for `ranks`, after allowing the TMA kernels their memory.
+  std::optional<std::string> unsupported(int ranks) const {
+    const Variant v = GetParam();
+    if (auto why = unsupported_reason(v.algorithm, kBlocks, kThreads, ranks, v.smem_bytes, 0)) return why;
+    if (v.smem_bytes) prepare_tma(v.smem_bytes, 0);
+    return std::nullopt;
+  }
+  Ranks make(int ranks, uint64_t bytes) const {
+    const Variant v = GetParam();
+    return Ranks(v.algorithm, ranks, bytes, v.smem_bytes ? tma_stage_bytes(v.smem_bytes) : 0);
+  }
+};
 
 TEST_P(EveryAlgorithm, EveryRankHoldsTheReferenceAfterThreeOperations) {
-  const Algorithm a = GetParam();
-  if (auto why = unsupported_reason(a, kBlocks, kThreads, 4, 0)) GTEST_SKIP() << *why;
+  if (auto why = unsupported(4)) GTEST_SKIP() << *why;
   // 1000004 bytes: an all-reduce whose last chunk ends in a tail of fewer than 4 elements.
   for (int ranks : {2, 3, 4})
     for (uint64_t bytes : {uint64_t(64), uint64_t(4096), uint64_t(1000004), uint64_t(16) << 20}) {
-      SCOPED_TRACE(std::string(name(a)) + ", " + std::to_string(ranks) + " ranks, " + std::to_string(bytes) + " bytes");
-      Ranks set(a, ranks, bytes);
+      SCOPED_TRACE(name(GetParam()) + ", " + std::to_string(ranks) + " ranks, " + std::to_string(bytes) + " bytes");
+      Ranks set = make(ranks, bytes);
       for (int i = 0; i < 3; ++i) launch_in_one_grid(set.all(kTimeoutNs), kBlocks, kThreads, nullptr);
       cuda_check(cudaDeviceSynchronize(), "running the collective");
       for (int r = 0; r < ranks; ++r) {
@@ -184,9 +210,8 @@ TEST_P(EveryAlgorithm, EveryRankHoldsTheReferenceAfterThreeOperations) {
 }
 
 TEST_P(EveryAlgorithm, TheCheckFindsAChangedElement) {
-  const Algorithm a = GetParam();
-  if (auto why = unsupported_reason(a, kBlocks, kThreads, 3, 0)) GTEST_SKIP() << *why;
-  Ranks set(a, 3, 4096);
+  if (auto why = unsupported(3)) GTEST_SKIP() << *why;
+  Ranks set = make(3, 4096);
   launch_in_one_grid(set.all(kTimeoutNs), kBlocks, kThreads, nullptr);
   cuda_check(cudaDeviceSynchronize(), "running the collective");
   ASSERT_EQ(set.check(1), "");
@@ -196,9 +221,8 @@ TEST_P(EveryAlgorithm, TheCheckFindsAChangedElement) {
 }
 
 TEST_P(EveryAlgorithm, ARankWhosePeerNeverComesGivesUp) {
-  const Algorithm a = GetParam();
-  if (auto why = unsupported_reason(a, kBlocks, kThreads, 2, 0)) GTEST_SKIP() << *why;
-  Ranks set(a, 2, 4096);
+  if (auto why = unsupported(2)) GTEST_SKIP() << *why;
+  Ranks set = make(2, 4096);
   launch_in_one_grid({set.launch_of(1, 100'000'000)}, kBlocks, kThreads, nullptr);  // rank 0 never runs
   cuda_check(cudaDeviceSynchronize(), "running the lone rank");
   const BarrierHeader h = set.header(1);  // the lone rank's header (its launch's me is 1)
@@ -207,10 +231,21 @@ TEST_P(EveryAlgorithm, ARankWhosePeerNeverComesGivesUp) {
   EXPECT_LT(h.block, unsigned(kBlocks));
 }
 
+TEST(CollectiveLimits, TmaOnlyWhereAnAlgorithmPutsAndStagesFit) {
+  EXPECT_TRUE(unsupported_reason(Algorithm::kAllReduceOneShot, 4, 128, 2, kTmaSmemBytes, 0).has_value());
+  EXPECT_TRUE(unsupported_reason(Algorithm::kAllGather, 4, 128, 2, 16, 0).has_value());  // stages of 8 bytes
+  EXPECT_TRUE(unsupported_reason(Algorithm::kAllGather, 4, 16, 2, 0, 0).has_value());    // not whole warps
+  EXPECT_TRUE(unsupported_reason(Algorithm::kAllGather, kMaxBlocks + 1, 128, 2, 0, 0).has_value());
+  EXPECT_EQ(tma_stage_bytes(100), 48u);  // two stages of whole 16 bytes
+}
+
 INSTANTIATE_TEST_SUITE_P(Collectives, EveryAlgorithm,
-                         ::testing::Values(Algorithm::kReduceScatterAdd, Algorithm::kReduceScatterTwoShot,
-                                           Algorithm::kAllGather, Algorithm::kAllReduceTwoShot,
-                                           Algorithm::kAllReduceOneShot),
-                         [](const auto& info) { return std::string(name(info.param)); });
+                         ::testing::Values(Variant{Algorithm::kReduceScatterAdd, 0}, Variant{Algorithm::kReduceScatterTwoShot, 0},
+                                           Variant{Algorithm::kAllGather, 0}, Variant{Algorithm::kAllReduceTwoShot, 0},
+                                           Variant{Algorithm::kAllReduceOneShot, 0},
+                                           Variant{Algorithm::kReduceScatterTwoShot, kTmaSmemBytes},
+                                           Variant{Algorithm::kAllGather, kTmaSmemBytes},
+                                           Variant{Algorithm::kAllReduceTwoShot, kTmaSmemBytes}),
+                         [](const auto& info) { return name(info.param); });
 
 }  // namespace

@@ -21,7 +21,7 @@ from put_signal_checks import run_rank_counts
 
 CONFIG = str(pathlib.Path(__file__).resolve().parent / "collectives-small.json")
 METHODS = ("reduce_scatter_add", "reduce_scatter_two_shot", "all_gather_put", "all_reduce_two_shot",
-           "all_reduce_one_shot")
+           "all_reduce_one_shot", "reduce_scatter_two_shot_tma", "all_gather_tma", "all_reduce_two_shot_tma")
 NCCL = ("nccl_reduce_scatter", "nccl_all_gather", "nccl_all_reduce")
 
 

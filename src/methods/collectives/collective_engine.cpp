@@ -23,7 +23,12 @@ class PutCollectiveEngine final : public CollectiveEngine {
 
   std::optional<std::string> unsupported_reason(int device) const override {
     if (auto why = CollectiveEngine::unsupported_reason(device)) return why;
-    return collectives::unsupported_reason(algorithm_, blocks(), threads(), int(ranks().size()), device);
+    return collectives::unsupported_reason(algorithm_, blocks(), threads(), int(ranks().size()), smem_bytes(), device);
+  }
+
+  void prepare(int device, int rank, const std::vector<Flow>& mine) override {
+    CollectiveEngine::prepare(device, rank, mine);
+    if (smem_bytes()) prepare_tma(smem_bytes(), device);
   }
 
   // Also before the first launch (the case loop calls it before prepare()): the barrier words
@@ -59,6 +64,7 @@ class PutCollectiveEngine final : public CollectiveEngine {
     l.header = static_cast<BarrierHeader*>(header_.get());
     l.timeout_ns = uint64_t(kBarrierTimeoutS * 1e9);
     l.heartbeat = heartbeat_;
+    l.tma_stage_bytes = smem_bytes() ? tma_stage_bytes(smem_bytes()) : 0;
     collectives::launch(l, blocks(), threads(), stream);
   }
 
@@ -83,6 +89,7 @@ class PutCollectiveEngine final : public CollectiveEngine {
  private:
   int blocks() const { return spec().blocks.value_or(1); }
   int threads() const { return spec().threads.value_or(512); }
+  uint64_t smem_bytes() const { return spec().smem_bytes.value_or(0); }  // the TMA variants' stages
 
   Algorithm algorithm_;
   DeviceBuffer counts_, header_;
@@ -94,16 +101,29 @@ class PutCollectiveEngine final : public CollectiveEngine {
 bool block_count(uint64_t v) { return v >= 1 && v <= 65535; }
 bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
 
-std::vector<SweptAxis> axes() {
-  return {{ShapeAxis::kBlocks, {32}, block_count, "blocks must be 1..65535",
-           "blocks (= SMs) of each rank's kernel; block b of every rank handles the same elements"},
+SweptAxis blocks_axis() {
+  return {ShapeAxis::kBlocks, {32}, block_count, "blocks must be 1..65535",
+          "blocks of each rank's kernel; block b of every rank handles the same pieces of every chunk"};
+}
+
+std::vector<SweptAxis> ldst_axes() {
+  return {blocks_axis(),
           {ShapeAxis::kThreads, {512}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
            "threads per block (16 bytes each per access)"}};
 }
 
-MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help) {
+std::vector<SweptAxis> tma_axes() {
+  return {blocks_axis(),
+          {ShapeAxis::kThreads, {256}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
+           "threads per block: thread 0 issues the bulk copies, all of them sum"},
+          {ShapeAxis::kSmemBytes, {65536}, nullptr, "",
+           "shared memory per block: two stages, each a piece that one bulk load brings and bulk stores put (one block per SM)"}};
+}
+
+MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help,
+                std::vector<SweptAxis> swept) {
   MethodInfo m{Method{}, name, MethodKind::kCollective, {}, title, color, order, false,
-               "its kernels wait at barriers for their peers' kernels", help, axes()};
+               "its kernels wait at barriers for their peers' kernels", help, std::move(swept)};
   m.needs_both_ends_running = true;
   m.push_only = true;
   m.collective = op;
@@ -121,29 +141,53 @@ P2PBENCH_REGISTER_METHOD(kReduceScatterAdd,
                          info("reduce_scatter_add", "reduce-scatter: atomic-add puts", "tab:olive", 20,
                               Collective::kReduceScatter,
                               "reduce-scatter of f32: each rank adds its chunk r into rank r's output with 16-byte "
-                              "reductions (red.add.v4.f32) through the peer mapping"),
+                              "reductions (red.add.v4.f32) through the peer mapping",
+                              ldst_axes()),
                          make<Algorithm::kReduceScatterAdd>);
 P2PBENCH_REGISTER_METHOD(kReduceScatterTwoShot,
                          info("reduce_scatter_two_shot", "reduce-scatter: puts + local sum", "tab:cyan", 21,
                               Collective::kReduceScatter,
                               "reduce-scatter of f32: each rank stores its chunk r into rank r's staging slot, then "
-                              "each sums its chunk in rank order"),
+                              "each sums its chunk in rank order",
+                              ldst_axes()),
                          make<Algorithm::kReduceScatterTwoShot>);
 P2PBENCH_REGISTER_METHOD(kAllGatherPut,
                          info("all_gather_put", "all-gather: puts", "tab:purple", 22, Collective::kAllGather,
-                              "all-gather of f32: each rank stores its chunk into every rank's output"),
+                              "all-gather of f32: each rank stores its chunk into every rank's output", ldst_axes()),
                          make<Algorithm::kAllGather>);
 P2PBENCH_REGISTER_METHOD(kAllReduceTwoShot,
                          info("all_reduce_two_shot", "all-reduce: two-shot puts", "tab:orange", 23,
                               Collective::kAllReduce,
                               "all-reduce of f32: the two-shot reduce-scatter, then each rank stores its summed chunk "
-                              "into every rank's output"),
+                              "into every rank's output",
+                              ldst_axes()),
                          make<Algorithm::kAllReduceTwoShot>);
 P2PBENCH_REGISTER_METHOD(kAllReduceOneShot,
                          info("all_reduce_one_shot", "all-reduce: one-shot loads", "tab:green", 24,
                               Collective::kAllReduce,
                               "all-reduce of f32: each rank loads the whole vector from every rank and sums it in "
-                              "rank order (for small sizes)"),
+                              "rank order (for small sizes)",
+                              ldst_axes()),
                          make<Algorithm::kAllReduceOneShot>);
+P2PBENCH_REGISTER_METHOD(kReduceScatterTwoShotTma,
+                         info("reduce_scatter_two_shot_tma", "reduce-scatter: TMA puts + local sum", "tab:blue", 25,
+                              Collective::kReduceScatter,
+                              "reduce-scatter of f32: each rank's chunk r put into rank r's staging slot by bulk copies "
+                              "(TMA) through shared memory, then each sums its chunk in rank order",
+                              tma_axes()),
+                         make<Algorithm::kReduceScatterTwoShot>);
+P2PBENCH_REGISTER_METHOD(kAllGatherTma,
+                         info("all_gather_tma", "all-gather: TMA puts", "tab:pink", 26, Collective::kAllGather,
+                              "all-gather of f32: each piece of a rank's chunk loaded into shared memory once and bulk-"
+                              "stored (TMA) into every rank's output",
+                              tma_axes()),
+                         make<Algorithm::kAllGather>);
+P2PBENCH_REGISTER_METHOD(kAllReduceTwoShotTma,
+                         info("all_reduce_two_shot_tma", "all-reduce: two-shot TMA", "tab:brown", 27,
+                              Collective::kAllReduce,
+                              "all-reduce of f32: the two-shot reduce-scatter with TMA puts, then each piece of the sum "
+                              "written to shared memory and bulk-stored into every rank's output",
+                              tma_axes()),
+                         make<Algorithm::kAllReduceTwoShot>);
 
 }  // namespace p2pbench::collectives

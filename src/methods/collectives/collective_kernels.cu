@@ -1,7 +1,10 @@
 #include "methods/collectives/collective_kernels.hpp"
 
+#include <algorithm>
+
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "kernels/copy_device.cuh"
 #include "kernels/device_caps.hpp"
 #include "kernels/live_clock.cuh"
 #include "kernels/ptx.cuh"
@@ -44,14 +47,21 @@ __device__ bool barrier(const Launch& l, uint32_t count) {
   return __syncthreads_and(ok) != 0;
 }
 
-// f(k, n) for the block's share of elements [first, end): n = 4 at 16-byte vectors k (first is
-// a multiple of 4), the tail of fewer than 4 by block 0's thread 0.
+// Elements of the piece a block takes at a time: its threads' 16-byte vectors (LD/ST), or one
+// shared-memory stage (TMA). Piece j of a span goes to block j % gridDim.x on every rank.
+__device__ __forceinline__ uint64_t piece_elements(const Launch& l) {
+  return l.tma_stage_bytes ? l.tma_stage_bytes / 4 : uint64_t(blockDim.x) * kVector;
+}
+
+// f(k, n) for the block's share of elements [first, end): n = 4 at each 16-byte vector k of its
+// pieces (first is a multiple of 4), the tail of fewer than 4 by block 0's thread 0.
 template <class F>
-__device__ void for_each_vector(uint64_t first, uint64_t end, F f) {
-  const uint64_t vectors = (end - first) / kVector, tail = (end - first) % kVector;
-  for (uint64_t v = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; v < vectors; v += uint64_t(gridDim.x) * blockDim.x)
-    f(first + v * kVector, kVector);
-  if (tail && blockIdx.x == 0 && threadIdx.x == 0) f(first + vectors * kVector, int(tail));
+__device__ void for_each_vector(const Launch& l, uint64_t first, uint64_t end, F f) {
+  const uint64_t piece = piece_elements(l), whole = (end - first) / kVector * kVector;
+  for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece)
+    for (uint64_t k = p + threadIdx.x * kVector; k < min(p + piece, whole); k += uint64_t(blockDim.x) * kVector)
+      f(first + k, kVector);
+  if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) f(first + whole, int(end - first - whole));
 }
 
 struct Values {
@@ -97,12 +107,86 @@ __device__ __forceinline__ uint64_t end_of(const Launch& l, int r) {
 // The peers in an order that starts after this rank, so that the ranks do not all write rank 0 first.
 __device__ __forceinline__ int peer_at(const Launch& l, int j) { return (l.me + j) % l.ranks; }
 
+// Thread 0's TMA copies through two shared-memory stages, each with its mbarrier (the dynamic
+// shared memory: the stages, then the barriers).
+struct TmaStages {
+  uint32_t smem = 0, bars = 0, bytes = 0;  // shared::cta addresses of stage 0 and barrier 0; bytes a stage (0: LD/ST)
+  uint32_t parities = 0;                   // thread 0's: bit s, the parity the next wait on stage s expects
+  uint32_t next = 0;                       // thread 0's: the stage its next bulk load uses
+};
+
+extern __shared__ __align__(128) unsigned char dynamic_smem[];
+
+__device__ TmaStages tma_stages(const Launch& l) {
+  TmaStages s;
+  s.bytes = l.tma_stage_bytes;
+  if (!s.bytes) return s;
+  s.smem = uint32_t(__cvta_generic_to_shared(dynamic_smem));
+  s.bars = s.smem + 2 * s.bytes;
+  if (threadIdx.x == 0) {
+    for (uint32_t st = 0; st < 2; ++st) ptx::mbarrier_init(s.bars + 8 * st, 1);
+    ptx::fence_mbarrier_init();
+    ptx::fence_proxy_async_shared_cta();
+  }
+  __syncthreads();
+  return s;
+}
+
+// Thread 0: [src, src + bytes) into the next stage by one bulk load, then a bulk store of the
+// stage to dst_of(d) for each of `destinations`. A stage is reused two pieces later, once the
+// stores that read it are done reading (wait_group.read 1).
+template <class Dst>
+__device__ void tma_fan_out(TmaStages& s, const float* src, uint32_t bytes, int destinations, Dst dst_of) {
+  const uint32_t st = s.next;
+  s.next ^= 1;
+  ptx::bulk_wait_group_read<1>();
+  ptx::mbarrier_arrive_expect_tx(s.bars + 8 * st, bytes);
+  ptx::bulk_load_global_to_shared(s.smem + st * s.bytes, src, bytes, s.bars + 8 * st);
+  while (!ptx::mbarrier_try_wait_parity(s.bars + 8 * st, (s.parities >> st) & 1)) {
+  }
+  s.parities ^= 1u << st;
+  for (int d = 0; d < destinations; ++d) ptx::bulk_store_shared_to_global(dst_of(d), s.smem + st * s.bytes, bytes);
+  ptx::bulk_commit_group();
+}
+
+// Thread 0 waits until its bulk stores are written, before a barrier's release publishes them.
+__device__ __forceinline__ void tma_drain(const TmaStages& s) {
+  if (threadIdx.x != 0 || !s.bytes) return;
+  ptx::bulk_wait_group<0>();
+  __threadfence_system();
+}
+
+// src's elements [first, end) of the block's pieces to dst_of(d, k) + ... for each of
+// `destinations` (k: the element's index in src): TMA where the launch has stages, else LD/ST;
+// a tail of fewer than 4 elements by LD/ST.
+template <class Dst>
+__device__ void put_span(const Launch& l, TmaStages& s, const float* src, uint64_t first, uint64_t end, int destinations,
+                         Dst dst_of) {
+  if (!s.bytes) {
+    for_each_vector(l, first, end, [&](uint64_t k, int n) {
+      const Values x = load(src + k, n);
+      for (int d = 0; d < destinations; ++d) store(dst_of(d, k), x, n);
+    });
+    return;
+  }
+  const uint64_t piece = piece_elements(l), whole = (end - first) / kVector * kVector;
+  if (threadIdx.x == 0)
+    for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece)
+      tma_fan_out(s, src + first + p, uint32_t(min(piece, whole - p) * 4), destinations,
+                  [&](int d) { return dst_of(d, first + p); });
+  if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) {
+    const int n = int(end - first - whole);
+    for (int d = 0; d < destinations; ++d) store(dst_of(d, first + whole), load(src + first + whole, n), n);
+  }
+  tma_drain(s);
+}
+
 // Each peer's chunk of this rank's input into the peer's staging slot.
-__device__ void put_chunks_to_staging(const Launch& l) {
+__device__ void put_chunks_to_staging(const Launch& l, TmaStages& s) {
   for (int j = 1; j < l.ranks; ++j) {
     const int r = peer_at(l, j);
     const uint64_t first = first_of(l, r);
-    for_each_vector(first, end_of(l, r), [&](uint64_t k, int n) { store(l.staging[r] + (k - first), load(l.input[l.me] + k, n), n); });
+    put_span(l, s, l.input[l.me], first, end_of(l, r), 1, [&](int, uint64_t k) { return l.staging[r] + (k - first); });
   }
 }
 
@@ -110,55 +194,94 @@ __device__ void put_chunks_to_staging(const Launch& l) {
 __device__ __forceinline__ Values staged_sum(const Launch& l, uint64_t k, int n) {
   const uint64_t first = first_of(l, l.me);
   Values sum = {};
-  for (int r = 0; r < l.ranks; ++r) accumulate(sum, r == l.me ? load(l.input[l.me] + k, n) : load(l.inbox[r] + (k - first), n));
+  for (int r = 0; r < l.ranks; ++r)
+    accumulate(sum, r == l.me ? load(l.input[l.me] + k, n) : load(l.inbox[r] + (k - first), n));
   return sum;
+}
+
+// The two-shot all-reduce's second phase with TMA: the block's threads sum a piece of this
+// rank's chunk into a stage, thread 0 stores the stage to every rank's output.
+__device__ void fan_out_sums(const Launch& l, TmaStages& s) {
+  const uint64_t first = first_of(l, l.me), end = end_of(l, l.me);
+  const uint64_t piece = piece_elements(l), whole = (end - first) / kVector * kVector;
+  uint32_t st = 1;  // put_span drained every earlier bulk copy: the stages start free
+  for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece) {
+    st ^= 1;
+    if (threadIdx.x == 0) ptx::bulk_wait_group_read<1>();  // the stores that last read stage st
+    __syncthreads();
+    float* stage = reinterpret_cast<float*>(dynamic_smem + st * s.bytes);
+    const uint64_t n = min(piece, whole - p);
+    for (uint64_t k = threadIdx.x * kVector; k < n; k += uint64_t(blockDim.x) * kVector)
+      store(stage + k, staged_sum(l, first + p + k, kVector), kVector);
+    ptx::fence_proxy_async_shared_cta();  // the generic stores before the bulk stores read them
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int j = 0; j < l.ranks; ++j)
+        ptx::bulk_store_shared_to_global(l.output[peer_at(l, j)] + first + p, s.smem + st * s.bytes, uint32_t(n * 4));
+      ptx::bulk_commit_group();
+    }
+  }
+  if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) {
+    const int n = int(end - first - whole);
+    const Values sum = staged_sum(l, first + whole, n);
+    for (int j = 0; j < l.ranks; ++j) store(l.output[peer_at(l, j)] + first + whole, sum, n);
+  }
+  tma_drain(s);
 }
 
 __device__ bool reduce_scatter_add(const Launch& l, uint32_t& count) {
   const uint64_t own = first_of(l, l.me);
-  for_each_vector(own, end_of(l, l.me), [&](uint64_t k, int n) { store(l.output[l.me] + (k - own), load(l.input[l.me] + k, n), n); });
+  for_each_vector(l, own, end_of(l, l.me), [&](uint64_t k, int n) {
+    store(l.output[l.me] + (k - own), load(l.input[l.me] + k, n), n);
+  });
   if (!barrier(l, ++count)) return false;
   for (int j = 1; j < l.ranks; ++j) {
     const int r = peer_at(l, j);
     const uint64_t first = first_of(l, r);
-    for_each_vector(first, end_of(l, r), [&](uint64_t k, int n) { add_into(l.output[r] + (k - first), load(l.input[l.me] + k, n), n); });
+    for_each_vector(l, first, end_of(l, r), [&](uint64_t k, int n) {
+      add_into(l.output[r] + (k - first), load(l.input[l.me] + k, n), n);
+    });
   }
   return barrier(l, ++count);
 }
 
-__device__ bool reduce_scatter_two_shot(const Launch& l, uint32_t& count) {
+__device__ bool reduce_scatter_two_shot(const Launch& l, TmaStages& s, uint32_t& count) {
   if (!barrier(l, ++count)) return false;
-  put_chunks_to_staging(l);
+  put_chunks_to_staging(l, s);
   if (!barrier(l, ++count)) return false;
   const uint64_t own = first_of(l, l.me);
-  for_each_vector(own, end_of(l, l.me), [&](uint64_t k, int n) { store(l.output[l.me] + (k - own), staged_sum(l, k, n), n); });
+  for_each_vector(l, own, end_of(l, l.me), [&](uint64_t k, int n) {
+    store(l.output[l.me] + (k - own), staged_sum(l, k, n), n);
+  });
   return true;
 }
 
-__device__ bool all_gather(const Launch& l, uint32_t& count) {
+__device__ bool all_gather(const Launch& l, TmaStages& s, uint32_t& count) {
   if (!barrier(l, ++count)) return false;
   const uint64_t at = first_of(l, l.me);
-  for (int j = 0; j < l.ranks; ++j) {
-    const int r = peer_at(l, j);
-    for_each_vector(0, l.size.chunk_elements, [&](uint64_t k, int n) { store(l.output[r] + at + k, load(l.input[l.me] + k, n), n); });
-  }
+  put_span(l, s, l.input[l.me], 0, l.size.chunk_elements, l.ranks,
+           [&](int d, uint64_t k) { return l.output[peer_at(l, d)] + at + k; });
   return barrier(l, ++count);
 }
 
-__device__ bool all_reduce_two_shot(const Launch& l, uint32_t& count) {
+__device__ bool all_reduce_two_shot(const Launch& l, TmaStages& s, uint32_t& count) {
   if (!barrier(l, ++count)) return false;
-  put_chunks_to_staging(l);
+  put_chunks_to_staging(l, s);
   if (!barrier(l, ++count)) return false;
-  for_each_vector(first_of(l, l.me), end_of(l, l.me), [&](uint64_t k, int n) {
-    const Values sum = staged_sum(l, k, n);
-    for (int j = 0; j < l.ranks; ++j) store(l.output[peer_at(l, j)] + k, sum, n);
-  });
+  if (s.bytes) {
+    fan_out_sums(l, s);
+  } else {
+    for_each_vector(l, first_of(l, l.me), end_of(l, l.me), [&](uint64_t k, int n) {
+      const Values sum = staged_sum(l, k, n);
+      for (int j = 0; j < l.ranks; ++j) store(l.output[peer_at(l, j)] + k, sum, n);
+    });
+  }
   return barrier(l, ++count);
 }
 
 __device__ bool all_reduce_one_shot(const Launch& l, uint32_t& count) {
   if (!barrier(l, ++count)) return false;
-  for_each_vector(0, l.size.elements, [&](uint64_t k, int n) {
+  for_each_vector(l, 0, l.size.elements, [&](uint64_t k, int n) {
     Values sum = {};
     for (int r = 0; r < l.ranks; ++r) accumulate(sum, load(l.input[r] + k, n));
     store(l.output[l.me] + k, sum, n);
@@ -169,15 +292,17 @@ __device__ bool all_reduce_one_shot(const Launch& l, uint32_t& count) {
 __device__ void run(const Launch& l) {
   __shared__ uint32_t count;
   if (threadIdx.x == 0) count = l.counts[blockIdx.x];
+  TmaStages s = tma_stages(l);  // its __syncthreads also publishes `count`
   __syncthreads();
   uint32_t c = count;
   switch (l.algorithm) {
     case Algorithm::kReduceScatterAdd: reduce_scatter_add(l, c); break;
-    case Algorithm::kReduceScatterTwoShot: reduce_scatter_two_shot(l, c); break;
-    case Algorithm::kAllGather: all_gather(l, c); break;
-    case Algorithm::kAllReduceTwoShot: all_reduce_two_shot(l, c); break;
+    case Algorithm::kReduceScatterTwoShot: reduce_scatter_two_shot(l, s, c); break;
+    case Algorithm::kAllGather: all_gather(l, s, c); break;
+    case Algorithm::kAllReduceTwoShot: all_reduce_two_shot(l, s, c); break;
     case Algorithm::kAllReduceOneShot: all_reduce_one_shot(l, c); break;
   }
+  if (threadIdx.x == 0 && s.bytes) ptx::bulk_wait_group<0>();  // no bulk copy outlives the block
   // Counted as if every barrier passed: after a timeout the sample fails and the next resets.
   if (threadIdx.x == 0) l.counts[blockIdx.x] = c;
 }
@@ -190,16 +315,53 @@ struct LaunchSet {
 };
 __global__ void __launch_bounds__(kMaxThreads) collective_in_one_grid(LaunchSet s) { run(s.rank[blockIdx.y]); }
 
+constexpr uint32_t kMbarrierBytes = 16;  // the two stages' mbarriers
+
+// Two stages and their barriers, and at least what keeps a second block off an SM (blocks = SMs).
+size_t dynamic_smem_of(uint32_t stage_bytes, int device) {
+  if (!stage_bytes) return 0;
+  return std::max<size_t>(2 * size_t(stage_bytes) + kMbarrierBytes, kernels::detail::one_block_per_sm_smem(device));
+}
+
+uint32_t stage_bytes_of(uint64_t smem_bytes) { return uint32_t(smem_bytes / 2 / 16 * 16); }
+
+bool uses_tma(Algorithm a) {
+  return a == Algorithm::kReduceScatterTwoShot || a == Algorithm::kAllGather || a == Algorithm::kAllReduceTwoShot;
+}
+
 }  // namespace
 
-std::optional<std::string> unsupported_reason(Algorithm a, int blocks, int threads, int ranks, int device) {
+uint32_t tma_stage_bytes(uint64_t smem_bytes) { return stage_bytes_of(smem_bytes); }
+
+std::optional<std::string> unsupported_reason(Algorithm a, int blocks, int threads, int ranks, uint64_t smem_bytes,
+                                              int device) {
   if (blocks < 1 || blocks > kMaxBlocks)
     return "blocks must be 1.." + std::to_string(kMaxBlocks) + " (the barrier words of a rank hold that many)";
   if (threads < 32 || threads > kMaxThreads || threads % 32 != 0)
     return "threads must be whole warps from 32 to " + std::to_string(kMaxThreads);
-  if (threads < ranks) return "threads (" + std::to_string(threads) + ") must be at least the ranks (a thread per peer meets at a barrier)";
+  if (threads < ranks)
+    return "threads (" + std::to_string(threads) + ") must be at least the ranks (a thread per peer meets at a barrier)";
   if (a == Algorithm::kReduceScatterAdd) return kernels::requires_hopper(device, "16-byte f32 reductions (red.add.v4.f32)");
+  if (!smem_bytes) return std::nullopt;
+  if (!uses_tma(a)) return "this algorithm has no TMA variant";
+  if (auto why = kernels::requires_hopper(device, "TMA bulk copies")) return why;
+  const uint32_t stage = stage_bytes_of(smem_bytes);
+  if (stage < 16 || stage >= (1u << 20))
+    return "smem_bytes " + std::to_string(smem_bytes) + " must give two stages of 16 bytes to 1 MiB";
+  int optin = 0;
+  cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+             "querying the opt-in shared memory per block");
+  if (dynamic_smem_of(stage, device) > size_t(optin))
+    return "smem_bytes " + std::to_string(smem_bytes) + " plus two mbarriers exceed this GPU's " + std::to_string(optin) +
+           " bytes of shared memory per block";
   return std::nullopt;
+}
+
+void prepare_tma(uint64_t smem_bytes, int device) {
+  const int bytes = int(dynamic_smem_of(stage_bytes_of(smem_bytes), device));
+  for (const void* kernel : {reinterpret_cast<const void*>(collective), reinterpret_cast<const void*>(collective_in_one_grid)})
+    cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+               "allowing " + std::to_string(bytes) + " bytes of dynamic shared memory for the collective kernel");
 }
 
 void reset_barriers(uint32_t* words, uint32_t* counts, BarrierHeader* header, cudaStream_t stream) {
@@ -209,7 +371,8 @@ void reset_barriers(uint32_t* words, uint32_t* counts, BarrierHeader* header, cu
 }
 
 void launch(const Launch& l, int blocks, int threads, cudaStream_t stream) {
-  collective<<<blocks, threads, 0, stream>>>(l);
+  const size_t smem = dynamic_smem_of(l.tma_stage_bytes, kernels::detail::current_device());
+  collective<<<blocks, threads, smem, stream>>>(l);
   cuda_check(cudaGetLastError(), "launching a collective");
 }
 
@@ -217,7 +380,9 @@ void launch_in_one_grid(const std::vector<Launch>& ranks, int blocks, int thread
   if (ranks.empty() || ranks.size() > size_t(kRanks)) throw RuntimeFailure("launch_in_one_grid takes 1 to 8 ranks");
   LaunchSet s;
   for (size_t r = 0; r < ranks.size(); ++r) s.rank[r] = ranks[r];
-  collective_in_one_grid<<<dim3(unsigned(blocks), unsigned(ranks.size())), threads, 0, stream>>>(s);
+  // One grid holds every rank's blocks: no padding to one block per SM (they must all be resident).
+  const size_t smem = ranks[0].tma_stage_bytes ? 2 * size_t(ranks[0].tma_stage_bytes) + kMbarrierBytes : 0;
+  collective_in_one_grid<<<dim3(unsigned(blocks), unsigned(ranks.size())), threads, smem, stream>>>(s);
   cuda_check(cudaGetLastError(), "launching every rank's collective in one grid");
 }
 

@@ -16,6 +16,8 @@
 //   all_reduce_two_shot     the two-shot reduce-scatter, then the sum -> every rank's output; barrier
 //   all_reduce_one_shot     barrier; output = every rank's input summed in rank order (loads
 //                           from the peers); barrier
+// Block b takes pieces b, b + blocks, ... of every span (piece_elements: its threads' vectors, or
+// a TMA stage); the all-gather and the two-shot algorithms also run with TMA puts.
 // The first barrier keeps an operation from writing what a peer still reads of the previous
 // one; the last lets a rank use (or reuse) its buffers when its kernel ends.
 #pragma once
@@ -61,9 +63,20 @@ struct Launch {
   BarrierHeader* header = nullptr;
   uint64_t timeout_ns = 0;
   const uint64_t* heartbeat = nullptr;  // common/host_heartbeat.hpp; null: raw time
+  // 0: LD/ST, every thread a 16-byte vector at a time. Else TMA: two shared-memory stages of this
+  // many bytes; thread 0 puts each piece with one bulk load and a bulk store per destination
+  // (all-gather: every rank; the two-shot all-reduce's sum: written to a stage by the threads,
+  // then stored to every rank), the local sums stay LD/ST.
+  uint32_t tma_stage_bytes = 0;
 };
 
-std::optional<std::string> unsupported_reason(Algorithm a, int blocks, int threads, int ranks, int device);
+// smem_bytes: the TMA variants' two stages (0: LD/ST).
+std::optional<std::string> unsupported_reason(Algorithm a, int blocks, int threads, int ranks, uint64_t smem_bytes,
+                                              int device);
+// Before the first TMA launch on `device`: allows the kernels the shared memory they take.
+void prepare_tma(uint64_t smem_bytes, int device);
+// Launch::tma_stage_bytes for a case's smem_bytes: two stages of whole 16 bytes.
+uint32_t tma_stage_bytes(uint64_t smem_bytes);
 // Zeroes this rank's barrier words, counts and header (before a sample, while nothing runs).
 void reset_barriers(uint32_t* words, uint32_t* counts, BarrierHeader* header, cudaStream_t stream);
 void launch(const Launch& l, int blocks, int threads, cudaStream_t stream);
