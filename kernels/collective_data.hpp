@@ -11,11 +11,12 @@
 #include <cstdint>
 
 #include "kernels/pattern_kernels.hpp"
+#include "kernels/rank_barrier.hpp"
 #include "vocab/collectives.hpp"
 
 namespace p2pbench::kernels {
 
-constexpr int kMaxCollectiveRanks = 8;
+constexpr int kMaxCollectiveRanks = kMaxBarrierRanks;  // a barrier word per rank
 
 // Writes elements [0, elements) of a rank's input.
 void fill_collective_input(float* data, uint64_t elements, uint64_t seed, cudaStream_t stream);

@@ -44,7 +44,8 @@ PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses
 PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses"}  # a bare number would not say what it counts
 # The kernel-shape axes of a row (the registry's ShapeAxis, in its order) and their short labels.
 KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"),
-               ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"), ("routing_skew", "skew "))
+               ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"), ("routing_skew", "skew "), ("tiles", "tiles "),
+               ("gemm_k", "K "))
 KERNEL_VARIABLES = tuple(name for name, _ in KERNEL_AXES)
 BYTE_AXES = ("smem_bytes", "chunk_bytes")
 INDEPENDENT_VARIABLES = (("method", "direction", "mode", "bytes", "src_rank", "dst_rank") + KERNEL_VARIABLES

@@ -145,6 +145,8 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
                  "(put_signal_*.chunks_in_flight)")->group(sweep);
   app.add_option("--routing-skew", o.routing_skew, "the tokens methods' expert popularity: 0 uniform, s > 0 Zipf of "
                  "exponent s/100 (tokens_*.routing_skew)")->group(sweep);
+  app.add_option("--tiles", o.tiles, "column tiles of the GEMM -> reduce-scatter pipeline (gemm_rs_*.tiles)")->group(sweep);
+  app.add_option("--gemm-k", o.gemm_k, "the pipeline GEMM's inner dimension K (gemm_rs_*.gemm_k)")->group(sweep);
 }
 
 }  // namespace
@@ -205,7 +207,8 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
       {ShapeAxis::kUnroll, {&o.unroll, "--unroll"}},   {ShapeAxis::kSmemBytes, {&o.smem, "--smem"}},
       {ShapeAxis::kStages, {&o.stages, "--stages"}},   {ShapeAxis::kChunkBytes, {&o.chunk_bytes, "--chunk-bytes"}},
       {ShapeAxis::kChunksInFlight, {&o.chunks_in_flight, "--chunks-in-flight"}},
-      {ShapeAxis::kRoutingSkew, {&o.routing_skew, "--routing-skew"}}};
+      {ShapeAxis::kRoutingSkew, {&o.routing_skew, "--routing-skew"}}, {ShapeAxis::kTiles, {&o.tiles, "--tiles"}},
+      {ShapeAxis::kGemmK, {&o.gemm_k, "--gemm-k"}}};
   for (const auto& [axis, flag] : axis_flags)
     if (!flag.first->empty())
       for (const MethodInfo& m : method_registry())

@@ -48,7 +48,8 @@ struct CliOptions {
   std::string samples, min_sample_time, warmup_time, buffer_pool;
   std::string methods, directions, modes;
   std::string patterns, schedule;  // "patterns", "matrix.schedule"
-  std::string blocks, ldst_blocks, tma_blocks, threads, unroll, smem, stages, chunk_bytes, chunks_in_flight, routing_skew;
+  std::string blocks, ldst_blocks, tma_blocks, threads, unroll, smem, stages, chunk_bytes, chunks_in_flight, routing_skew, tiles,
+      gemm_k;
 };
 
 // Declares every flag on `app`, with help that teaches (examples and config keys in the footer).

@@ -18,6 +18,16 @@ std::vector<int> ranks_of(const std::vector<Flow>& flows) {
 
 }  // namespace
 
+MethodInfo collective_method_info(const char* name, const char* title, const char* color, int order, Collective op,
+                                  const char* help, std::vector<SweptAxis> swept) {
+  MethodInfo m{Method{}, name, MethodKind::kCollective, {}, title, color, order, false,
+               "its kernels wait at barriers for their peers' kernels", help, std::move(swept)};
+  m.needs_both_ends_running = true;
+  m.push_only = true;
+  m.collective = op;
+  return m;
+}
+
 CollectiveEngine::CollectiveEngine(const CaseSpec& c)
     : c_(c), op_(method_info(c.method).collective), ranks_(ranks_of(c.flows)) {
   if (auto s = collective_size(op_, c.bytes, int(ranks_.size()))) size_ = *s;

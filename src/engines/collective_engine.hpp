@@ -20,6 +20,12 @@
 
 namespace p2pbench {
 
+// The registry entry of a collective method built from kernels (kind collective: its rows carry
+// nccl-tests' figures; every rank's kernels wait for the others', so they run at once: two
+// processes taking turns on one GPU cannot run it; recorded as push).
+MethodInfo collective_method_info(const char* name, const char* title, const char* color, int order, Collective op,
+                                  const char* help, std::vector<SweptAxis> swept);
+
 class CollectiveEngine : public TransferEngine {
  public:
   explicit CollectiveEngine(const CaseSpec& c);

@@ -24,6 +24,8 @@ std::string CaseSpec::name() const {
   if (chunk_bytes) n += "/chunk:" + std::to_string(*chunk_bytes);
   if (chunks_in_flight) n += "/in_flight:" + std::to_string(*chunks_in_flight);
   if (routing_skew) n += "/skew:" + std::to_string(*routing_skew);
+  if (tiles) n += "/tiles:" + std::to_string(*tiles);
+  if (gemm_k) n += "/k:" + std::to_string(*gemm_k);
   if (protocol) n += "/protocol:" + *protocol;
   if (atomic_type) n += "/type:" + *atomic_type;
   if (atomic_pattern) n += "/pattern:" + *atomic_pattern;
@@ -59,6 +61,8 @@ std::optional<uint64_t> KernelShape::axis_value(ShapeAxis a) const {
     case ShapeAxis::kChunkBytes: return chunk_bytes;
     case ShapeAxis::kChunksInFlight: return wide(chunks_in_flight);
     case ShapeAxis::kRoutingSkew: return routing_skew;
+    case ShapeAxis::kTiles: return tiles;
+    case ShapeAxis::kGemmK: return gemm_k;
   }
   return std::nullopt;
 }
@@ -73,6 +77,8 @@ void KernelShape::set_axis(ShapeAxis a, uint64_t v) {
     case ShapeAxis::kChunkBytes: chunk_bytes = v; break;
     case ShapeAxis::kChunksInFlight: chunks_in_flight = int(v); break;
     case ShapeAxis::kRoutingSkew: routing_skew = v; break;
+    case ShapeAxis::kTiles: tiles = v; break;
+    case ShapeAxis::kGemmK: gemm_k = v; break;
   }
 }
 

@@ -23,6 +23,8 @@ struct KernelShape {
   std::optional<uint64_t> chunk_bytes;  // put_signal: bytes per put (each followed by its signal)
   std::optional<int> chunks_in_flight;  // put_signal: puts a channel may have unconsumed
   std::optional<uint64_t> routing_skew; // tokens: 0 uniform routing, s > 0 Zipf expert popularity of exponent s / 100
+  std::optional<uint64_t> tiles;        // gemm_rs: column tiles of the GEMM, each reduce-scattered as it is done
+  std::optional<uint64_t> gemm_k;       // gemm_rs: the GEMM's inner dimension K
 
   // The value of axis `a` (nullopt: unset), and setting it.
   std::optional<uint64_t> axis_value(ShapeAxis a) const;

@@ -1,5 +1,6 @@
 #include "results/result_writer.hpp"
 
+#include <cmath>
 #include <ctime>
 
 #include "common/errors.hpp"
@@ -165,6 +166,18 @@ void add_collective_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
                        {"samples_busbw_gbps", f.busbw_gbps}};
 }
 
+// The GEMM -> reduce-scatter pipeline (methods/gemm_rs): its GEMM's shape (m = n from bytes, the
+// f32 D) and that GEMM's flops over the row's time per operation, per GPU.
+void add_pipeline_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
+  const auto m = uint64_t(std::llround(std::sqrt(double(c.bytes / 4))));
+  const double flops = 2.0 * double(m) * double(m) * double(*c.gemm_k);
+  std::vector<double> tflops;
+  if (o.status == CaseStatus::kOk)
+    for (double us : o.time_us) tflops.push_back(flops / (us * 1e-6) / 1e12);
+  row["gemm_rs"] = {{"m", m}, {"n", m}, {"k", *c.gemm_k}, {"tiles", optional_json(c.tiles)}, {"gemm_flops", flops},
+                    {"gemm_tflops", summary_json_or_null(tflops)}};
+}
+
 }  // namespace
 
 json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
@@ -247,6 +260,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
   if (is_latency(c.method)) return latency_row(c, o, facts, std::move(row));
   if (o.status != CaseStatus::kOk || o.gbps.empty()) {
     if (is_collective(c.method)) add_collective_fields(c, o, row);
+    if (c.gemm_k) add_pipeline_fields(c, o, row);
     return row;
   }
   const Summary bw = summarize(o.gbps);
@@ -259,6 +273,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
   }
   add_group_fields(c, o, facts, row);
   if (is_collective(c.method)) add_collective_fields(c, o, row);
+  if (c.gemm_k) add_pipeline_fields(c, o, row);
   // Per SM of the GPUs driving the transfer: every driving lane runs the kernel's blocks.
   if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * double(c.flows.size()));
   return row;

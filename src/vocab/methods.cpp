@@ -112,6 +112,8 @@ const char* to_string(ShapeAxis a) {
     case ShapeAxis::kChunkBytes: return "chunk_bytes";
     case ShapeAxis::kChunksInFlight: return "chunks_in_flight";
     case ShapeAxis::kRoutingSkew: return "routing_skew";
+    case ShapeAxis::kTiles: return "tiles";
+    case ShapeAxis::kGemmK: return "gemm_k";
   }
   return "?";
 }

@@ -41,11 +41,14 @@ enum class SampleCost {
 };
 
 // The kernel-shape fields of a case (and of its row), every one in kShapeAxes.
-enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages, kChunkBytes, kChunksInFlight, kRoutingSkew };
+enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages, kChunkBytes, kChunksInFlight, kRoutingSkew,
+                       kTiles, kGemmK };
 inline constexpr ShapeAxis kShapeAxes[] = {ShapeAxis::kBlocks,     ShapeAxis::kThreads,        ShapeAxis::kUnroll,
                                            ShapeAxis::kSmemBytes,  ShapeAxis::kStages,         ShapeAxis::kChunkBytes,
-                                           ShapeAxis::kChunksInFlight, ShapeAxis::kRoutingSkew};
-// "blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight", "routing_skew"
+                                           ShapeAxis::kChunksInFlight, ShapeAxis::kRoutingSkew, ShapeAxis::kTiles,
+                                           ShapeAxis::kGemmK};
+// "blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight", "routing_skew", "tiles",
+// "gemm_k"
 const char* to_string(ShapeAxis a);
 // Whether the axis counts bytes (its config values may be sizes: "16KiB").
 inline bool is_byte_axis(ShapeAxis a) { return a == ShapeAxis::kSmemBytes || a == ShapeAxis::kChunkBytes; }

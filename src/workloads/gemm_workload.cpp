@@ -22,26 +22,7 @@ kernels::OperandKind operand_kind(const std::string& name) {
   return name == "eighths" ? kernels::OperandKind::kEighths : kernels::OperandKind::kGaussian;
 }
 
-template <typename Handle, typename Deleter, typename Create>
-UniqueHandle<Handle, Deleter> make_lt(Create create, const std::string& what) {
-  Handle h{};
-  cublas_check(create(&h), what);
-  return UniqueHandle<Handle, Deleter>(h);
-}
-
 }  // namespace
-
-void cublas_check(cublasStatus_t status, const std::string& what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw RuntimeFailure(what + ": " + cublasLtGetStatusName(status) + " (" + cublasLtGetStatusString(status) + ")");
-}
-
-namespace detail {
-void LtHandleDestroy::operator()(cublasLtHandle_t h) const { cublasLtDestroy(h); }
-void LtMatmulDescDestroy::operator()(cublasLtMatmulDesc_t d) const { cublasLtMatmulDescDestroy(d); }
-void LtLayoutDestroy::operator()(cublasLtMatrixLayout_t l) const { cublasLtMatrixLayoutDestroy(l); }
-void LtPreferenceDestroy::operator()(cublasLtMatmulPreference_t p) const { cublasLtMatmulPreferenceDestroy(p); }
-}  // namespace detail
 
 GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one*/)
     : shape_(shape),
@@ -49,20 +30,10 @@ GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one
       b_(shape.k * shape.n * 2, "the GEMM's B operand"),
       d_(shape.m * shape.n * 2, "the GEMM's D result"),
       workspace_(kWorkspaceBytes, "the GEMM's workspace") {
-  handle_ = make_lt<cublasLtHandle_t, detail::LtHandleDestroy>([](cublasLtHandle_t* h) { return cublasLtCreate(h); },
-                                                               "creating the cuBLASLt handle");
-  op_ = make_lt<cublasLtMatmulDesc_t, detail::LtMatmulDescDestroy>(
-      [](cublasLtMatmulDesc_t* d) { return cublasLtMatmulDescCreate(d, CUBLAS_COMPUTE_32F, CUDA_R_32F); },
-      "creating the bf16 matmul descriptor");
-  const cublasOperation_t no_transpose = CUBLAS_OP_N;
-  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_TRANSA, &no_transpose, sizeof no_transpose),
-               "setting the GEMM's A operation");
-  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof no_transpose),
-               "setting the GEMM's B operation");
+  handle_ = make_lt_handle("the GEMM workload");
+  op_ = make_bf16_matmul("the GEMM workload");
   auto layout = [](uint64_t rows, uint64_t cols, const char* what) {
-    return make_lt<cublasLtMatrixLayout_t, detail::LtLayoutDestroy>(
-        [&](cublasLtMatrixLayout_t* l) { return cublasLtMatrixLayoutCreate(l, CUDA_R_16BF, rows, cols, int64_t(rows)); },
-        std::string("describing the GEMM's ") + what);
+    return make_layout(CUDA_R_16BF, rows, cols, rows, std::string("the GEMM's ") + what);
   };
   a_layout_ = layout(shape.m, shape.k, "A (m x k)");
   b_layout_ = layout(shape.k, shape.n, "B (k x n)");
@@ -80,28 +51,15 @@ GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one
 }
 
 void GemmWorkload::choose_algorithm(cudaStream_t stream) {
-  auto pref = make_lt<cublasLtMatmulPreference_t, detail::LtPreferenceDestroy>(
-      [](cublasLtMatmulPreference_t* p) { return cublasLtMatmulPreferenceCreate(p); }, "creating the heuristic preference");
-  const size_t workspace = kWorkspaceBytes;
-  cublas_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                                    sizeof workspace),
-               "setting the GEMM's workspace limit");
   // Split-K partial sums only in fp32: bf16 partials (in-place or output-type reduction) would
   // round, and the result would no longer be exact, nor the same for every algorithm.
-  const uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
-  cublas_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
-                                                    sizeof reductions),
-               "limiting the GEMM's split-K reductions to fp32");
-  cublasLtMatmulHeuristicResult_t results[kHeuristicAlgorithms] = {};
-  int returned = 0;
-  cublas_check(cublasLtMatmulAlgoGetHeuristic(handle_.get(), op_.get(), a_layout_.get(), b_layout_.get(), d_layout_.get(),
-                                              d_layout_.get(), pref.get(), kHeuristicAlgorithms, results, &returned),
-               "asking cuBLASLt for bf16 GEMM algorithms");
+  const std::vector<cublasLtMatmulAlgo_t> algos =
+      heuristic_algorithms(handle_.get(), op_.get(), a_layout_.get(), b_layout_.get(), d_layout_.get(), kWorkspaceBytes,
+                           CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, kHeuristicAlgorithms, "the bf16 GEMM workload");
   Event start = make_event("the start of a GEMM timing"), stop = make_event("the end of a GEMM timing");
   double best_ms = 0;
-  for (int i = 0; i < returned; ++i) {
-    if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > kWorkspaceBytes) continue;
-    algo_ = results[i].algo;
+  for (int i = 0; i < int(algos.size()); ++i) {
+    algo_ = algos[size_t(i)];
     try {
       enqueue(stream);  // warm-up
     } catch (const RuntimeFailure&) {
@@ -118,11 +76,11 @@ void GemmWorkload::choose_algorithm(cudaStream_t stream) {
       algo_index_ = i;
     }
   }
-  algo_candidates_ = returned;
+  algo_candidates_ = int(algos.size());
   if (algo_index_ < 0)
     throw RuntimeFailure("cuBLASLt offers no bf16 GEMM algorithm for this shape and workspace on " +
                          (sm_target_ ? std::to_string(sm_target_) + " SMs" : std::string("the whole GPU")));
-  algo_ = results[algo_index_].algo;
+  algo_ = algos[size_t(algo_index_)];
   best_tflops_ = kTimedLaunches * shape_.flops() / (best_ms * 1e-3) / 1e12;
 }
 

@@ -5,34 +5,15 @@
 // and fp32 accumulation's bound; every later result must equal the first verified one bit for bit.
 #pragma once
 
-#include <cublasLt.h>
-
 #include <cstdint>
 #include <map>
 #include <vector>
 
 #include "common/cuda_raii.hpp"
+#include "engines/cublaslt.hpp"
 #include "workloads/workload.hpp"
 
 namespace p2pbench {
-
-// Throws CudaError-like RuntimeFailure("<what>: <status name>") unless status is success.
-void cublas_check(cublasStatus_t status, const std::string& what);
-
-namespace detail {
-struct LtHandleDestroy {
-  void operator()(cublasLtHandle_t h) const;
-};
-struct LtMatmulDescDestroy {
-  void operator()(cublasLtMatmulDesc_t d) const;
-};
-struct LtLayoutDestroy {
-  void operator()(cublasLtMatrixLayout_t l) const;
-};
-struct LtPreferenceDestroy {
-  void operator()(cublasLtMatmulPreference_t p) const;
-};
-}  // namespace detail
 
 class GemmWorkload final : public Workload {
  public:
@@ -59,9 +40,9 @@ class GemmWorkload final : public Workload {
   unsigned long long checksum(cudaStream_t stream) const;
 
   GemmShape shape_;
-  UniqueHandle<cublasLtHandle_t, detail::LtHandleDestroy> handle_;
-  UniqueHandle<cublasLtMatmulDesc_t, detail::LtMatmulDescDestroy> op_;
-  UniqueHandle<cublasLtMatrixLayout_t, detail::LtLayoutDestroy> a_layout_, b_layout_, d_layout_;
+  LtHandle handle_;
+  LtMatmulDesc op_;
+  LtLayout a_layout_, b_layout_, d_layout_;
   DeviceBuffer a_, b_, d_, workspace_;
   struct Choice {
     cublasLtMatmulAlgo_t algo{};

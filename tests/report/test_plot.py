@@ -268,3 +268,24 @@ def test_collective_rows_get_bus_bandwidth_and_time_figures():
         assert one_shot.get_ydata()[-1] == pytest.approx(at_1g)
     finally:
         close_figures(figures)
+
+
+def test_pipeline_rows_get_time_by_tiles_and_the_overlap_efficiency():
+    """Two ranks on one H200: per GEMM and SM count, each variant's time against the tiles, and the
+    overlap efficiency (T_seq - T_fused) / min(T_gemm, T_rs) from the same rows."""
+    from p2pbench_report.pipeline import pipeline_shapes
+    measured = REPO / "results" / "h200" / "gemm-rs-2026-11-27" / "gemm-rs-2-ranks-h200.json.gz"
+    document = json.loads(gzip.decompress(measured.read_bytes()))
+    shapes = {(s["k"], s["tiles"], s["blocks"]): s for s in pipeline_shapes(document)}
+    s = shapes[(2048, 8, 16)]
+    t = s["times_us"]
+    assert s["overlap_efficiency"] == pytest.approx((t["sequential"] - t["fused"]) / min(t["gemm_only"], t["rs_only"]))
+    assert "overlap_efficiency" not in shapes[(2048, 1, 16)]  # its fused case failed: no efficiency
+    figures = build_figures(load_many([measured]))
+    try:
+        named = {f.name: f for f in figures}
+        lines = {line.get_label(): line for line in named["pipeline_8192x2048_2ranks_16sms_gemm-rs"].figure.axes[0].get_lines()}
+        assert list(lines["sequential"].get_xdata()) == [1, 4, 8, 16, 32]
+        assert not any(name.startswith("collectives_") for name in named)  # pipeline rows stay out of those
+    finally:
+        close_figures(figures)

@@ -20,7 +20,7 @@ from p2pbench_report.units import SIZE_AXIS_LABEL
 def collective_rows(result_set: ResultSet) -> list[dict]:
     """The file's measured collective rows."""
     return [r for r in result_set.document.get("results") or []
-            if r.get("status") == "ok" and isinstance(r.get("collective"), dict)
+            if r.get("status") == "ok" and isinstance(r.get("collective"), dict) and "gemm_rs" not in r  # plots/pipeline.py
             and isinstance(r["collective"].get("busbw_gbps"), dict) and isinstance(r.get("time_us"), dict)]
 
 

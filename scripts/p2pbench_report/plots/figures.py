@@ -35,6 +35,8 @@ Drawn only where the data supports them:
                                      sum of its flows' peaks (plots/patterns.py).
   collectives_<op>_<n>ranks          collectives: nccl-tests' bus bandwidth vs size per method, and
   collectives_time_<op>_<n>ranks     time per operation vs size (plots/collectives.py).
+  pipeline_<m>x<k>_<n>ranks_<b>sms_<system>  the GEMM -> reduce-scatter pipeline: each variant's time
+                                     and the overlap efficiency against the tile count (plots/pipeline.py).
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
 The curves and bars above show rows of one pair measured alone (series.pair_cases; a round
 holding one pair only counts, an alone_check repeating such a pair does not): a version 2 file's
@@ -63,6 +65,7 @@ from p2pbench_report.plots.series import (BANDWIDTH_MEASURE, LATENCY_MEASURE, TI
 from p2pbench_report.plots.interference import interference_figures
 from p2pbench_report.plots.matrix import matrix_figures
 from p2pbench_report.plots.patterns import pattern_figures
+from p2pbench_report.plots.pipeline import pipeline_figures
 from p2pbench_report.plots.shapes import (heatmap_figures, knee, sm_scaling_figures,  # noqa: F401 (knee: public)
                                          uni_vs_bidir_figures)
 from p2pbench_report.plots.style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, label_log_axis,
@@ -187,7 +190,7 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
             + measure_figures(result_sets, prepared, BANDWIDTH_MEASURE) + time_figures(result_sets, prepared)
             + sm_scaling_figures(result_sets, prepared) + heatmap_figures(result_sets, prepared)
             + uni_vs_bidir_figures(result_sets, prepared) + chunk_figures(result_sets, prepared)
-            + token_figures(result_sets, prepared) + collective_figures(result_sets)
+            + token_figures(result_sets, prepared) + collective_figures(result_sets) + pipeline_figures(result_sets)
             + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE)
             + interference_figures(result_sets))

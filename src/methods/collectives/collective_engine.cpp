@@ -122,12 +122,7 @@ std::vector<SweptAxis> tma_axes() {
 
 MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help,
                 std::vector<SweptAxis> swept) {
-  MethodInfo m{Method{}, name, MethodKind::kCollective, {}, title, color, order, false,
-               "its kernels wait at barriers for their peers' kernels", help, std::move(swept)};
-  m.needs_both_ends_running = true;
-  m.push_only = true;
-  m.collective = op;
-  return m;
+  return collective_method_info(name, title, color, order, op, help, std::move(swept));
 }
 
 template <Algorithm kAlgorithm>

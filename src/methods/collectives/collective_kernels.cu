@@ -6,46 +6,18 @@
 #include "common/errors.hpp"
 #include "kernels/copy_device.cuh"
 #include "kernels/device_caps.hpp"
-#include "kernels/live_clock.cuh"
+#include "kernels/f32_vectors.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/rank_barrier.cuh"
 
 namespace p2pbench::collectives {
 namespace {
 
 constexpr int kMaxThreads = 1024;
-constexpr uint32_t kPollsPerCheck = 64;
-constexpr int kVector = 4;  // f32 per 16-byte access
+constexpr int kVector = kernels::kF32Vector;  // f32 per 16-byte access
 constexpr int kRanks = kernels::kMaxCollectiveRanks;
 
-__device__ bool wait_for_count(const Launch& l, const uint32_t* word, uint32_t count, int peer) {
-  kernels::LiveClock clock(l.heartbeat);
-  for (uint32_t polls = 1;; ++polls) {
-    if (int32_t(ptx::ld_acquire_sys(word) - count) >= 0) return true;
-    if (polls % kPollsPerCheck != 0) continue;
-    if (ptx::ld_relaxed_sys_u32(&l.header->timed_out) != 0) return false;
-    if (clock.waited_ns() > l.timeout_ns) {
-      if (atomicCAS(&l.header->timed_out, 0u, 1u) == 0u) {
-        l.header->block = blockIdx.x;
-        l.header->peer = uint32_t(peer);
-        l.header->count = count;
-      }
-      return false;
-    }
-  }
-}
-
-// Block blockIdx.x of every rank meets here (see the header). `count` is the block's barrier
-// count, the same on every rank.
-__device__ bool barrier(const Launch& l, uint32_t count) {
-  __syncthreads();  // the block's earlier accesses come before the release below
-  bool ok = true;
-  const int peer = int(threadIdx.x);
-  if (peer < l.ranks && peer != l.me) {
-    ptx::st_release_sys(l.barrier_words[peer] + blockIdx.x * kRanks + l.me, count);
-    ok = wait_for_count(l, l.barrier_words[l.me] + blockIdx.x * kRanks + peer, count, peer);
-  }
-  return __syncthreads_and(ok) != 0;
-}
+__device__ __forceinline__ bool barrier(const Launch& l, uint32_t count) { return kernels::rank_barrier(l, count); }
 
 // Elements of the piece a block takes at a time: its threads' 16-byte vectors (LD/ST), or one
 // shared-memory stage (TMA). Piece j of a span goes to block j % gridDim.x on every rank.
@@ -64,37 +36,11 @@ __device__ void for_each_vector(const Launch& l, uint64_t first, uint64_t end, F
   if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) f(first + whole, int(end - first - whole));
 }
 
-struct Values {
-  float v[kVector];
-};
-
-__device__ __forceinline__ Values load(const float* p, int n) {
-  Values x;
-  if (n == kVector) {
-    const float4 q = *reinterpret_cast<const float4*>(p);
-    x = {{q.x, q.y, q.z, q.w}};
-  } else {
-    for (int i = 0; i < n; ++i) x.v[i] = p[i];
-  }
-  return x;
-}
-
-__device__ __forceinline__ void store(float* p, const Values& x, int n) {
-  if (n == kVector) {
-    *reinterpret_cast<float4*>(p) = make_float4(x.v[0], x.v[1], x.v[2], x.v[3]);
-    return;
-  }
-  for (int i = 0; i < n; ++i) p[i] = x.v[i];
-}
-
-__device__ __forceinline__ void add_into(float* p, const Values& x, int n) {
-  if (n == kVector) return ptx::red_add_sys_v4_f32(p, x.v[0], x.v[1], x.v[2], x.v[3]);
-  for (int i = 0; i < n; ++i) ptx::red_add_sys_f32(p + i, x.v[i]);
-}
-
-__device__ __forceinline__ void accumulate(Values& sum, const Values& x) {
-  for (int i = 0; i < kVector; ++i) sum.v[i] += x.v[i];
-}
+using Values = kernels::F32x4;
+__device__ __forceinline__ Values load(const float* p, int n) { return kernels::load_f32(p, n); }
+__device__ __forceinline__ void store(float* p, const Values& x, int n) { kernels::store_f32(p, x, n); }
+__device__ __forceinline__ void add_into(float* p, const Values& x, int n) { kernels::add_f32_into(p, x, n); }
+__device__ __forceinline__ void accumulate(Values& sum, const Values& x) { kernels::accumulate_f32(sum, x); }
 
 // Rank r's chunk of the vector, [first_of(r), end_of(r)) (CollectiveSize::first / end, in device code).
 __device__ __forceinline__ uint64_t first_of(const Launch& l, int r) {
@@ -362,12 +308,6 @@ void prepare_tma(uint64_t smem_bytes, int device) {
   for (const void* kernel : {reinterpret_cast<const void*>(collective), reinterpret_cast<const void*>(collective_in_one_grid)})
     cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                "allowing " + std::to_string(bytes) + " bytes of dynamic shared memory for the collective kernel");
-}
-
-void reset_barriers(uint32_t* words, uint32_t* counts, BarrierHeader* header, cudaStream_t stream) {
-  cuda_check(cudaMemsetAsync(words, 0, kBarrierWordsBytes, stream), "zeroing the collective's barrier words");
-  cuda_check(cudaMemsetAsync(counts, 0, kMaxBlocks * sizeof(uint32_t), stream), "zeroing the collective's barrier counts");
-  cuda_check(cudaMemsetAsync(header, 0, sizeof(BarrierHeader), stream), "zeroing the collective's barrier header");
 }
 
 void launch(const Launch& l, int blocks, int threads, cudaStream_t stream) {

@@ -1,12 +1,6 @@
 // The put-built collectives' kernel: one launch per operation, every rank's blocks in step
-// through per-block barriers over NVLink (no host between the phases).
-//
-// Block b of every rank handles the same elements of every chunk (a grid-stride loop over the
-// chunk's 16-byte vectors, the same grid everywhere), so a barrier between the ranks' blocks b
-// orders exactly the data those blocks exchange: no grid-wide synchronisation. A barrier is a
-// release store of the block's barrier count into each peer's word for (block, this rank), then
-// an acquire wait until each peer's word for (block, peer) reaches it. Every wait gives up after
-// the timeout (counted while the host lives, kernels/live_clock.cuh) and records where.
+// through per-block barriers over NVLink (kernels/rank_barrier.cuh; no host between the phases):
+// block b of every rank handles the same elements of every chunk.
 //
 //   reduce_scatter_add      own chunk -> own output; barrier; red.add of each rank's chunk r
 //                           into rank r's output; barrier
@@ -31,22 +25,16 @@
 #include <vector>
 
 #include "kernels/collective_data.hpp"
+#include "kernels/rank_barrier.hpp"
 
 namespace p2pbench::collectives {
 
 enum class Algorithm { kReduceScatterAdd, kReduceScatterTwoShot, kAllGather, kAllReduceTwoShot, kAllReduceOneShot };
 
-constexpr int kMaxBlocks = 1024;
-// A rank's barrier words, at the start of its signal area: [block][rank] u32.
-constexpr size_t kBarrierWordsBytes = size_t(kMaxBlocks) * kernels::kMaxCollectiveRanks * sizeof(uint32_t);
-
-// Where a wait of this rank gave up (timed_out != 0), read after the launch.
-struct BarrierHeader {
-  uint32_t timed_out = 0;
-  uint32_t block = 0;
-  uint32_t peer = 0;   // the rank index waited for
-  uint32_t count = 0;  // the barrier count it waited for
-};
+constexpr int kMaxBlocks = kernels::kMaxBarrierBlocks;
+using kernels::BarrierHeader;
+using kernels::kBarrierWordsBytes;
+using kernels::reset_barriers;
 
 // One operation on one rank. Rank indices are the case's ranks in order.
 struct Launch {
@@ -77,8 +65,6 @@ std::optional<std::string> unsupported_reason(Algorithm a, int blocks, int threa
 void prepare_tma(uint64_t smem_bytes, int device);
 // Launch::tma_stage_bytes for a case's smem_bytes: two stages of whole 16 bytes.
 uint32_t tma_stage_bytes(uint64_t smem_bytes);
-// Zeroes this rank's barrier words, counts and header (before a sample, while nothing runs).
-void reset_barriers(uint32_t* words, uint32_t* counts, BarrierHeader* header, cudaStream_t stream);
 void launch(const Launch& l, int blocks, int threads, cudaStream_t stream);
 // Every rank's operation in one grid of one process (blockIdx.y = rank; every block must be
 // resident at once): the kernel tests, also under compute-sanitizer, which runs one process's
