@@ -26,11 +26,10 @@ MethodInfo nccl_collective(Method id, const char* name, const char* title, int o
 std::vector<MethodInfo>& table() {
   // Function-local, as the table: a method registered by another file's static initializer may
   // call table() before this file's own statics are made.
-  static const SweptAxis kBlocks{ShapeAxis::kBlocks, {32}, any_block_count, "blocks must be 1..65535", "blocks (= SMs) of the kernel"};
+  static const SweptAxis kBlocks = blocks_axis(32, "blocks (= SMs) of the kernel");
   static const std::vector<SweptAxis> kLdstSwept = {
       kBlocks,
-      {ShapeAxis::kThreads, {1024}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
-       "threads per block"},
+      threads_axis(1024, "threads per block"),
       {ShapeAxis::kUnroll, {4}, unroll_choice, "unroll must be 1, 2, 4 or 8", "16-byte loads in flight per thread"},
   };
   static const std::vector<SweptAxis> kTmaSwept = {
@@ -79,6 +78,15 @@ std::vector<MethodInfo>& table() {
 }
 
 }  // namespace
+
+SweptAxis blocks_axis(uint64_t default_blocks, const char* help) {
+  return {ShapeAxis::kBlocks, {default_blocks}, any_block_count, "blocks must be 1..65535", help};
+}
+
+SweptAxis threads_axis(uint64_t default_threads, const char* help) {
+  return {ShapeAxis::kThreads, {default_threads}, whole_warps,
+          "threads per block must be a multiple of 32 (whole warps) from 32 to 1024", help};
+}
 
 std::vector<std::string> axes_of(Method m) {
   std::vector<std::string> names;

@@ -66,6 +66,11 @@ struct SweptAxis {
   const char* help;                // config key help
 };
 
+// The blocks and threads axes as every kernel method sweeps them (1..65535 blocks, whole warps up
+// to 1024 threads), with the method's default and help.
+SweptAxis blocks_axis(uint64_t default_blocks, const char* help);
+SweptAxis threads_axis(uint64_t default_threads, const char* help);
+
 struct MethodInfo {
   Method id;
   const char* name;         // in configs, on the command line and in results

@@ -98,24 +98,16 @@ class PutCollectiveEngine final : public CollectiveEngine {
 
 // As every method's blocks: the kernel's own bound (kMaxBlocks) skips a case at run time, so that
 // a --blocks range meant for the copy kernels does not refuse the whole sweep.
-bool block_count(uint64_t v) { return v >= 1 && v <= 65535; }
-bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
-
-SweptAxis blocks_axis() {
-  return {ShapeAxis::kBlocks, {32}, block_count, "blocks must be 1..65535",
-          "blocks of each rank's kernel; block b of every rank handles the same pieces of every chunk"};
+SweptAxis collective_blocks_axis() {
+  return blocks_axis(32, "blocks of each rank's kernel; block b of every rank handles the same pieces of every chunk");
 }
 
 std::vector<SweptAxis> ldst_axes() {
-  return {blocks_axis(),
-          {ShapeAxis::kThreads, {512}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
-           "threads per block (16 bytes each per access)"}};
+  return {collective_blocks_axis(), threads_axis(512, "threads per block (16 bytes each per access)")};
 }
 
 std::vector<SweptAxis> tma_axes() {
-  return {blocks_axis(),
-          {ShapeAxis::kThreads, {256}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
-           "threads per block: thread 0 issues the bulk copies, all of them sum"},
+  return {collective_blocks_axis(), threads_axis(256, "threads per block: thread 0 issues the bulk copies, all of them sum"),
           {ShapeAxis::kSmemBytes, {65536}, nullptr, "",
            "shared memory per block: two stages, each a piece that one bulk load brings and bulk stores put (one block per SM)"}};
 }

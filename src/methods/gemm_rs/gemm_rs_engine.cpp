@@ -213,14 +213,9 @@ std::optional<std::string> GemmRsEngine::verify(const void* dst, size_t, uint64_
 
 bool tile_count(uint64_t v) { return v >= 1 && v <= 4096; }
 bool inner_dimension(uint64_t v) { return v >= 16 && v <= 65536 && v % 16 == 0; }
-bool block_count(uint64_t v) { return v >= 1 && v <= 65535; }
-bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
-
 std::vector<SweptAxis> axes() {
-  return {{ShapeAxis::kBlocks, {16}, block_count, "blocks must be 1..65535",
-           "blocks (SMs) of the reduce-scatter kernel; the GEMM beside it targets the other SMs"},
-          {ShapeAxis::kThreads, {512}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
-           "threads per block of the reduce-scatter kernel"},
+  return {blocks_axis(16, "blocks (SMs) of the reduce-scatter kernel; the GEMM beside it targets the other SMs"),
+          threads_axis(512, "threads per block of the reduce-scatter kernel"),
           {ShapeAxis::kTiles, {8}, tile_count, "tiles must be 1..4096", "column tiles of the GEMM, each a cuBLASLt call "
            "and a flag, reduce-scattered as it is done (bytes = the f32 D of m x m: m / tiles columns a tile)"},
           {ShapeAxis::kGemmK, {4096}, inner_dimension, "gemm_k must be a multiple of 16 from 16 to 65536",

@@ -166,9 +166,6 @@ namespace {
 
 bool chunk_size(uint64_t v) { return v >= kAlignment && v % kAlignment == 0 && v <= (1ull << 30); }
 bool in_flight_count(uint64_t v) { return v >= 1 && v <= 1024; }
-bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
-bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
-
 }  // namespace
 
 SweptAxis chunk_axis(uint64_t default_bytes, const char* help) {
@@ -179,13 +176,7 @@ SweptAxis in_flight_axis() {
   return {ShapeAxis::kChunksInFlight, {4}, in_flight_count, "chunks_in_flight must be 1..1024",
           "puts a channel may have unconsumed (credits)"};
 }
-SweptAxis sender_blocks_axis(uint64_t default_blocks, const char* help) {
-  return {ShapeAxis::kBlocks, {default_blocks}, any_block_count, "blocks must be 1..65535", help};
-}
-SweptAxis warps_axis() {
-  return {ShapeAxis::kThreads, {256}, whole_warps, "threads per block must be a multiple of 32 (whole warps) from 32 to 1024",
-          "threads per block of the sender: a channel per warp"};
-}
+SweptAxis warps_axis() { return threads_axis(256, "threads per block of the sender: a channel per warp"); }
 SweptAxis tma_smem_axis() {
   return {ShapeAxis::kSmemBytes, {131072}, nullptr, "", "shared memory per sender block (two stages per warp)"};
 }
@@ -205,14 +196,14 @@ P2PBENCH_REGISTER_METHOD(kPutSignalLdst,
                          put_signal_info("put_signal_ldst", "put+signal LD/ST", "tab:olive", 12,
                                          "chunks put by warps with 16-byte stores, each followed by a release flag the "
                                          "receiver waits on, credits back",
-                                         {sender_blocks_axis(16, kBlocksHelp), warps_axis(),
+                                         {blocks_axis(16, kBlocksHelp), warps_axis(),
                                           chunk_axis(16384, kChunkHelp), in_flight_axis()}),
                          ldst_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalTma,
                          put_signal_info("put_signal_tma", "put+signal TMA", "tab:cyan", 13,
                                          "chunks put by warps with bulk copies (TMA) through shared memory, each "
                                          "completed, then flagged; credits back",
-                                         {sender_blocks_axis(16, kBlocksHelp), warps_axis(), tma_smem_axis(),
+                                         {blocks_axis(16, kBlocksHelp), warps_axis(), tma_smem_axis(),
                                           chunk_axis(16384, kChunkHelp), in_flight_axis()}),
                          tma_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalCe,

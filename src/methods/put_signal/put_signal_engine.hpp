@@ -84,7 +84,6 @@ constexpr double kTimeoutS = 15.0;
 // The put_signal axes, each with a method's default and help (the tokens methods reuse them).
 SweptAxis chunk_axis(uint64_t default_bytes, const char* help);
 SweptAxis in_flight_axis();
-SweptAxis sender_blocks_axis(uint64_t default_blocks, const char* help);
 SweptAxis warps_axis();
 SweptAxis tma_smem_axis();
 

@@ -235,11 +235,11 @@ const char* const kTokenHelp = "bytes per token (DeepSeek-V3's hidden size: 7168
                                "= tokens per rank";
 
 std::vector<SweptAxis> ldst_axes() {
-  return {put_signal::sender_blocks_axis(24, kBlocksHelp), put_signal::warps_axis(),
+  return {blocks_axis(24, kBlocksHelp), put_signal::warps_axis(),
           put_signal::chunk_axis(14336, kTokenHelp), put_signal::in_flight_axis(), skew_axis()};
 }
 std::vector<SweptAxis> tma_axes() {
-  return {put_signal::sender_blocks_axis(24, kBlocksHelp), put_signal::warps_axis(), put_signal::tma_smem_axis(),
+  return {blocks_axis(24, kBlocksHelp), put_signal::warps_axis(), put_signal::tma_smem_axis(),
           put_signal::chunk_axis(14336, kTokenHelp), put_signal::in_flight_axis(), skew_axis()};
 }
 
