@@ -19,9 +19,11 @@ constexpr size_t kBarrierWordsBytes = size_t(kMaxBarrierBlocks) * kMaxBarrierRan
 struct BarrierHeader {
   uint32_t timed_out = 0;
   uint32_t block = 0;
-  uint32_t peer = 0;   // the rank index waited for (a pipeline's tile wait: ~0u)
-  uint32_t count = 0;  // the barrier count (or tile) it waited for
+  uint32_t peer = 0;   // the rank index waited for, or kNoPeer
+  uint32_t count = 0;  // the count it waited for
 };
+// BarrierHeader::peer of a wait for a word of the rank's own (the pipeline's tile flags).
+constexpr uint32_t kNoPeer = ~0u;
 
 // Zeroes this rank's barrier words, its per-block counts (kMaxBarrierBlocks words) and its header
 // (before a sample, while nothing runs).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "plan/device_memory.hpp"
 
@@ -17,6 +18,28 @@ std::vector<int> ranks_of(const std::vector<Flow>& flows) {
 }
 
 }  // namespace
+
+void RankBarriers::reset(const Endpoints& e, cudaStream_t stream) {
+  heartbeat_ = e.heartbeat;
+  if (!counts_.get()) {
+    counts_ = DeviceBuffer(kernels::kMaxBarrierBlocks * sizeof(uint32_t), "the rank barriers' counts");
+    header_ = DeviceBuffer(sizeof(kernels::BarrierHeader), "the rank barriers' header");
+  }
+  kernels::reset_barriers(static_cast<uint32_t*>(e.local_signal_area), static_cast<uint32_t*>(counts_.get()),
+                          static_cast<kernels::BarrierHeader*>(header_.get()), stream);
+}
+
+std::optional<std::string> RankBarriers::stalled(const std::vector<int>& ranks, int me, const char* own_wait) const {
+  if (!header_.get()) return std::nullopt;
+  kernels::BarrierHeader h;
+  cuda_check(cudaMemcpy(&h, header_.get(), sizeof h, cudaMemcpyDeviceToHost), "reading the rank barriers' header");
+  if (!h.timed_out) return std::nullopt;
+  const std::string who = "block " + std::to_string(h.block) + " of rank " + std::to_string(ranks.at(size_t(me))) +
+                          " waited more than " + std::to_string(int(timeout_s_)) + " s ";
+  if (h.peer == kernels::kNoPeer) return who + "for " + own_wait + " (value " + std::to_string(h.count) + ")";
+  return who + "at a barrier for rank " + std::to_string(ranks.at(h.peer)) + " (barrier " + std::to_string(h.count) +
+         " of the sample)";
+}
 
 MethodInfo collective_method_info(const char* name, const char* title, const char* color, int order, Collective op,
                                   const char* help, std::vector<SweptAxis> swept) {
@@ -118,8 +141,7 @@ uint64_t CollectiveEngine::bytes_moved(const Flow&, uint64_t) const {
 }
 
 std::optional<std::string> CollectiveEngine::verify(const void* dst, size_t, uint64_t, uint64_t, cudaStream_t stream) {
-  if (checked_) return std::nullopt;
-  checked_ = true;
+  if (!first_check_of_sample()) return std::nullopt;
   kernels::CollectiveReference ref;
   ref.op = op_;
   ref.size = size_;

@@ -13,10 +13,14 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/cuda_raii.hpp"
+#include "common/errors.hpp"
 #include "engines/transfer_engine.hpp"
 #include "kernels/collective_data.hpp"
+#include "kernels/rank_barrier.hpp"
 
 namespace p2pbench {
 
@@ -25,6 +29,34 @@ namespace p2pbench {
 // processes taking turns on one GPU cannot run it; recorded as push).
 MethodInfo collective_method_info(const char* name, const char* title, const char* color, int order, Collective op,
                                   const char* help, std::vector<SweptAxis> swept);
+
+// This rank's side of the per-block rank barriers (kernels/rank_barrier.hpp) of a kernel-built
+// collective: its per-block counts and its header, reset with the barrier words at the start of
+// its signal area before every sample (and before the first launch: the words may hold an
+// earlier case's counts), and what a wait that gave up says.
+class RankBarriers {
+ public:
+  explicit RankBarriers(double timeout_s) : timeout_s_(timeout_s) {}
+  // Allocates on first use, then zeroes the words, counts and header on `stream`.
+  void reset(const Endpoints& e, cudaStream_t stream);
+  // Sets a launch's counts, header, timeout_ns and heartbeat. Throws before the first reset().
+  template <class Launch>
+  void fill(Launch& l) const {
+    if (!counts_.get()) throw RuntimeFailure("a collective was launched before its barriers were reset");
+    l.counts = static_cast<uint32_t*>(counts_.get());
+    l.header = static_cast<kernels::BarrierHeader*>(header_.get());
+    l.timeout_ns = uint64_t(timeout_s_ * 1e9);
+    l.heartbeat = heartbeat_;
+  }
+  // Why a wait of the launches since the reset gave up, or nullopt. `ranks`: the case's ranks,
+  // `me` this rank's index among them, `own_wait` what a wait for a word of its own waits for.
+  std::optional<std::string> stalled(const std::vector<int>& ranks, int me, const char* own_wait) const;
+
+ private:
+  double timeout_s_;
+  DeviceBuffer counts_, header_;
+  const uint64_t* heartbeat_ = nullptr;
+};
 
 class CollectiveEngine : public TransferEngine {
  public:
@@ -70,6 +102,9 @@ class CollectiveEngine : public TransferEngine {
   const CollectiveSize& size() const { return size_; }
   uint64_t output_offset() const;
   void* output_of(void* base) const { return static_cast<char*>(base) + output_offset(); }
+  // True at the first verify() of a sample (every incoming flow names the same output), then false
+  // until the next before_sample().
+  bool first_check_of_sample() { return !std::exchange(checked_, true); }
 
  private:
   int index_of(int rank) const;

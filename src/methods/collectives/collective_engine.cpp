@@ -31,22 +31,14 @@ class PutCollectiveEngine final : public CollectiveEngine {
     if (smem_bytes()) prepare_tma(smem_bytes(), device);
   }
 
-  // Also before the first launch (the case loop calls it before prepare()): the barrier words
-  // may hold an earlier case's counts.
+  // Also before the first launch (the case loop calls it before prepare()).
   void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
     CollectiveEngine::before_sample(e, source_seed, stream);
-    heartbeat_ = e.heartbeat;
-    if (!counts_.get()) {
-      counts_ = DeviceBuffer(kMaxBlocks * sizeof(uint32_t), "the collective's barrier counts");
-      header_ = DeviceBuffer(sizeof(BarrierHeader), "the collective's barrier header");
-    }
-    reset_barriers(static_cast<uint32_t*>(e.local_signal_area), static_cast<uint32_t*>(counts_.get()),
-                   static_cast<BarrierHeader*>(header_.get()), stream);
+    barriers_.reset(e, stream);
   }
 
   // One operation: every flow of this rank (one each way with every other rank) at once.
   void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override {
-    if (!counts_.get()) throw RuntimeFailure("a collective was launched before its barriers were reset");
     const Addresses a = addresses_of(transfers);
     Launch l;
     l.algorithm = algorithm_;
@@ -60,10 +52,7 @@ class PutCollectiveEngine final : public CollectiveEngine {
       l.inbox[r] = static_cast<const float*>(a.inbox[r]);
       l.barrier_words[r] = static_cast<uint32_t*>(a.signal[r]);
     }
-    l.counts = static_cast<uint32_t*>(counts_.get());
-    l.header = static_cast<BarrierHeader*>(header_.get());
-    l.timeout_ns = uint64_t(kBarrierTimeoutS * 1e9);
-    l.heartbeat = heartbeat_;
+    barriers_.fill(l);
     l.tma_stage_bytes = smem_bytes() ? tma_stage_bytes(smem_bytes()) : 0;
     collectives::launch(l, blocks(), threads(), stream);
   }
@@ -76,15 +65,7 @@ class PutCollectiveEngine final : public CollectiveEngine {
 
   std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return blocks(); }
 
-  std::optional<std::string> stalled() override {
-    if (!header_.get()) return std::nullopt;
-    BarrierHeader h;
-    cuda_check(cudaMemcpy(&h, header_.get(), sizeof h, cudaMemcpyDeviceToHost), "reading the collective's barrier header");
-    if (!h.timed_out) return std::nullopt;
-    return "block " + std::to_string(h.block) + " of rank " + std::to_string(ranks()[size_t(me())]) +
-           " waited more than " + std::to_string(int(kBarrierTimeoutS)) + " s at a barrier for rank " +
-           std::to_string(ranks().at(h.peer)) + " (barrier " + std::to_string(h.count) + " of the sample)";
-  }
+  std::optional<std::string> stalled() override { return barriers_.stalled(ranks(), me(), "a word of its own"); }
 
  private:
   int blocks() const { return spec().blocks.value_or(1); }
@@ -92,8 +73,7 @@ class PutCollectiveEngine final : public CollectiveEngine {
   uint64_t smem_bytes() const { return spec().smem_bytes.value_or(0); }  // the TMA variants' stages
 
   Algorithm algorithm_;
-  DeviceBuffer counts_, header_;
-  const uint64_t* heartbeat_ = nullptr;
+  RankBarriers barriers_{kBarrierTimeoutS};
 };
 
 // As every method's blocks: the kernel's own bound (kMaxBlocks) skips a case at run time, so that

@@ -65,15 +65,8 @@ class GemmRsEngine final : public CollectiveEngine {
   // Also before the first launch (the case loop calls it before prepare()).
   void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
     CollectiveEngine::before_sample(e, source_seed, stream);
-    heartbeat_ = e.heartbeat;
-    checked_ = false;
-    if (!counts_.get()) {
-      counts_ = DeviceBuffer(kernels::kMaxBarrierBlocks * sizeof(uint32_t), "the pipeline's barrier counts");
-      header_ = DeviceBuffer(sizeof(kernels::BarrierHeader), "the pipeline's barrier header");
-      ready_ = DeviceBuffer(schedule_->tiles * sizeof(uint32_t), "the pipeline's tile flags");
-    }
-    kernels::reset_barriers(static_cast<uint32_t*>(e.local_signal_area), static_cast<uint32_t*>(counts_.get()),
-                            static_cast<kernels::BarrierHeader*>(header_.get()), stream);
+    barriers_.reset(e, stream);
+    if (!ready_.get()) ready_ = DeviceBuffer(schedule_->tiles * sizeof(uint32_t), "the pipeline's tile flags");
     cuda_check(cudaMemsetAsync(ready_.get(), 0, ready_.size(), stream), "zeroing the pipeline's tile flags");
   }
 
@@ -92,7 +85,7 @@ class GemmRsEngine final : public CollectiveEngine {
     return blocks();
   }
 
-  std::optional<std::string> stalled() override;
+  std::optional<std::string> stalled() override { return barriers_.stalled(ranks(), me(), "a tile's GEMM"); }
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override;
 
@@ -112,11 +105,10 @@ class GemmRsEngine final : public CollectiveEngine {
   std::optional<TileSchedule> schedule_;
   std::string why_;
   std::unique_ptr<TileGemm> gemm_;
-  DeviceBuffer counts_, header_, ready_;
+  RankBarriers barriers_{kWaitTimeoutS};
+  DeviceBuffer ready_;  // the tile flags
   Stream comm_;
   Event fork_, join_;
-  const uint64_t* heartbeat_ = nullptr;
-  bool checked_ = false;
 };
 
 TileReduce GemmRsEngine::reduce_of(const std::vector<Transfer>& transfers, bool wait) const {
@@ -133,10 +125,7 @@ TileReduce GemmRsEngine::reduce_of(const std::vector<Transfer>& transfers, bool 
   }
   r.ready = static_cast<const uint32_t*>(ready_.get());
   r.wait_for_tiles = wait;
-  r.counts = static_cast<uint32_t*>(counts_.get());
-  r.header = static_cast<kernels::BarrierHeader*>(header_.get());
-  r.timeout_ns = uint64_t(kWaitTimeoutS * 1e9);
-  r.heartbeat = heartbeat_;
+  barriers_.fill(r);
   return r;
 }
 
@@ -164,24 +153,10 @@ void GemmRsEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStre
   }
 }
 
-std::optional<std::string> GemmRsEngine::stalled() {
-  if (!header_.get()) return std::nullopt;
-  kernels::BarrierHeader h;
-  cuda_check(cudaMemcpy(&h, header_.get(), sizeof h, cudaMemcpyDeviceToHost), "reading the pipeline's barrier header");
-  if (!h.timed_out) return std::nullopt;
-  const std::string who = std::to_string(ranks()[size_t(me())]);
-  if (h.peer == ~0u)
-    return "block " + std::to_string(h.block) + " of rank " + who + " waited more than " + std::to_string(int(kWaitTimeoutS)) +
-           " s for a tile's GEMM (flag value " + std::to_string(h.count) + ")";
-  return "block " + std::to_string(h.block) + " of rank " + who + " waited more than " + std::to_string(int(kWaitTimeoutS)) +
-         " s at a barrier for rank " + std::to_string(ranks().at(h.peer));
-}
-
 // Sampled elements of this rank's tiles of the output (the GEMM alone: of its own D) against the
 // float64 sum of every rank's A B, within fp32 accumulation's bound.
 std::optional<std::string> GemmRsEngine::verify(const void* dst, size_t, uint64_t, uint64_t, cudaStream_t) {
-  if (checked_) return std::nullopt;
-  checked_ = true;
+  if (!first_check_of_sample()) return std::nullopt;
   const TileSchedule& s = *schedule_;
   const bool own_d = variant_ == Variant::kGemmOnly;
   const float* out = own_d ? gemm_->d() : static_cast<const float*>(dst);

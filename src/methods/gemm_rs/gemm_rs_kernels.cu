@@ -8,7 +8,6 @@ namespace p2pbench::gemm_rs {
 namespace {
 
 constexpr int kVector = kernels::kF32Vector;
-constexpr uint32_t kTileWait = ~0u;  // BarrierHeader::peer of a tile flag's wait
 
 // f(k) for the block's 16-byte vectors of a tile (tile_elements is a multiple of 16): piece j
 // of blockDim.x vectors goes to block j % gridDim.x on every rank.
@@ -36,7 +35,7 @@ __global__ void reduce_tiles_kernel(TileReduce l) {
   for (uint64_t t = 0; ok && t < l.tiles; ++t) {
     if (l.wait_for_tiles) {
       bool ready = true;
-      if (threadIdx.x == 0) ready = kernels::wait_for_count(l, l.ready + t, operation, kTileWait);
+      if (threadIdx.x == 0) ready = kernels::wait_for_count(l, l.ready + t, operation, kernels::kNoPeer);
       if (!__syncthreads_and(ready)) {
         ok = false;
         break;
