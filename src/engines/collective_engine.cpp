@@ -127,12 +127,13 @@ void CollectiveEngine::fill_source(void* region, size_t, uint64_t seed, cudaStre
 }
 
 void CollectiveEngine::poison_destination(void* region, size_t, uint64_t, cudaStream_t stream) {
+  if (!first_poison_of_sample()) return;
   kernels::poison_collective_output(region, output_elements(op_, size_) * kCollectiveElementBytes, stream);
 }
 
 void CollectiveEngine::before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t) {
   seeds_[index_of(e.flow.src_rank)] = source_seed;
-  checked_ = false;
+  poisoned_ = checked_ = false;
 }
 
 uint64_t CollectiveEngine::bytes_moved(const Flow&, uint64_t) const {

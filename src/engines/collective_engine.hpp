@@ -102,8 +102,9 @@ class CollectiveEngine : public TransferEngine {
   const CollectiveSize& size() const { return size_; }
   uint64_t output_offset() const;
   void* output_of(void* base) const { return static_cast<char*>(base) + output_offset(); }
-  // True at the first verify() of a sample (every incoming flow names the same output), then false
-  // until the next before_sample().
+  // Every incoming flow names the same output, and the case loop poisons and checks per flow: true
+  // at the first poison (check) of a sample, then false until the next before_sample().
+  bool first_poison_of_sample() { return !std::exchange(poisoned_, true); }
   bool first_check_of_sample() { return !std::exchange(checked_, true); }
 
  private:
@@ -116,7 +117,8 @@ class CollectiveEngine : public TransferEngine {
   int me_ = -1;
   int rank_ = -1;
   uint64_t seeds_[kernels::kMaxCollectiveRanks] = {};
-  bool checked_ = false;  // this sample's output was checked
+  bool poisoned_ = false;  // this sample's output was poisoned
+  bool checked_ = false;   // this sample's output was checked
 };
 
 }  // namespace p2pbench

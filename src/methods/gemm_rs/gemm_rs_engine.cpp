@@ -73,6 +73,7 @@ class GemmRsEngine final : public CollectiveEngine {
   void fill_source(void*, size_t, uint64_t, cudaStream_t) override {}  // the operands are the GEMM's own
 
   void poison_destination(void* region, size_t, uint64_t, cudaStream_t stream) override {
+    if (!first_poison_of_sample()) return;
     kernels::poison_collective_output(region, schedule_->m * schedule_->n * 4, stream);
     if (variant_ == Variant::kGemmOnly && gemm_)  // the check then reads D itself
       cuda_check(cudaMemsetAsync(gemm_->d(), 0xFF, schedule_->m * schedule_->n * 4, stream), "poisoning the pipeline's D");
