@@ -327,6 +327,14 @@ __device__ __forceinline__ void red_add_v4_bf16x2(void* p, uint32_t a, uint32_t 
                     : "memory");
 }
 
+// The same at system scope (reduce_scatter_add_bf16, where every rank adds into the owner's
+// chunk): 8 bf16, each add rounded to bf16 (to nearest even) in the order the adds arrive.
+__device__ __forceinline__ void red_add_sys_v4_bf16x2(void* p, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  P2PBENCH_PTX_SM90("red.relaxed.sys.global.add.noftz.v4.bf16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(a), "r"(b),
+                    "r"(c), "r"(d)
+                    : "memory");
+}
+
 #undef P2PBENCH_PTX_SM90
 
 }  // namespace p2pbench::ptx

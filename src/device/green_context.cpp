@@ -19,6 +19,9 @@ struct GreenPartition::Driver {
   using GreenCtxDestroy = CUresult(CUDAAPI*)(CUgreenCtx);
   using GreenCtxStreamCreate = CUresult(CUDAAPI*)(CUstream*, CUgreenCtx, unsigned, int);
   using StreamDestroy = CUresult(CUDAAPI*)(CUstream);
+  using CtxFromGreenCtx = CUresult(CUDAAPI*)(CUcontext*, CUgreenCtx);
+  using CtxPushCurrent = CUresult(CUDAAPI*)(CUcontext);
+  using CtxPopCurrent = CUresult(CUDAAPI*)(CUcontext*);
 
   GetErrorName get_error_name = driver_entry_point<GetErrorName>("cuGetErrorName", 6000);
   DeviceGet device_get = driver_entry_point<DeviceGet>("cuDeviceGet", 2000);
@@ -29,12 +32,45 @@ struct GreenPartition::Driver {
   GreenCtxDestroy green_ctx_destroy = driver_entry_point<GreenCtxDestroy>("cuGreenCtxDestroy", 12040);
   GreenCtxStreamCreate green_ctx_stream_create = driver_entry_point<GreenCtxStreamCreate>("cuGreenCtxStreamCreate", 12050);
   StreamDestroy stream_destroy = driver_entry_point<StreamDestroy>("cuStreamDestroy", 4000);
+  CtxFromGreenCtx ctx_from_green_ctx = driver_entry_point<CtxFromGreenCtx>("cuCtxFromGreenCtx", 12040);
+  CtxPushCurrent ctx_push_current = driver_entry_point<CtxPushCurrent>("cuCtxPushCurrent", 4000);
+  CtxPopCurrent ctx_pop_current = driver_entry_point<CtxPopCurrent>("cuCtxPopCurrent", 4000);
 
   void check(CUresult r, const std::string& what) const {
     if (r == CUDA_SUCCESS) return;
     const char* name = nullptr;
     get_error_name(r, &name);
     throw DriverFailure(what + ": " + (name ? name : "CUresult " + std::to_string(int(r))));
+  }
+
+  // An event of the green context `g` (made while it is current: an event is recorded only on
+  // streams of its own context).
+  cudaEvent_t event_in(CUgreenCtx g, const std::string& what) const {
+    CUcontext ctx = nullptr;
+    check(ctx_from_green_ctx(&ctx, g), "finding the context of " + what);
+    check(ctx_push_current(ctx), "entering the context of " + what);
+    cudaEvent_t event = nullptr;
+    const cudaError_t made = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    CUcontext popped = nullptr;
+    const CUresult left = ctx_pop_current(&popped);
+    if (made != cudaSuccess) {
+      cudaGetLastError();
+      throw DriverFailure("making the event of " + what + ": " + cudaGetErrorName(made));
+    }
+    check(left, "leaving the context of " + what);
+    return event;
+  }
+
+  // A green context holding `sms` with a stream of its own.
+  void make_group(CUdevice dev, CUdevResource& sms, void*& ctx, cudaStream_t& stream, const std::string& whose) const {
+    CUdevResourceDesc desc = nullptr;  // descriptors have no destroy call
+    check(generate_desc(&desc, &sms, 1), "describing " + whose + " SM group");
+    CUgreenCtx made = nullptr;
+    check(green_ctx_create(&made, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "creating " + whose + " green context");
+    ctx = made;
+    CUstream s = nullptr;
+    check(green_ctx_stream_create(&s, made, CU_STREAM_NON_BLOCKING, 0), "creating " + whose + " stream");
+    stream = reinterpret_cast<cudaStream_t>(s);
   }
 };
 
@@ -65,26 +101,34 @@ std::unique_ptr<GreenPartition> GreenPartition::create(int device, int transfer_
                           "+ SMs and left " + std::to_string(rest.sm.smCount) + " SMs over");
     p->split_.transfer_sms = int(group.sm.smCount);
     p->split_.workload_sms = int(rest.sm.smCount);
-    CUdevResourceDesc transfer_desc = nullptr, workload_desc = nullptr;  // descriptors have no destroy call
-    d.check(d.generate_desc(&transfer_desc, &group, 1), "describing the transfer's SM group");
-    d.check(d.generate_desc(&workload_desc, &rest, 1), "describing the workload's SM group");
-    CUgreenCtx ctx = nullptr;
-    d.check(d.green_ctx_create(&ctx, transfer_desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "creating the transfer's green context");
-    p->transfer_ctx_ = ctx;
-    d.check(d.green_ctx_create(&ctx, workload_desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "creating the workload's green context");
-    p->workload_ctx_ = ctx;
-    CUstream s = nullptr;
-    d.check(d.green_ctx_stream_create(&s, static_cast<CUgreenCtx>(p->transfer_ctx_), CU_STREAM_NON_BLOCKING, 0),
-            "creating the transfer's stream");
-    p->transfer_stream_ = reinterpret_cast<cudaStream_t>(s);
-    d.check(d.green_ctx_stream_create(&s, static_cast<CUgreenCtx>(p->workload_ctx_), CU_STREAM_NON_BLOCKING, 0),
-            "creating the workload's stream");
-    p->workload_stream_ = reinterpret_cast<cudaStream_t>(s);
+    p->make_groups(dev, group, rest);
   } catch (const DriverFailure& e) {
     why_not = std::string("green contexts unavailable: ") + e.what();
     return nullptr;  // the destructor releases what was made
   }
   return p;
+}
+
+void GreenPartition::make_groups(int dev, CUdevResource& transfer, CUdevResource& workload) {
+  const Driver& d = *driver_;
+  d.make_group(dev, transfer, transfer_ctx_, transfer_stream_, "the transfer's");
+  d.make_group(dev, workload, workload_ctx_, workload_stream_, "the workload's");
+  transfer_done_ = d.event_in(static_cast<CUgreenCtx>(transfer_ctx_), "the transfer's group");
+  workload_done_ = d.event_in(static_cast<CUgreenCtx>(workload_ctx_), "the workload's group");
+  cuda_check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "making the green groups' fork event");
+}
+
+void GreenPartition::fork_from(cudaStream_t stream) const {
+  cuda_check(cudaEventRecord(fork_, stream), "forking work into the green groups");
+  for (cudaStream_t s : {transfer_stream_, workload_stream_})
+    cuda_check(cudaStreamWaitEvent(s, fork_, 0), "forking work into the green groups");
+}
+
+void GreenPartition::join_into(cudaStream_t stream) const {
+  cuda_check(cudaEventRecord(transfer_done_, transfer_stream_), "joining the transfer's group");
+  cuda_check(cudaEventRecord(workload_done_, workload_stream_), "joining the workload's group");
+  for (cudaEvent_t e : {transfer_done_, workload_done_})
+    cuda_check(cudaStreamWaitEvent(stream, e, 0), "joining the green groups' work");
 }
 
 GreenPartition::~GreenPartition() {
@@ -98,6 +142,8 @@ GreenPartition::~GreenPartition() {
   // Work still queued (a case that ended early) finishes before its context goes.
   for (cudaStream_t s : {transfer_stream_, workload_stream_})
     if (s && cudaStreamSynchronize(s) != cudaSuccess) cudaGetLastError();
+  for (cudaEvent_t e : {fork_, transfer_done_, workload_done_})
+    if (e && cudaEventDestroy(e) != cudaSuccess) cudaGetLastError();
   if (transfer_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(transfer_stream_)), "destroying the transfer's stream");
   if (workload_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(workload_stream_)), "destroying the workload's stream");
   if (transfer_ctx_) report(driver_->green_ctx_destroy(static_cast<CUgreenCtx>(transfer_ctx_)), "destroying a green context");

@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+struct CUdevResource_st;  // cuda.h's, declared here so that only the .cpp includes the driver API
+
 namespace p2pbench {
 
 // How the device's SMs were split. On Hopper a group holds at least 8 SMs, in multiples of 8:
@@ -35,15 +37,27 @@ class GreenPartition {
   cudaStream_t workload_stream() const { return workload_stream_; }
   const SmSplit& split() const { return split_; }
 
+  // Orders the groups' streams with `stream` (of the calling thread's context), also while it
+  // is captured into a graph: fork_from() makes both groups' streams wait for the work so far on
+  // it; join_into() makes it wait for both groups' work so far. An event is recorded only on a
+  // stream of its own context, so each group keeps its own join event.
+  void fork_from(cudaStream_t stream) const;
+  void join_into(cudaStream_t stream) const;
+
  private:
   struct Driver;  // the driver entry points, fetched once per partition
   GreenPartition();
+  // The groups' contexts, streams and events; `dev` a CUdevice, the groups CUdevResources.
+  void make_groups(int dev, CUdevResource_st& transfer, CUdevResource_st& workload);
   std::unique_ptr<Driver> driver_;
   SmSplit split_;
   void* transfer_ctx_ = nullptr;  // CUgreenCtx
   void* workload_ctx_ = nullptr;
   cudaStream_t transfer_stream_ = nullptr;
   cudaStream_t workload_stream_ = nullptr;
+  cudaEvent_t fork_ = nullptr;           // in the creating thread's context
+  cudaEvent_t transfer_done_ = nullptr;  // in the transfer's green context
+  cudaEvent_t workload_done_ = nullptr;  // in the workload's green context
 };
 
 }  // namespace p2pbench

@@ -52,8 +52,11 @@ MethodInfo collective_method_info(const char* name, const char* title, const cha
 }
 
 CollectiveEngine::CollectiveEngine(const CaseSpec& c)
-    : c_(c), op_(method_info(c.method).collective), ranks_(ranks_of(c.flows)) {
-  if (auto s = collective_size(op_, c.bytes, int(ranks_.size()))) size_ = *s;
+    : c_(c),
+      op_(method_info(c.method).collective),
+      element_(method_info(c.method).collective_element),
+      ranks_(ranks_of(c.flows)) {
+  if (auto s = collective_size(op_, c.bytes, int(ranks_.size()), element_)) size_ = *s;
 }
 
 std::optional<std::string> CollectiveEngine::unsupported_reason(int) const {
@@ -68,7 +71,8 @@ std::optional<std::string> CollectiveEngine::unsupported_reason(int) const {
     return "a collective needs a flow each way between every two of its ranks (pattern all_to_all, or a pair "
            "both ways)";
   if (size_.elements == 0)
-    return std::string("bytes (") + std::to_string(c_.bytes) + ") hold no whole chunk of f32 per rank for " +
+    return std::string("bytes (") + std::to_string(c_.bytes) + ") hold no whole chunk of " + to_string(element_) +
+           " per rank for " +
            to_string(op_) + " over " + std::to_string(n) + " ranks";
   return std::nullopt;
 }
@@ -85,7 +89,7 @@ int CollectiveEngine::index_of(int rank) const {
 }
 
 uint64_t CollectiveEngine::output_offset() const {
-  return *buffer_slot_stride(input_elements(op_, size_) * kCollectiveElementBytes);
+  return *buffer_slot_stride(input_elements(op_, size_) * element_bytes(element_));
 }
 
 Transfer CollectiveEngine::transfer(Direction, const Endpoints& e, uint64_t, size_t bytes) const {
@@ -123,13 +127,18 @@ CollectiveEngine::Addresses CollectiveEngine::addresses_of(const std::vector<Tra
 }
 
 void CollectiveEngine::fill_source(void* region, size_t, uint64_t seed, cudaStream_t stream) {
-  kernels::fill_collective_input(static_cast<float*>(region), input_elements(op_, size_), seed, stream);
+  const uint64_t elements = input_elements(op_, size_);
+  if (element_ == CollectiveElement::kBf16)
+    return kernels::fill_collective_input(static_cast<__nv_bfloat16*>(region), elements, seed, stream);
+  kernels::fill_collective_input(static_cast<float*>(region), elements, seed, stream);
 }
 
 void CollectiveEngine::poison_destination(void* region, size_t, uint64_t, cudaStream_t stream) {
   if (!first_poison_of_sample()) return;
-  kernels::poison_collective_output(region, output_elements(op_, size_) * kCollectiveElementBytes, stream);
+  kernels::poison_collective_output(region, output_bytes(), stream, element_);
 }
+
+uint64_t CollectiveEngine::output_bytes() const { return output_elements(op_, size_) * element_bytes(element_); }
 
 void CollectiveEngine::before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t) {
   seeds_[index_of(e.flow.src_rank)] = source_seed;
@@ -137,7 +146,7 @@ void CollectiveEngine::before_sample(const Endpoints& e, uint64_t source_seed, c
 }
 
 uint64_t CollectiveEngine::bytes_moved(const Flow&, uint64_t) const {
-  const uint64_t chunk = size_.chunk_elements * kCollectiveElementBytes;
+  const uint64_t chunk = size_.chunk_elements * element_bytes(element_);
   return op_ == Collective::kAllReduce ? 2 * chunk : chunk;
 }
 
@@ -149,10 +158,12 @@ std::optional<std::string> CollectiveEngine::verify(const void* dst, size_t, uin
   ref.ranks = int(ranks_.size());
   ref.me = me_;
   std::copy(std::begin(seeds_), std::end(seeds_), std::begin(ref.seeds));
-  const uint64_t bytes = output_elements(op_, size_) * kCollectiveElementBytes;
-  if (auto bad = run_device_check([&](kernels::PatternCheck* r) {
-        kernels::check_collective_output(static_cast<const float*>(dst), ref, r, stream);
-      }, bytes, stream))
+  const auto check = [&](kernels::PatternCheck* r) {
+    if (element_ == CollectiveElement::kBf16)
+      return kernels::check_collective_output(static_cast<const __nv_bfloat16*>(dst), ref, r, stream);
+    kernels::check_collective_output(static_cast<const float*>(dst), ref, r, stream);
+  };
+  if (auto bad = run_device_check(check, output_bytes(), stream))
     return std::string("the ") + to_string(op_) + "'s output: " + *bad;
   return std::nullopt;
 }

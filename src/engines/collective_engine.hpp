@@ -1,6 +1,6 @@
 // What every collective method shares (the put-built ones of methods/collectives and NCCL's):
-// the ranks, the operation's size, where each rank's input and output lie, the operands and
-// the check of the result.
+// the ranks, the operation's size, where each rank's input and output lie, the operands (f32 or
+// bf16, as the method is registered) and the check of the result.
 //
 // A collective case's flows are every ordered pair of its ranks (pattern all_to_all, or a pair
 // both ways): each rank runs one lane holding all of them, one launch per operation. In each
@@ -96,11 +96,13 @@ class CollectiveEngine : public TransferEngine {
   Addresses addresses_of(const std::vector<Transfer>& transfers) const;
 
   Collective op() const { return op_; }
+  CollectiveElement element() const { return element_; }  // the method's (registry)
   const CaseSpec& spec() const { return c_; }
   const std::vector<int>& ranks() const { return ranks_; }
   int me() const { return me_; }  // this rank's index among ranks()
   const CollectiveSize& size() const { return size_; }
   uint64_t output_offset() const;
+  uint64_t output_bytes() const;  // of this rank's output
   void* output_of(void* base) const { return static_cast<char*>(base) + output_offset(); }
   // Every incoming flow names the same output, and the case loop poisons and checks per flow: true
   // at the first poison (check) of a sample, then false until the next before_sample().
@@ -112,6 +114,7 @@ class CollectiveEngine : public TransferEngine {
 
   CaseSpec c_;
   Collective op_;
+  CollectiveElement element_;
   std::vector<int> ranks_;
   CollectiveSize size_;
   int me_ = -1;

@@ -14,7 +14,8 @@ CollectiveFigures collective_figures(const CaseSpec& c, const CaseOutcome& o) {
   for (const Flow& flow : c.flows) members.insert({flow.src_rank, flow.dst_rank});
   f.ranks = int(members.size());
   f.op = method_info(c.method).collective;
-  f.size = collective_size(f.op, c.bytes, f.ranks);
+  f.element = method_info(c.method).collective_element;
+  f.size = collective_size(f.op, c.bytes, f.ranks, f.element);
   if (!f.size || o.status != CaseStatus::kOk) return f;
   for (double us : o.time_us) {
     f.algbw_gbps.push_back(algorithm_gbps(f.size->bytes, us * 1e-6));

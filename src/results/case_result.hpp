@@ -37,6 +37,7 @@ bool is_single_pair(const CaseSpec& c);
 // bus factor (vocab/collectives.hpp). Empty figures where the case did not measure.
 struct CollectiveFigures {
   Collective op = Collective::kNone;
+  CollectiveElement element = CollectiveElement::kF32;  // the method's: the size counts these
   int ranks = 0;
   std::optional<CollectiveSize> size;
   std::vector<double> algbw_gbps;

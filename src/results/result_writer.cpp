@@ -158,7 +158,7 @@ void add_collective_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
   row["collective"] = {{"operation", to_string(f.op)},
                        {"ranks", f.ranks},
                        {"bytes", f.size ? json(f.size->bytes) : json()},
-                       {"element", "f32"},
+                       {"element", to_string(f.element)},
                        {"operands", "integers -8..8 per element and rank (sums exact in any order)"},
                        {"bus_factor", bus_factor(f.op, f.ranks)},
                        {"algbw_gbps", summary_json_or_null(f.algbw_gbps)},

@@ -14,6 +14,14 @@ const char* to_string(Collective c) {
   return "?";
 }
 
+const char* to_string(CollectiveElement e) {
+  switch (e) {
+    case CollectiveElement::kF32: return "f32";
+    case CollectiveElement::kBf16: return "bf16";
+  }
+  return "?";
+}
+
 double bus_factor(Collective c, int ranks) {
   if (ranks < 1) return 0;
   const double share = double(ranks - 1) / double(ranks);
@@ -29,21 +37,22 @@ double bus_factor(Collective c, int ranks) {
 uint64_t CollectiveSize::first(int r) const { return std::min(elements, uint64_t(r) * chunk_elements); }
 uint64_t CollectiveSize::end(int r) const { return std::min(elements, uint64_t(r + 1) * chunk_elements); }
 
-std::optional<CollectiveSize> collective_size(Collective c, uint64_t bytes, int ranks) {
+std::optional<CollectiveSize> collective_size(Collective c, uint64_t bytes, int ranks, CollectiveElement e) {
   if (ranks < 1 || c == Collective::kNone) return std::nullopt;
-  const uint64_t n = uint64_t(ranks), v = kCollectiveVectorElements;
+  const uint64_t n = uint64_t(ranks), v = vector_elements(e), b = element_bytes(e);
   CollectiveSize s;
+  s.element = e;
   if (c == Collective::kAllReduce) {
-    if (bytes == 0 || bytes % kCollectiveElementBytes != 0) return std::nullopt;
-    s.elements = bytes / kCollectiveElementBytes;
+    if (bytes == 0 || bytes % b != 0) return std::nullopt;
+    s.elements = bytes / b;
     const uint64_t per_rank = (s.elements + n - 1) / n;
     s.chunk_elements = (per_rank + v - 1) / v * v;
   } else {
-    s.chunk_elements = bytes / kCollectiveElementBytes / n / v * v;
+    s.chunk_elements = bytes / b / n / v * v;
     if (s.chunk_elements == 0) return std::nullopt;
     s.elements = s.chunk_elements * n;
   }
-  s.bytes = s.elements * kCollectiveElementBytes;
+  s.bytes = s.elements * b;
   return s;
 }
 

@@ -5,7 +5,8 @@
 // point-to-point figure whatever the rank count:
 //   reduce-scatter, all-gather  busbw = algbw x (n - 1) / n
 //   all-reduce                  busbw = algbw x 2 (n - 1) / n
-// Elements are f32. Reduce-scatter and all-gather chunks are whole: a size that does not split
+// Elements are f32 or bf16 (the method's collective_element), accessed 16 bytes at a time: 4 f32
+// or 8 bf16 a vector. Reduce-scatter and all-gather chunks are whole: a size that does not split
 // into n chunks of whole 16-byte vectors is rounded down (its row says the bytes used), as
 // nccl-tests rounds its counts. An all-reduce keeps its size; its chunks (for the algorithms
 // that split it) are rounded up to whole vectors, the last one shorter.
@@ -18,27 +19,34 @@
 
 namespace p2pbench {
 
-constexpr uint64_t kCollectiveElementBytes = 4;  // f32
-constexpr uint64_t kCollectiveVectorElements = 4;  // 16-byte accesses
+constexpr uint64_t kCollectiveVectorBytes = 16;  // one access
+
+constexpr uint64_t element_bytes(CollectiveElement e) { return e == CollectiveElement::kBf16 ? 2 : 4; }
+constexpr uint64_t vector_elements(CollectiveElement e) { return kCollectiveVectorBytes / element_bytes(e); }
+// f32's: for code that knows only f32 elements.
+constexpr uint64_t kCollectiveElementBytes = element_bytes(CollectiveElement::kF32);
 
 const char* to_string(Collective c);  // "reduce_scatter", "all_gather", "all_reduce" ("none")
+const char* to_string(CollectiveElement e);  // "f32", "bf16"
 
 // (n - 1) / n or 2 (n - 1) / n; 0 for kNone or fewer than one rank.
 double bus_factor(Collective c, int ranks);
 
 struct CollectiveSize {
+  CollectiveElement element = CollectiveElement::kF32;
   uint64_t elements = 0;        // of the whole operation (reduce-scatter's input, all-gather's output, the vector)
   uint64_t chunk_elements = 0;  // of one rank's chunk (the last all-reduce chunk may be shorter)
-  uint64_t bytes = 0;           // the size the figures use: elements x 4
+  uint64_t bytes = 0;           // the size the figures use: elements x element_bytes(element)
   // Elements of rank r's chunk: [first(r), end(r)).
   uint64_t first(int r) const;
   uint64_t end(int r) const;
 };
 
 // The operation's size for a case of `bytes` over `ranks` ranks; nullopt where it holds no whole
-// chunk per rank (reduce-scatter, all-gather: fewer than 4 elements per rank; all-reduce: not
-// whole f32 elements).
-std::optional<CollectiveSize> collective_size(Collective c, uint64_t bytes, int ranks);
+// chunk per rank (reduce-scatter, all-gather: less than a 16-byte vector per rank; all-reduce:
+// not whole elements).
+std::optional<CollectiveSize> collective_size(Collective c, uint64_t bytes, int ranks,
+                                              CollectiveElement e = CollectiveElement::kF32);
 
 // Each rank's input and output, in elements (reduce-scatter: the vector in, its chunk out;
 // all-gather: a chunk in, the vector out; all-reduce: the vector both).

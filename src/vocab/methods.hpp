@@ -28,6 +28,8 @@ enum class MethodKind {
 // The collective operation a kCollective method performs (vocab/collectives.hpp: its sizes and
 // bus factor).
 enum class Collective { kNone, kReduceScatter, kAllGather, kAllReduce };
+// The type of a collective's elements (vocab/collectives.hpp: their bytes and name).
+enum class CollectiveElement { kF32, kBf16 };
 
 // How the dry run prices one sample of the method (plan/estimate.cpp holds the measured
 // constants), and so how long a load beside a latency case must last.
@@ -92,6 +94,7 @@ struct MethodInfo {
   bool push_only = false;  // its sender writes the receiver's memory: no pull (recorded as push)
   Collective collective = Collective::kNone;  // kCollective methods: the operation
   bool needs_nccl = false;  // runs on the session's NCCL communicator (opened while its cases run)
+  CollectiveElement collective_element = CollectiveElement::kF32;  // kCollective methods: what they add or move
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered.

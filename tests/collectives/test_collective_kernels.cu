@@ -1,17 +1,21 @@
 // The put-built collectives' kernel with every rank in one grid of one process (blockIdx.y = the
 // rank; launch_in_one_grid), which compute-sanitizer can run too: each algorithm at 2, 3 and 4
-// ranks, with LD/ST and (all-gather, two-shot) with TMA puts of 4 KiB stages, launched three times (the barrier counts carry over), every rank's output checked
-// against the reference of the operands (kernels/collective_data.hpp), the small sizes also
-// against sums made on the host from the inputs read back; a changed element is found; a rank
-// whose peer never comes gives up at its timeout and says where.
+// ranks, with LD/ST and (all-gather, two-shot) with TMA puts of 4 KiB stages, the atomic-add
+// reduce-scatter also of bf16, launched three times (the barrier counts carry over), every rank's
+// output checked against the reference of the operands (kernels/collective_data.hpp), the small
+// sizes also against sums made on the host from the inputs read back; a changed element is
+// found; a rank whose peer never comes gives up at its timeout and says where.
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/errors.hpp"
 #include "kernels/collective_data.hpp"
 #include "methods/collectives/collective_kernels.hpp"
 
@@ -25,6 +29,7 @@ constexpr int kBlocks = 4, kThreads = 128;
 Collective operation_of(Algorithm a) {
   switch (a) {
     case Algorithm::kReduceScatterAdd:
+    case Algorithm::kReduceScatterAddBf16:
     case Algorithm::kReduceScatterTwoShot: return Collective::kReduceScatter;
     case Algorithm::kAllGather: return Collective::kAllGather;
     default: return Collective::kAllReduce;
@@ -34,6 +39,7 @@ Collective operation_of(Algorithm a) {
 const char* name(Algorithm a) {
   switch (a) {
     case Algorithm::kReduceScatterAdd: return "reduce_scatter_add";
+    case Algorithm::kReduceScatterAddBf16: return "reduce_scatter_add_bf16";
     case Algorithm::kReduceScatterTwoShot: return "reduce_scatter_two_shot";
     case Algorithm::kAllGather: return "all_gather";
     case Algorithm::kAllReduceTwoShot: return "all_reduce_two_shot";
@@ -49,24 +55,42 @@ T* device_alloc(size_t bytes) {
   return static_cast<T*>(p);
 }
 
+// `count` elements of `element` at device address p, as doubles.
+std::vector<double> read_elements(const void* p, uint64_t count, CollectiveElement element) {
+  std::vector<unsigned char> bytes(count * element_bytes(element));
+  cuda_check(cudaMemcpy(bytes.data(), p, bytes.size(), cudaMemcpyDeviceToHost), "reading elements back");
+  std::vector<double> values(count);
+  for (uint64_t k = 0; k < count; ++k) {
+    uint32_t bits = 0;  // a bf16 is the high half of the f32 of the same value
+    if (element == CollectiveElement::kBf16)
+      bits = uint32_t(bytes[2 * k] | bytes[2 * k + 1] << 8) << 16;
+    else
+      std::memcpy(&bits, &bytes[4 * k], 4);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    values[k] = f;
+  }
+  return values;
+}
+
 // Every rank's memory on the one GPU, laid out as the engines lay it out.
 class Ranks {
  public:
   Ranks(Algorithm a, int ranks, uint64_t bytes, uint32_t stage_bytes)
       : a_(a), n_(ranks), op_(operation_of(a)), stage_bytes_(stage_bytes) {
-    size_ = *collective_size(op_, bytes, ranks);
-    in_bytes_ = input_elements(op_, size_) * 4;
+    size_ = *collective_size(op_, bytes, ranks, element_of(a));
+    in_bytes_ = input_elements(op_, size_) * element_bytes(size_.element);
     out_offset_ = (in_bytes_ + 4095) / 4096 * 4096;
-    const size_t chunk_bytes = size_.chunk_elements * 4;
+    chunk_bytes_ = size_.chunk_elements * element_bytes(size_.element);
     for (int r = 0; r < n_; ++r) {
-      base_.push_back(device_alloc<char>(out_offset_ + output_elements(op_, size_) * 4));
-      slots_.push_back(device_alloc<float>(chunk_bytes * size_t(n_)));  // slot s: from rank s
+      base_.push_back(device_alloc<char>(out_offset_ + output_bytes()));
+      slots_.push_back(device_alloc<char>(chunk_bytes_ * size_t(n_)));  // slot s: from rank s
       words_.push_back(device_alloc<uint32_t>(kBarrierWordsBytes));
       counts_.push_back(device_alloc<uint32_t>(kMaxBlocks * 4));
       headers_.push_back(device_alloc<BarrierHeader>(sizeof(BarrierHeader)));
       reset_barriers(words_[r], counts_[r], headers_[r], nullptr);
-      kernels::fill_collective_input(reinterpret_cast<float*>(base_[r]), input_elements(op_, size_), seed(r), nullptr);
-      kernels::poison_collective_output(output(r), output_elements(op_, size_) * 4, nullptr);
+      fill_input(r);
+      kernels::poison_collective_output(output(r), output_bytes(), nullptr, size_.element);
     }
     cuda_check(cudaDeviceSynchronize(), "setting up the ranks");
   }
@@ -82,6 +106,7 @@ class Ranks {
 
   static uint64_t seed(int r) { return 0x1234 + uint64_t(r) * 77; }
   float* output(int r) const { return reinterpret_cast<float*>(base_[size_t(r)] + out_offset_); }
+  CollectiveElement element() const { return size_.element; }
 
   Launch launch_of(int me, uint64_t timeout_ns) const {
     Launch l;
@@ -92,8 +117,8 @@ class Ranks {
     for (int r = 0; r < n_; ++r) {
       l.input[r] = reinterpret_cast<const float*>(base_[size_t(r)]);
       l.output[r] = output(r);
-      l.staging[r] = slots_[size_t(r)] + size_t(me) * size_.chunk_elements;  // rank r's slot for me
-      l.inbox[r] = slots_[size_t(me)] + size_t(r) * size_.chunk_elements;    // my slot for rank r
+      l.staging[r] = reinterpret_cast<float*>(slots_[size_t(r)] + size_t(me) * chunk_bytes_);  // rank r's slot for me
+      l.inbox[r] = reinterpret_cast<const float*>(slots_[size_t(me)] + size_t(r) * chunk_bytes_);  // my slot for rank r
       l.barrier_words[r] = words_[size_t(r)];
     }
     l.counts = counts_[size_t(me)];
@@ -120,7 +145,10 @@ class Ranks {
     kernels::PatternCheck* result = nullptr;
     cuda_check(cudaMallocHost(&result, sizeof *result), "a check result");
     *result = {0, ~0ull};
-    kernels::check_collective_output(output(r), ref, result, nullptr);
+    if (element() == CollectiveElement::kBf16)
+      kernels::check_collective_output(reinterpret_cast<const __nv_bfloat16*>(output(r)), ref, result, nullptr);
+    else
+      kernels::check_collective_output(output(r), ref, result, nullptr);
     cuda_check(cudaDeviceSynchronize(), "checking an output");
     const std::string what = result->mismatches ? std::to_string(result->mismatches) + " bytes differ from " +
                                                       std::to_string(result->first_bad_offset)
@@ -131,11 +159,9 @@ class Ranks {
 
   // Rank r's output against sums made here from every rank's input read back.
   void expect_host_sums(int r) const {
-    std::vector<std::vector<float>> in(size_t(n_), std::vector<float>(input_elements(op_, size_)));
-    for (int k = 0; k < n_; ++k)
-      cuda_check(cudaMemcpy(in[size_t(k)].data(), base_[size_t(k)], in_bytes_, cudaMemcpyDeviceToHost), "reading an input");
-    std::vector<float> out(output_elements(op_, size_));
-    cuda_check(cudaMemcpy(out.data(), output(r), out.size() * 4, cudaMemcpyDeviceToHost), "reading an output");
+    std::vector<std::vector<double>> in;
+    for (int k = 0; k < n_; ++k) in.push_back(read_elements(base_[size_t(k)], input_elements(op_, size_), element()));
+    const std::vector<double> out = read_elements(output(r), output_elements(op_, size_), element());
     for (uint64_t e = 0; e < out.size(); ++e) {
       double want = 0;
       if (op_ == Collective::kAllGather) {
@@ -144,7 +170,7 @@ class Ranks {
         const uint64_t at = op_ == Collective::kReduceScatter ? uint64_t(r) * size_.chunk_elements + e : e;
         for (int k = 0; k < n_; ++k) want += in[size_t(k)][at];
       }
-      ASSERT_EQ(double(out[e]), want) << "rank " << r << " element " << e;
+      ASSERT_EQ(out[e], want) << "rank " << r << " element " << e;
     }
   }
 
@@ -155,14 +181,24 @@ class Ranks {
   }
 
  private:
+  uint64_t output_bytes() const { return output_elements(op_, size_) * element_bytes(element()); }
+
+  void fill_input(int r) const {
+    const uint64_t elements = input_elements(op_, size_);
+    if (element() == CollectiveElement::kBf16)
+      kernels::fill_collective_input(reinterpret_cast<__nv_bfloat16*>(base_[size_t(r)]), elements, seed(r), nullptr);
+    else
+      kernels::fill_collective_input(reinterpret_cast<float*>(base_[size_t(r)]), elements, seed(r), nullptr);
+  }
+
   Algorithm a_;
   int n_;
   Collective op_;
   uint32_t stage_bytes_;
   CollectiveSize size_;
-  uint64_t in_bytes_ = 0, out_offset_ = 0;
+  uint64_t in_bytes_ = 0, out_offset_ = 0, chunk_bytes_ = 0;
   std::vector<char*> base_;
-  std::vector<float*> slots_;
+  std::vector<char*> slots_;
   std::vector<uint32_t*> words_, counts_;
   std::vector<BarrierHeader*> headers_;
 };
@@ -215,9 +251,13 @@ TEST_P(EveryAlgorithm, TheCheckFindsAChangedElement) {
   launch_in_one_grid(set.all(kTimeoutNs), kBlocks, kThreads, nullptr);
   cuda_check(cudaDeviceSynchronize(), "running the collective");
   ASSERT_EQ(set.check(1), "");
-  const float wrong = 1000.0f;
-  cuda_check(cudaMemcpy(set.output(1) + 5, &wrong, 4, cudaMemcpyHostToDevice), "changing an element");
-  EXPECT_EQ(set.check(1), "4 bytes differ from 20");
+  // 1000 as element 5: f32 0x447a0000, bf16 its high half.
+  const uint32_t wrong = 0x447a0000u;
+  const uint64_t bytes = element_bytes(set.element());
+  const unsigned char* value = reinterpret_cast<const unsigned char*>(&wrong) + (4 - bytes);  // little-endian
+  cuda_check(cudaMemcpy(reinterpret_cast<char*>(set.output(1)) + 5 * bytes, value, bytes, cudaMemcpyHostToDevice),
+             "changing an element");
+  EXPECT_EQ(set.check(1), std::to_string(bytes) + " bytes differ from " + std::to_string(5 * bytes));
 }
 
 TEST_P(EveryAlgorithm, ARankWhosePeerNeverComesGivesUp) {
@@ -237,10 +277,23 @@ TEST(CollectiveLimits, TmaOnlyWhereAnAlgorithmPutsAndStagesFit) {
   EXPECT_TRUE(unsupported_reason(Algorithm::kAllGather, 4, 16, 2, 0, 0).has_value());    // not whole warps
   EXPECT_TRUE(unsupported_reason(Algorithm::kAllGather, kMaxBlocks + 1, 128, 2, 0, 0).has_value());
   EXPECT_EQ(tma_stage_bytes(100), 48u);  // two stages of whole 16 bytes
+  EXPECT_TRUE(unsupported_reason(Algorithm::kReduceScatterAddBf16, 4, 128, 2, kTmaSmemBytes, 0).has_value());
+}
+
+TEST(CollectiveLimits, ALaunchWhoseElementsAreNotItsAlgorithmsIsRefused) {
+  EXPECT_EQ(element_of(Algorithm::kReduceScatterAddBf16), CollectiveElement::kBf16);
+  EXPECT_EQ(element_of(Algorithm::kReduceScatterAdd), CollectiveElement::kF32);
+  Launch l;
+  l.algorithm = Algorithm::kReduceScatterAddBf16;
+  l.ranks = 2;
+  l.size = *collective_size(Collective::kReduceScatter, 4096, 2);  // f32
+  EXPECT_THROW(launch_in_one_grid({l}, kBlocks, kThreads, nullptr), RuntimeFailure);
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, EveryAlgorithm,
-                         ::testing::Values(Variant{Algorithm::kReduceScatterAdd, 0}, Variant{Algorithm::kReduceScatterTwoShot, 0},
+                         ::testing::Values(Variant{Algorithm::kReduceScatterAdd, 0},
+                                           Variant{Algorithm::kReduceScatterAddBf16, 0},
+                                           Variant{Algorithm::kReduceScatterTwoShot, 0},
                                            Variant{Algorithm::kAllGather, 0}, Variant{Algorithm::kAllReduceTwoShot, 0},
                                            Variant{Algorithm::kAllReduceOneShot, 0},
                                            Variant{Algorithm::kReduceScatterTwoShot, kTmaSmemBytes},

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """The collectives on a GPU node (label `gpu`): reduce-scatter, all-gather and all-reduce built
-from puts, and NCCL's, with 2, 3 and 4 ranks (all_to_all), every rank's output checked against
-the reference of the operands after each sample.
+from puts (the atomic-add reduce-scatter also of bf16), and NCCL's, with 2, 3 and 4 ranks
+(all_to_all), every rank's output checked against the reference of the operands after each sample.
 
 Besides the run it checks the figures: each row's ranks and nccl-tests' bus factor, algorithm
 bandwidth = bytes / time and bus bandwidth = algorithm bandwidth x factor, and the sizes used
-(reduce-scatter and all-gather round down to whole chunks; all-reduce keeps its size). NCCL
-refuses ranks that share a GPU: its rows are then skipped, with NCCL's reason; where each rank
-has a GPU of its own they must run verified. Ranks sharing a GPU need MPS (skipped with the
-reason otherwise). P2PBENCH_COLLECTIVE_RANKS picks the rank counts (default 2,3,4). Prints
-'N passed, N failed'.
+(reduce-scatter and all-gather round down to whole chunks; all-reduce keeps its size), and the
+element each row names (bf16 for the bf16 method, f32 for every other). NCCL refuses ranks that
+share a GPU: its rows are then skipped, with NCCL's reason; where each rank has a GPU of its own
+they must run verified. Ranks sharing a GPU need MPS (skipped with the reason otherwise).
+P2PBENCH_COLLECTIVE_RANKS picks the rank counts (default 2,3,4). Prints 'N passed, N failed'.
 Usage: collectives_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
 """
 import json
@@ -20,9 +20,11 @@ import sys
 from put_signal_checks import run_rank_counts
 
 CONFIG = str(pathlib.Path(__file__).resolve().parent / "collectives-small.json")
-METHODS = ("reduce_scatter_add", "reduce_scatter_two_shot", "all_gather_put", "all_reduce_two_shot",
-           "all_reduce_one_shot", "reduce_scatter_two_shot_tma", "all_gather_tma", "all_reduce_two_shot_tma")
+METHODS = ("reduce_scatter_add", "reduce_scatter_add_bf16", "reduce_scatter_two_shot", "all_gather_put",
+           "all_reduce_two_shot", "all_reduce_one_shot", "reduce_scatter_two_shot_tma", "all_gather_tma",
+           "all_reduce_two_shot_tma")
 NCCL = ("nccl_reduce_scatter", "nccl_all_gather", "nccl_all_reduce")
+BF16 = ("reduce_scatter_add_bf16",)
 
 
 def expected_factor(operation, ranks):
@@ -37,6 +39,9 @@ def collective_rows(check, ranks, rows, ran):
           json.dumps([(row["method"], row["collective"]["ranks"], row["pattern"]) for row in rows][:4]))
     check(all(math.isclose(row["collective"]["bus_factor"], expected_factor(row["collective"]["operation"], ranks))
               for row in rows), f"{ranks} ranks: bus factors are nccl-tests' ((n-1)/n, all-reduce 2(n-1)/n)")
+    check(all(row["collective"]["element"] == ("bf16" if row["method"] in BF16 else "f32") for row in rows),
+          f"{ranks} ranks: rows name their element (bf16: {', '.join(BF16)}; f32: every other)",
+          json.dumps(sorted({(row["method"], row["collective"]["element"]) for row in rows})))
     figures = [(row, row["collective"]) for row in ok]
     check(figures and all(c["busbw_gbps"] and c["busbw_gbps"]["median"] > 0 for _, c in figures),
           f"{ranks} ranks: every collective that ran has a bus bandwidth")
@@ -52,7 +57,7 @@ def collective_rows(check, ranks, rows, ran):
           json.dumps([(row["method"], c["bytes"]) for row, c in rounded]))
     nccl = [row for row in rows if row["method"] in NCCL]
     shared_gpu = any(f["same_device"] for row in rows for f in row["flows"])
-    check(nccl and all((row["status"] == "ok" and row["verified"]) or
+    check(bool(nccl) and all((row["status"] == "ok" and row["verified"]) or
                        (shared_gpu and row["status"] == "skipped" and "NCCL" in row.get("error", "").upper())
                        for row in nccl),
           f"{ranks} ranks: NCCL's collectives ran verified" + (" or were skipped with NCCL's reason (ranks share a GPU)"

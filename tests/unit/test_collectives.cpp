@@ -58,9 +58,44 @@ TEST(Collectives, AllReduceKeepsItsSizeAndShortensTheLastChunk) {
   EXPECT_FALSE(collective_size(Collective::kAllReduce, 6, 2));  // not whole f32
 }
 
-CaseSpec all_reduce_case(int ranks, uint64_t bytes) {
+TEST(Collectives, ElementsNameTheirTypeAndSize) {
+  EXPECT_STREQ(to_string(CollectiveElement::kF32), "f32");
+  EXPECT_STREQ(to_string(CollectiveElement::kBf16), "bf16");
+  EXPECT_EQ(element_bytes(CollectiveElement::kF32), 4u);
+  EXPECT_EQ(element_bytes(CollectiveElement::kBf16), 2u);
+  EXPECT_EQ(vector_elements(CollectiveElement::kF32), 4u);  // 16-byte vectors
+  EXPECT_EQ(vector_elements(CollectiveElement::kBf16), 8u);
+  EXPECT_EQ(collective_size(Collective::kReduceScatter, 1 << 20, 3)->element, CollectiveElement::kF32);  // the default
+}
+
+TEST(Collectives, Bf16ChunksRoundDownToWholeVectorsOfEight) {
+  const auto s = collective_size(Collective::kReduceScatter, 1 << 20, 3, CollectiveElement::kBf16);  // 524288 bf16
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->element, CollectiveElement::kBf16);
+  EXPECT_EQ(s->chunk_elements, 174760u);  // 174762 rounded down to a multiple of 8
+  EXPECT_EQ(s->elements, 3u * 174760u);
+  EXPECT_EQ(s->bytes, 3u * 174760u * 2u);
+  // Whole 16-byte vectors per rank either way: the same bytes as f32's.
+  EXPECT_EQ(s->bytes, collective_size(Collective::kReduceScatter, 1 << 20, 3)->bytes);
+  EXPECT_FALSE(collective_size(Collective::kReduceScatter, 31, 2, CollectiveElement::kBf16));  // 15 bf16: < 8 a rank
+  const auto smallest = collective_size(Collective::kReduceScatter, 32, 2, CollectiveElement::kBf16);
+  ASSERT_TRUE(smallest);
+  EXPECT_EQ(smallest->chunk_elements, 8u);
+  EXPECT_EQ(smallest->bytes, 32u);
+}
+
+TEST(Collectives, Bf16AllReduceKeepsWholeElements) {
+  const auto s = collective_size(Collective::kAllReduce, 6, 2, CollectiveElement::kBf16);  // 3 bf16
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->elements, 3u);
+  EXPECT_EQ(s->chunk_elements, 8u);  // ceil(3 / 2) = 2, rounded up to a vector
+  EXPECT_EQ(s->bytes, 6u);
+  EXPECT_FALSE(collective_size(Collective::kAllReduce, 5, 2, CollectiveElement::kBf16));  // not whole bf16
+}
+
+CaseSpec collective_case(const char* method, int ranks, uint64_t bytes) {
   CaseSpec c;
-  c.method = *parse_method("all_reduce_one_shot");
+  c.method = *parse_method(method);
   c.pattern = Pattern::kAllToAll;
   c.bytes = bytes;
   c.flows.clear();
@@ -69,6 +104,8 @@ CaseSpec all_reduce_case(int ranks, uint64_t bytes) {
       if (a != b) c.flows.push_back({a, b});
   return c;
 }
+
+CaseSpec all_reduce_case(int ranks, uint64_t bytes) { return collective_case("all_reduce_one_shot", ranks, bytes); }
 
 TEST(Collectives, RowCarriesAlgorithmAndBusBandwidth) {
   const CaseSpec c = all_reduce_case(4, 1 << 20);
@@ -86,9 +123,31 @@ TEST(Collectives, RowCarriesAlgorithmAndBusBandwidth) {
   const nlohmann::json row = result_row(c, o, facts);
   ASSERT_TRUE(row.contains("collective"));
   EXPECT_EQ(row["collective"]["operation"], "all_reduce");
+  EXPECT_EQ(row["collective"]["element"], "f32");
   EXPECT_EQ(row["collective"]["ranks"], 4);
   EXPECT_DOUBLE_EQ(row["collective"]["bus_factor"].get<double>(), 1.5);
   EXPECT_NEAR(row["collective"]["busbw_gbps"]["median"].get<double>(), 104.8576 * 0.75, 1e-9);  // 20 us
+}
+
+TEST(Collectives, Bf16RowSaysItsElementAndCountsItsBytes) {
+  const CaseSpec c = collective_case("reduce_scatter_add_bf16", 3, 1 << 20);
+  EXPECT_EQ(method_info(c.method).collective_element, CollectiveElement::kBf16);
+  CaseOutcome o;
+  o.time_us = {10.0};
+  o.gbps = {1};
+  const CollectiveFigures f = collective_figures(c, o);
+  EXPECT_EQ(f.element, CollectiveElement::kBf16);
+  ASSERT_TRUE(f.size);
+  EXPECT_EQ(f.size->chunk_elements, 174760u);
+  ASSERT_EQ(f.algbw_gbps.size(), 1u);
+  EXPECT_NEAR(f.algbw_gbps[0], 104.856, 1e-9);  // 3 x 174760 bf16 = 1048560 bytes in 10 us
+  GroupFacts facts;
+  facts.layout = GroupLayout::distinct(3);
+  facts.peak_gbps.assign(3, std::vector<std::optional<double>>(3));
+  const nlohmann::json row = result_row(c, o, facts);
+  EXPECT_EQ(row["collective"]["element"], "bf16");
+  EXPECT_EQ(row["collective"]["operation"], "reduce_scatter");
+  EXPECT_EQ(row["collective"]["bytes"], 1048560u);
 }
 
 TEST(Collectives, FailedCaseHasNoFigures) {

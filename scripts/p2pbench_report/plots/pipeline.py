@@ -2,14 +2,14 @@
 reduce-scatter blocks,
   pipeline_<m>x<k>_<n>ranks_<blocks>sms_<system>
 time per operation of each variant against the tile count (left axis, µs) and the overlap
-efficiency (right axis, dashed)."""
+efficiency of each fused variant (right axis, dashed)."""
 
 from __future__ import annotations
 
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.methods import METHOD_COLORS
-from p2pbench_report.pipeline import VARIANTS, pipeline_shapes
+from p2pbench_report.pipeline import EFFICIENCIES, VARIANTS, pipeline_shapes
 from p2pbench_report.plots.matrix import system_slug
 from p2pbench_report.plots.style import PlottedFigure, new_figure, set_title
 
@@ -31,13 +31,18 @@ def _figure(result_set: ResultSet, key: tuple, shapes: list[dict]) -> PlottedFig
     ax.set_ylabel("time per operation (µs, median)")
     ax.grid(True, alpha=0.3)
     handles = ax.get_legend_handles_labels()[0]
-    efficiency = [(s["tiles"], s["overlap_efficiency"]) for s in shapes if "overlap_efficiency" in s]
-    if efficiency:
-        right = ax.twinx()
-        handles += right.plot([e[0] for e in efficiency], [e[1] for e in efficiency], linestyle="--", marker="s",
-                              color="black", label="overlap efficiency (right axis)")
+    right = None
+    for (fused, key), marker in zip(EFFICIENCIES.items(), ("s", "^")):
+        efficiency = [(s["tiles"], s[key]) for s in shapes if key in s]
+        if not efficiency:
+            continue
+        right = right or ax.twinx()
+        label = f"overlap efficiency, {fused} (right axis)"
+        handles += right.plot([e[0] for e in efficiency], [e[1] for e in efficiency], linestyle="--", marker=marker,
+                              color="black", label=label)
+        labels.append(label)
+    if right:
         right.set_ylabel("overlap efficiency: (T_seq − T_fused) / min(T_gemm, T_rs)")
-        labels.append("overlap efficiency (right axis)")
     # Inside the axes: right of them sits the efficiency axis' label.
     ax.legend(handles=handles, fontsize=7, loc="upper left")
     set_title(figure, f"GEMM {m}×{m}×{k} → reduce-scatter on {ranks} ranks, {blocks} SMs for the reduce-scatter",

@@ -1,8 +1,9 @@
 // The collectives built from puts (collective_kernels.hpp): reduce-scatter by atomic adds into
-// the owner or by two-shot staging, all-gather by stores, all-reduce two-shot or one-shot. Their
-// figures sit beside NCCL's own collectives (nccl_reduce_scatter, nccl_all_gather,
-// nccl_all_reduce) on the same ranks and sizes: configs/collectives.json.
+// the owner (of f32 or bf16) or by two-shot staging, all-gather by stores, all-reduce two-shot or
+// one-shot. Their figures sit beside NCCL's own collectives (nccl_reduce_scatter,
+// nccl_all_gather, nccl_all_reduce) on the same ranks and sizes: configs/collectives.json.
 #include <memory>
+#include <stdexcept>
 
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
@@ -19,7 +20,10 @@ constexpr double kBarrierTimeoutS = 15.0;
 
 class PutCollectiveEngine final : public CollectiveEngine {
  public:
-  PutCollectiveEngine(Algorithm a, const CaseSpec& c) : CollectiveEngine(c), algorithm_(a) {}
+  PutCollectiveEngine(Algorithm a, const CaseSpec& c) : CollectiveEngine(c), algorithm_(a) {
+    if (element() != element_of(a))
+      throw std::logic_error(std::string(to_string(c.method)) + " is registered with elements other than its kernel's");
+  }
 
   std::optional<std::string> unsupported_reason(int device) const override {
     if (auto why = CollectiveEngine::unsupported_reason(device)) return why;
@@ -93,8 +97,10 @@ std::vector<SweptAxis> tma_axes() {
 }
 
 MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help,
-                std::vector<SweptAxis> swept) {
-  return collective_method_info(name, title, color, order, op, help, std::move(swept));
+                std::vector<SweptAxis> swept, CollectiveElement element = CollectiveElement::kF32) {
+  MethodInfo m = collective_method_info(name, title, color, order, op, help, std::move(swept));
+  m.collective_element = element;
+  return m;
 }
 
 template <Algorithm kAlgorithm>
@@ -111,6 +117,13 @@ P2PBENCH_REGISTER_METHOD(kReduceScatterAdd,
                               "reductions (red.add.v4.f32) through the peer mapping",
                               ldst_axes()),
                          make<Algorithm::kReduceScatterAdd>);
+P2PBENCH_REGISTER_METHOD(kReduceScatterAddBf16,
+                         info("reduce_scatter_add_bf16", "reduce-scatter: atomic-add puts, bf16", "tab:gray", 28,
+                              Collective::kReduceScatter,
+                              "reduce-scatter of bf16: each rank adds its chunk r into rank r's output with atomic "
+                              "adds, 16-byte reductions of 8 bf16 (red.add.noftz.v4.bf16x2) through the peer mapping",
+                              ldst_axes(), CollectiveElement::kBf16),
+                         make<Algorithm::kReduceScatterAddBf16>);
 P2PBENCH_REGISTER_METHOD(kReduceScatterTwoShot,
                          info("reduce_scatter_two_shot", "reduce-scatter: puts + local sum", "tab:cyan", 21,
                               Collective::kReduceScatter,

@@ -4,6 +4,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "kernels/bf16_vectors.cuh"
 #include "kernels/copy_device.cuh"
 #include "kernels/device_caps.hpp"
 #include "kernels/f32_vectors.cuh"
@@ -19,27 +20,36 @@ constexpr int kRanks = kernels::kMaxCollectiveRanks;
 
 __device__ __forceinline__ bool barrier(const Launch& l, uint32_t count) { return kernels::rank_barrier(l, count); }
 
-// Elements of the piece a block takes at a time: its threads' 16-byte vectors (LD/ST), or one
-// shared-memory stage (TMA). Piece j of a span goes to block j % gridDim.x on every rank.
+// Elements of the piece a block takes at a time: its threads' 16-byte vectors of kWidth elements
+// (LD/ST), or one shared-memory stage (TMA, f32 only). Piece j of a span goes to block
+// j % gridDim.x on every rank.
+template <int kWidth = kVector>
 __device__ __forceinline__ uint64_t piece_elements(const Launch& l) {
-  return l.tma_stage_bytes ? l.tma_stage_bytes / 4 : uint64_t(blockDim.x) * kVector;
+  return l.tma_stage_bytes ? l.tma_stage_bytes / 4 : uint64_t(blockDim.x) * kWidth;
 }
 
-// f(k, n) for the block's share of elements [first, end): n = 4 at each 16-byte vector k of its
-// pieces (first is a multiple of 4), the tail of fewer than 4 by block 0's thread 0.
+// f(k) at each 16-byte vector k (kWidth elements) of the block's pieces of [first, first + whole)
+// (first and whole multiples of kWidth).
+template <int kWidth, class F>
+__device__ void for_each_whole_vector(const Launch& l, uint64_t first, uint64_t whole, F f) {
+  const uint64_t piece = piece_elements<kWidth>(l);
+  for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece)
+    for (uint64_t k = p + threadIdx.x * kWidth; k < min(p + piece, whole); k += uint64_t(blockDim.x) * kWidth)
+      f(first + k);
+}
+
+// f(k, n) for the block's share of f32 elements [first, end): n = 4 at each 16-byte vector k of
+// its pieces (first is a multiple of 4), the tail of fewer than 4 by block 0's thread 0.
 template <class F>
 __device__ void for_each_vector(const Launch& l, uint64_t first, uint64_t end, F f) {
-  const uint64_t piece = piece_elements(l), whole = (end - first) / kVector * kVector;
-  for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece)
-    for (uint64_t k = p + threadIdx.x * kVector; k < min(p + piece, whole); k += uint64_t(blockDim.x) * kVector)
-      f(first + k, kVector);
+  const uint64_t whole = (end - first) / kVector * kVector;
+  for_each_whole_vector<kVector>(l, first, whole, [&](uint64_t k) { f(k, kVector); });
   if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) f(first + whole, int(end - first - whole));
 }
 
 using Values = kernels::F32x4;
 __device__ __forceinline__ Values load(const float* p, int n) { return kernels::load_f32(p, n); }
 __device__ __forceinline__ void store(float* p, const Values& x, int n) { kernels::store_f32(p, x, n); }
-__device__ __forceinline__ void add_into(float* p, const Values& x, int n) { kernels::add_f32_into(p, x, n); }
 __device__ __forceinline__ void accumulate(Values& sum, const Values& x) { kernels::accumulate_f32(sum, x); }
 
 // Rank r's chunk of the vector, [first_of(r), end_of(r)) (CollectiveSize::first / end, in device code).
@@ -175,18 +185,39 @@ __device__ void fan_out_sums(const Launch& l, TmaStages& s) {
   tma_drain(s);
 }
 
+// The element types of the reduce-scatter by atomic adds: a 16-byte vector of kWidth elements,
+// loaded, stored, and added into a peer's memory by one system-scope reduction.
+struct F32Elements {
+  using T = float;
+  static constexpr int kWidth = kVector;
+  __device__ static Values load(const T* p) { return kernels::load_f32(p, kWidth); }
+  __device__ static void store(T* p, const Values& x) { kernels::store_f32(p, x, kWidth); }
+  __device__ static void add_into(T* p, const Values& x) { kernels::add_f32_into(p, x, kWidth); }
+};
+
+struct Bf16Elements {
+  using T = __nv_bfloat16;
+  static constexpr int kWidth = kernels::kBf16Vector;
+  __device__ static kernels::Bf16x8 load(const T* p) { return kernels::load_bf16x8(p); }
+  __device__ static void store(T* p, const kernels::Bf16x8& x) { kernels::store_bf16x8(p, x); }
+  __device__ static void add_into(T* p, const kernels::Bf16x8& x) { kernels::add_bf16x8_into(p, x); }
+};
+
+// A reduce-scatter's chunks are whole vectors (collective_size; launch() checks): no tail.
+template <class E>
 __device__ bool reduce_scatter_add(const Launch& l, uint32_t& count) {
+  using T = typename E::T;
+  const T* in = reinterpret_cast<const T*>(l.input[l.me]);
+  const auto output = [&](int r) { return reinterpret_cast<T*>(l.output[r]); };
   const uint64_t own = first_of(l, l.me);
-  for_each_vector(l, own, end_of(l, l.me), [&](uint64_t k, int n) {
-    store(l.output[l.me] + (k - own), load(l.input[l.me] + k, n), n);
-  });
+  for_each_whole_vector<E::kWidth>(l, own, end_of(l, l.me) - own,
+                                   [&](uint64_t k) { E::store(output(l.me) + (k - own), E::load(in + k)); });
   if (!barrier(l, ++count)) return false;
   for (int j = 1; j < l.ranks; ++j) {
     const int r = peer_at(l, j);
     const uint64_t first = first_of(l, r);
-    for_each_vector(l, first, end_of(l, r), [&](uint64_t k, int n) {
-      add_into(l.output[r] + (k - first), load(l.input[l.me] + k, n), n);
-    });
+    for_each_whole_vector<E::kWidth>(l, first, end_of(l, r) - first,
+                                     [&](uint64_t k) { E::add_into(output(r) + (k - first), E::load(in + k)); });
   }
   return barrier(l, ++count);
 }
@@ -242,7 +273,8 @@ __device__ void run(const Launch& l) {
   __syncthreads();
   uint32_t c = count;
   switch (l.algorithm) {
-    case Algorithm::kReduceScatterAdd: reduce_scatter_add(l, c); break;
+    case Algorithm::kReduceScatterAdd: reduce_scatter_add<F32Elements>(l, c); break;
+    case Algorithm::kReduceScatterAddBf16: reduce_scatter_add<Bf16Elements>(l, c); break;
     case Algorithm::kReduceScatterTwoShot: reduce_scatter_two_shot(l, s, c); break;
     case Algorithm::kAllGather: all_gather(l, s, c); break;
     case Algorithm::kAllReduceTwoShot: all_reduce_two_shot(l, s, c); break;
@@ -275,7 +307,25 @@ bool uses_tma(Algorithm a) {
   return a == Algorithm::kReduceScatterTwoShot || a == Algorithm::kAllGather || a == Algorithm::kAllReduceTwoShot;
 }
 
+bool adds_into_owner(Algorithm a) { return a == Algorithm::kReduceScatterAdd || a == Algorithm::kReduceScatterAddBf16; }
+
+// Throws unless the kernel can run `l`: elements of its algorithm's type, and (for the adds into
+// the owner, which take whole vectors only) chunks of whole vectors.
+void check_launch(const Launch& l) {
+  const CollectiveElement e = element_of(l.algorithm);
+  if (l.size.element != e)
+    throw RuntimeFailure(std::string("a collective of ") + to_string(e) + " launched with a size in " +
+                         to_string(l.size.element));
+  if (adds_into_owner(l.algorithm) && l.size.chunk_elements % vector_elements(e) != 0)
+    throw RuntimeFailure("a reduce-scatter by atomic adds launched with chunks of " +
+                         std::to_string(l.size.chunk_elements) + " elements, not whole 16-byte vectors");
+}
+
 }  // namespace
+
+CollectiveElement element_of(Algorithm a) {
+  return a == Algorithm::kReduceScatterAddBf16 ? CollectiveElement::kBf16 : CollectiveElement::kF32;
+}
 
 uint32_t tma_stage_bytes(uint64_t smem_bytes) { return stage_bytes_of(smem_bytes); }
 
@@ -288,6 +338,10 @@ std::optional<std::string> unsupported_reason(Algorithm a, int blocks, int threa
   if (threads < ranks)
     return "threads (" + std::to_string(threads) + ") must be at least the ranks (a thread per peer meets at a barrier)";
   if (a == Algorithm::kReduceScatterAdd) return kernels::requires_hopper(device, "16-byte f32 reductions (red.add.v4.f32)");
+  if (a == Algorithm::kReduceScatterAddBf16) {
+    if (smem_bytes) return "this algorithm has no TMA variant";
+    return kernels::requires_hopper(device, "16-byte bf16x2 reductions (red.add.noftz.v4.bf16x2)");
+  }
   if (!smem_bytes) return std::nullopt;
   if (!uses_tma(a)) return "this algorithm has no TMA variant";
   if (auto why = kernels::requires_hopper(device, "TMA bulk copies")) return why;
@@ -311,6 +365,7 @@ void prepare_tma(uint64_t smem_bytes, int device) {
 }
 
 void launch(const Launch& l, int blocks, int threads, cudaStream_t stream) {
+  check_launch(l);
   const size_t smem = dynamic_smem_of(l.tma_stage_bytes, kernels::detail::current_device());
   collective<<<blocks, threads, smem, stream>>>(l);
   cuda_check(cudaGetLastError(), "launching a collective");
@@ -319,7 +374,10 @@ void launch(const Launch& l, int blocks, int threads, cudaStream_t stream) {
 void launch_in_one_grid(const std::vector<Launch>& ranks, int blocks, int threads, cudaStream_t stream) {
   if (ranks.empty() || ranks.size() > size_t(kRanks)) throw RuntimeFailure("launch_in_one_grid takes 1 to 8 ranks");
   LaunchSet s;
-  for (size_t r = 0; r < ranks.size(); ++r) s.rank[r] = ranks[r];
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    check_launch(ranks[r]);
+    s.rank[r] = ranks[r];
+  }
   // One grid holds every rank's blocks: no padding to one block per SM (they must all be resident).
   const size_t smem = ranks[0].tma_stage_bytes ? 2 * size_t(ranks[0].tma_stage_bytes) + kMbarrierBytes : 0;
   collective_in_one_grid<<<dim3(unsigned(blocks), unsigned(ranks.size())), threads, smem, stream>>>(s);

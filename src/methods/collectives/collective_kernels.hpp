@@ -3,7 +3,8 @@
 // block b of every rank handles the same elements of every chunk.
 //
 //   reduce_scatter_add      own chunk -> own output; barrier; red.add of each rank's chunk r
-//                           into rank r's output; barrier
+//                           into rank r's output; barrier (f32: red.add.v4.f32; bf16:
+//                           red.add.noftz.v4.bf16x2, 8 elements a vector)
 //   reduce_scatter_two_shot barrier; chunk r -> rank r's staging slot; barrier; own output =
 //                           the chunks summed in rank order
 //   all_gather              barrier; own input -> every rank's output at this rank's chunk; barrier
@@ -29,19 +30,24 @@
 
 namespace p2pbench::collectives {
 
-enum class Algorithm { kReduceScatterAdd, kReduceScatterTwoShot, kAllGather, kAllReduceTwoShot, kAllReduceOneShot };
+enum class Algorithm { kReduceScatterAdd, kReduceScatterAddBf16, kReduceScatterTwoShot, kAllGather, kAllReduceTwoShot,
+                       kAllReduceOneShot };
+
+// The elements the algorithm adds or moves: bf16 for kReduceScatterAddBf16, f32 for the others.
+CollectiveElement element_of(Algorithm a);
 
 constexpr int kMaxBlocks = kernels::kMaxBarrierBlocks;
 using kernels::BarrierHeader;
 using kernels::kBarrierWordsBytes;
 using kernels::reset_barriers;
 
-// One operation on one rank. Rank indices are the case's ranks in order.
+// One operation on one rank. Rank indices are the case's ranks in order. The buffers are typed
+// for f32; a bf16 algorithm reads the same addresses as bf16.
 struct Launch {
   Algorithm algorithm = Algorithm::kAllReduceOneShot;
   int ranks = 0;
   int me = 0;
-  CollectiveSize size;
+  CollectiveSize size;  // its element must be element_of(algorithm) (launch() checks)
   const float* input[kernels::kMaxCollectiveRanks] = {};  // each rank's input (peer mappings)
   float* output[kernels::kMaxCollectiveRanks] = {};       // each rank's output
   float* staging[kernels::kMaxCollectiveRanks] = {};      // rank r's slot that receives this rank's chunk r

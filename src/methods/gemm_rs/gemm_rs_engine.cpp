@@ -10,16 +10,21 @@
 //                       interference: the same traffic, unrelated to the GEMM's progress)
 //   gemm_rs_gemm_only   the tiles alone
 //   gemm_rs_rs_only     the reduce-scatter alone
+//   gemm_rs_fused_green the fused pipeline with the SMs split by CUDA green contexts: the
+//                       reduce-scatter in a group of `blocks` SMs (Hopper: a multiple of 8), the
+//                       tiles in the rest, both started at once (they cannot take each other's SMs)
 // Overlap efficiency = (T_sequential - T_fused) / min(T_gemm_only, T_rs_only), from the rows'
-// time_us (the report). Without a green-context partition (not kept under MPS), the fused and
-// beside GEMMs ask cuBLASLt for the SMs the reduce-scatter leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET).
+// time_us (the report). Without a partition, the fused and beside GEMMs ask cuBLASLt for the SMs
+// the reduce-scatter leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET), which nothing enforces.
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
+#include "common/device_connections.hpp"
 #include "common/errors.hpp"
+#include "device/green_context.hpp"
 #include "engines/collective_engine.hpp"
 #include "engines/engine_registry.hpp"
 #include "methods/collectives/collective_kernels.hpp"
@@ -29,7 +34,7 @@
 namespace p2pbench::gemm_rs {
 namespace {
 
-enum class Variant { kFused, kSequential, kBeside, kGemmOnly, kRsOnly };
+enum class Variant { kFused, kSequential, kBeside, kGemmOnly, kRsOnly, kFusedGreen };
 
 constexpr double kWaitTimeoutS = 15.0;  // a barrier's or a tile flag's, as the collectives'
 constexpr int kSampledElements = 32;    // of the output, per sample, against the host reference
@@ -43,8 +48,10 @@ class GemmRsEngine final : public CollectiveEngine {
   std::optional<std::string> unsupported_reason(int device) const override {
     if (auto why = CollectiveEngine::unsupported_reason(device)) return why;
     if (!schedule_) return why_;
-    return collectives::unsupported_reason(collectives::Algorithm::kReduceScatterAdd, blocks(), threads(),
-                                           int(ranks().size()), 0, device);
+    if (auto why = collectives::unsupported_reason(collectives::Algorithm::kReduceScatterAdd, blocks(), threads(),
+                                                   int(ranks().size()), 0, device))
+      return why;
+    return variant_ == Variant::kFusedGreen ? green_partition_reason(device) : std::nullopt;
   }
 
   void prepare(int device, int rank, const std::vector<Flow>& mine) override {
@@ -53,8 +60,9 @@ class GemmRsEngine final : public CollectiveEngine {
     int sms = 0;
     cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "counting the GPU's SMs");
     const bool beside_the_rs = variant_ == Variant::kFused || variant_ == Variant::kBeside;
+    const int sm_target = partition_ ? partition_->split().workload_sms : beside_the_rs ? std::max(1, sms - blocks()) : 0;
     Stream stream = make_stream("the pipeline's set-up");
-    gemm_ = std::make_unique<TileGemm>(*schedule_, rank, beside_the_rs ? std::max(1, sms - blocks()) : 0, stream.get());
+    gemm_ = std::make_unique<TileGemm>(*schedule_, rank, sm_target, stream.get());
     for (uint64_t t = 0; t < schedule_->tiles; ++t) gemm_->enqueue_tile(t, stream.get());  // D for the *_only and beside
     cuda_check(cudaStreamSynchronize(stream.get()), "computing the pipeline's first D");
     comm_ = make_stream("the pipeline's reduce-scatter");
@@ -102,7 +110,20 @@ class GemmRsEngine final : public CollectiveEngine {
     }
   }
 
+  // Green contexts keep no partition under MPS (docs/groups.md); otherwise the only test of a
+  // split is making it, so the partition made here is the one the case then uses.
+  std::optional<std::string> green_partition_reason(int device) const {
+    if (mps_daemon_reachable())
+      return std::string("green contexts keep no SM partition under MPS: runs with a GPU per rank and no MPS daemon");
+    std::string why_not;
+    if (!partition_) partition_ = GreenPartition::create(device, blocks(), why_not);
+    if (!partition_) return why_not;
+    return std::nullopt;
+  }
+  void launch_green(const std::vector<Transfer>& transfers, cudaStream_t stream);
+
   Variant variant_;
+  mutable std::unique_ptr<GreenPartition> partition_;  // gemm_rs_fused_green's SM groups
   std::optional<TileSchedule> schedule_;
   std::string why_;
   std::unique_ptr<TileGemm> gemm_;
@@ -151,7 +172,17 @@ void GemmRsEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStre
       cuda_check(cudaEventRecord(join_.get(), comm_.get()), "joining the pipeline's reduce-scatter");
       cuda_check(cudaStreamWaitEvent(stream, join_.get(), 0), "joining the pipeline's reduce-scatter");
       return;
+    case Variant::kFusedGreen: return launch_green(transfers, stream);
   }
+}
+
+// Both start at once: the tiles cannot take the reduce-scatter's SMs, nor its blocks theirs.
+void GemmRsEngine::launch_green(const std::vector<Transfer>& transfers, cudaStream_t stream) {
+  if (!partition_) throw RuntimeFailure("gemm_rs_fused_green was launched without its SM partition");
+  partition_->fork_from(stream);
+  reduce_tiles(reduce_of(transfers, true), blocks(), threads(), partition_->transfer_stream());
+  enqueue_gemm(partition_->workload_stream());
+  partition_->join_into(stream);
 }
 
 // Sampled elements of this rank's tiles of the output (the GEMM alone: of its own D) against the
@@ -228,6 +259,12 @@ P2PBENCH_REGISTER_METHOD(kGemmRsGemmOnly,
                          info("gemm_rs_gemm_only", "GEMM tiles alone", "tab:gray", 43,
                               "the pipeline's GEMM tiles alone (the time overlap efficiency compares with)"),
                          make<Variant::kGemmOnly>);
+P2PBENCH_REGISTER_METHOD(kGemmRsFusedGreen,
+                         info("gemm_rs_fused_green", "GEMM → RS fused, green SM groups", "tab:brown", 45,
+                              "the fused pipeline with the SMs split by CUDA green contexts: the reduce-scatter in a "
+                              "group of `blocks` SMs (Hopper: rounded up to a multiple of 8), the tiles in the rest; "
+                              "a GPU per rank, no MPS"),
+                         make<Variant::kFusedGreen>);
 P2PBENCH_REGISTER_METHOD(kGemmRsRsOnly,
                          info("gemm_rs_rs_only", "RS of the tiles alone", "tab:olive", 44,
                               "the pipeline's reduce-scatter of the tiles alone, on its blocks"),

@@ -1,6 +1,9 @@
 #include "methods/gemm_rs/gemm_rs_kernels.hpp"
 
+#include <string>
+
 #include "common/cuda_check.hpp"
+#include "common/errors.hpp"
 #include "kernels/f32_vectors.cuh"
 #include "kernels/rank_barrier.cuh"
 
@@ -20,7 +23,7 @@ __device__ void for_each_vector(const TileReduce& l, F f) {
   }
 }
 
-__global__ void reduce_tiles_kernel(TileReduce l) {
+__device__ void reduce_tiles_body(const TileReduce& l) {
   __shared__ uint32_t start;
   if (threadIdx.x == 0) start = l.counts[blockIdx.x];
   __syncthreads();
@@ -50,6 +53,15 @@ __global__ void reduce_tiles_kernel(TileReduce l) {
   if (threadIdx.x == 0) l.counts[blockIdx.x] = start + 2;
 }
 
+__global__ void reduce_tiles_kernel(TileReduce l) { reduce_tiles_body(l); }
+
+struct TileReduceSet {
+  TileReduce rank[kernels::kMaxBarrierRanks];
+};
+
+// blockIdx.y = the rank: its blocks run the body as that rank's own launch would.
+__global__ void reduce_tiles_in_one_grid_kernel(TileReduceSet s) { reduce_tiles_body(s.rank[blockIdx.y]); }
+
 __global__ void mark_kernel(uint32_t* flag) { ptx::st_release_sys(flag, *flag + 1); }
 
 }  // namespace
@@ -57,6 +69,15 @@ __global__ void mark_kernel(uint32_t* flag) { ptx::st_release_sys(flag, *flag + 
 void reduce_tiles(const TileReduce& l, int blocks, int threads, cudaStream_t stream) {
   reduce_tiles_kernel<<<blocks, threads, 0, stream>>>(l);
   cuda_check(cudaGetLastError(), "launching the pipeline's tile reduce-scatter");
+}
+
+void reduce_tiles_in_one_grid(const std::vector<TileReduce>& ranks, int blocks, int threads, cudaStream_t stream) {
+  if (ranks.empty() || ranks.size() > size_t(kernels::kMaxBarrierRanks))
+    throw RuntimeFailure("reduce_tiles_in_one_grid takes 1 to " + std::to_string(kernels::kMaxBarrierRanks) + " ranks");
+  TileReduceSet s;
+  for (size_t r = 0; r < ranks.size(); ++r) s.rank[r] = ranks[r];
+  reduce_tiles_in_one_grid_kernel<<<dim3(unsigned(blocks), unsigned(ranks.size())), threads, 0, stream>>>(s);
+  cuda_check(cudaGetLastError(), "launching every rank's tile reduce-scatter in one grid");
 }
 
 void mark_tile_done(uint32_t* flag, cudaStream_t stream) {

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/rank_barrier.hpp"
 
@@ -32,6 +33,9 @@ struct TileReduce {
 
 // One operation's reduce-scatter on `stream`.
 void reduce_tiles(const TileReduce& l, int blocks, int threads, cudaStream_t stream);
+// Every rank's operation in one grid of one process (blockIdx.y = rank; every block must be
+// resident at once): the kernel tests, also under compute-sanitizer.
+void reduce_tiles_in_one_grid(const std::vector<TileReduce>& ranks, int blocks, int threads, cudaStream_t stream);
 // Raises *flag by one after the work before it on `stream` (a tile's GEMM), with release
 // semantics: the operation's n-th launch of reduce_tiles waits for the value n.
 void mark_tile_done(uint32_t* flag, cudaStream_t stream);
