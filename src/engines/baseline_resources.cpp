@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "common/host_heartbeat.hpp"
 #include "engines/nccl_engine.hpp"
@@ -32,6 +33,15 @@ class UnavailableEngine final : public TwoSidedEngine {
  private:
   std::string why_;
 };
+
+// The PCI bus id of this rank's GPU ("0000:00:06.0").
+std::string current_gpu_bus_id() {
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "finding the rank's GPU");
+  char bus[32] = {};
+  cuda_check(cudaDeviceGetPCIBusId(bus, sizeof bus, device), "reading the GPU's PCI bus id");
+  return bus;
+}
 
 // Runs `local` on this rank, then shares every rank's outcome (an empty string: success).
 // Returns nullopt when all succeeded, else the same message on every rank: the failing ranks'
@@ -179,8 +189,18 @@ class Baselines final : public BaselineResources {
     });
   }
 
+  // Decided before NCCL is called: where ranks share a GPU, NCCL's refusal reaches only them.
+  std::optional<std::string> shared_gpu(const PeerGroup& peers) {
+    std::string bus;
+    if (auto why = agree(peers, "reading the GPU's PCI bus id for NCCL", [&] { bus = current_gpu_bus_id(); })) return why;
+    NcclPlacement placement{peers.rank(), {}, {}};
+    for (int r = 0; r < peers.size(); ++r) placement.node_of_rank.push_back(peers.node_of(r));
+    return shared_gpu_reason(placement, peers.exchange(bus, "sharing the GPUs' PCI bus ids for NCCL"));
+  }
+
   std::optional<std::string> run_begin_nccl(const PeerGroup& peers) {
     if (!nccl_in_build()) return std::string(kNoNcclReason);
+    if (auto why = shared_gpu(peers)) return why;
     if (auto why = set_nccl_environment(peers)) return why;
     std::string id;
     if (auto why = agree(peers, "creating the NCCL unique id", [&] {

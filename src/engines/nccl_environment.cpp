@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/errors.hpp"
 
@@ -36,6 +37,18 @@ bool NcclPlacement::one_host() const {
   for (const std::string& host : host_of_rank)
     if (host != host_of_rank.front()) return false;
   return true;
+}
+
+std::optional<std::string> shared_gpu_reason(const NcclPlacement& p, const std::vector<std::string>& gpu_of_rank) {
+  if (gpu_of_rank.size() != p.node_of_rank.size())
+    throw std::invalid_argument("the NCCL placement names " + std::to_string(p.node_of_rank.size()) + " nodes and " +
+                                std::to_string(gpu_of_rank.size()) + " GPUs");
+  for (size_t a = 0; a < gpu_of_rank.size(); ++a)
+    for (size_t b = a + 1; b < gpu_of_rank.size(); ++b)
+      if (gpu_of_rank[a] == gpu_of_rank[b] && p.node_of_rank[a] == p.node_of_rank[b])
+        return "NCCL takes one GPU per rank: ranks " + std::to_string(a) + " and " + std::to_string(b) + " share GPU " +
+               gpu_of_rank[a] + " (NCCL would refuse it: \"Duplicate GPU detected\")";
+  return std::nullopt;
 }
 
 NcclEnvironment decide_nccl_environment(const NcclPlacement& p,

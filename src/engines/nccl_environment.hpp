@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ struct NcclEnvironment {
 //                          transport instead of P2P or shared memory (see nccl_environment.cpp).
 NcclEnvironment decide_nccl_environment(const NcclPlacement& placement,
                                         const std::function<const char*(const char*)>& lookup);
+
+// Why NCCL cannot open one communicator over these ranks, or nullopt: NCCL takes one GPU per
+// rank within a node and refuses a second rank on a GPU ("Duplicate GPU detected"), a refusal
+// that reaches only the ranks sharing it, while the others wait in the communicator's set-up
+// until the job's deadline. `gpu_of_rank`: each rank's GPU (its PCI bus id); ranks of different
+// nodes of the placement may share one (NCCL_HOSTID makes them different hosts to NCCL).
+std::optional<std::string> shared_gpu_reason(const NcclPlacement& placement, const std::vector<std::string>& gpu_of_rank);
 
 // Sets `env.set` in this process's environment (never overwriting). Throws RuntimeFailure.
 void apply_nccl_environment(const NcclEnvironment& env);

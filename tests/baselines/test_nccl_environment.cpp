@@ -75,6 +75,18 @@ TEST(NcclEnvironment, RefusesAPlacementThatDoesNotMatchTheRanks) {
   EXPECT_THROW(decide(2, {"h", "h"}, {0, 0}), std::invalid_argument);
 }
 
+TEST(NcclEnvironment, RanksSharingAGpuWithinANodeAreRefusedBeforeNcclIsCalled) {
+  const NcclPlacement one_node{0, {}, {0, 0, 0}};
+  // Three ranks on two GPUs: the ranks of the shared GPU are named, with the GPU.
+  const auto why = shared_gpu_reason(one_node, {"0000:06:00.0", "0000:07:00.0", "0000:06:00.0"});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("ranks 0 and 2 share GPU 0000:06:00.0"), std::string::npos) << *why;
+  EXPECT_FALSE(shared_gpu_reason(one_node, {"0000:06:00.0", "0000:07:00.0", "0000:08:00.0"}));
+  // Nodes of the override are different hosts to NCCL: they may share a GPU.
+  EXPECT_FALSE(shared_gpu_reason(NcclPlacement{0, {}, {0, 1}}, {"0000:06:00.0", "0000:06:00.0"}));
+  EXPECT_THROW(shared_gpu_reason(one_node, {"0000:06:00.0"}), std::invalid_argument);
+}
+
 TEST(NcclEnvironment, ApplySetsOnlyWhatIsUnset) {
   unsetenv("P2PBENCH_TEST_NCCL_A");
   setenv("P2PBENCH_TEST_NCCL_B", "user", 1);

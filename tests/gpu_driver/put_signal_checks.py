@@ -64,7 +64,7 @@ def run_rank_counts(doc, config, methods, env_counts, pattern_for, check_rows, o
     def check(ok, what, detail=""):
         nonlocal passed, failed
         print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + detail[-3000:]))
-        passed, failed = passed + ok, failed + (not ok)
+        passed, failed = passed + bool(ok), failed + (not ok)  # `ok` may be an empty list
 
     for ranks in counts:
         out = tmp / f"run-{ranks}.json"
