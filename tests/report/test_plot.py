@@ -289,3 +289,24 @@ def test_pipeline_rows_get_time_by_tiles_and_the_overlap_efficiency():
         assert not any(name.startswith("collectives_") for name in named)  # pipeline rows stay out of those
     finally:
         close_figures(figures)
+
+
+def test_each_fused_variant_gets_its_overlap_efficiency():
+    """Two H200: the fused pipeline with green-context SM groups has an efficiency of its own, from
+    the same sequential, GEMM-only and RS-only times, drawn beside the unpartitioned one."""
+    from p2pbench_report.pipeline import pipeline_shapes
+    measured = REPO / "results" / "h200-nv18" / "gemm-rs-2026-11-28" / "gemm-rs-2gpu.json.gz"
+    shapes = {(s["k"], s["tiles"], s["blocks"]): s for s in pipeline_shapes(json.loads(gzip.decompress(measured.read_bytes())))}
+    s = shapes[(4096, 16, 16)]
+    t = s["times_us"]
+    shorter = min(t["gemm_only"], t["rs_only"])
+    assert s["overlap_efficiency_green"] == pytest.approx((t["sequential"] - t["fused_green"]) / shorter)
+    assert s["overlap_efficiency"] == pytest.approx((t["sequential"] - t["fused"]) / shorter)
+    figures = build_figures(load_many([measured]))
+    try:
+        named = {f.name: f for f in figures}
+        right = named["pipeline_8192x4096_2ranks_16sms_gemm-rs"].figure.axes[1]
+        assert sorted(line.get_label() for line in right.get_lines()) == [
+            "overlap efficiency, fused (right axis)", "overlap efficiency, fused_green (right axis)"]
+    finally:
+        close_figures(figures)
