@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds p2pbench (A100 + Hopper + PTX) and runs the default sweep on a node with two or more GPUs.
+# Builds p2pbench (A100 + Hopper + PTX) and runs the default sweep on a node with two or more GPUs;
+# on a node with one GPU it runs what one GPU measures (configs/one-gpu.json, no mpirun).
 # Usage: scripts/run-default.sh [RESULTS.json] [extra p2pbench flags...]
 # P2PBENCH_CONFIG picks another config (default configs/default.json).
-# Before building, it asks the driver how many GPUs there are: with none or one it says what can
-# be done instead and exits 1 (P2P figures need two GPUs).
+# Before building, it asks the driver how many GPUs there are: with none it says what can be done
+# instead and exits 1; with one it says that P2P figures need two and measures the one GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -34,23 +35,21 @@ On a node with two or more GPUs, run this script again.
 EOF
   exit 1
 fi
+build() {
+  cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2PBENCH_BUILD_TESTS=OFF
+  cmake --build build-release -j "$(nproc)"
+}
 if ((gpus == 1)); then
   echo "run-default: one GPU found; P2P figures need two (one per rank)."
   printf '  %s\n' "$gpu_list"
-  cat <<'EOF'
-On one GPU you can measure each rank's host link (real figures) with two ranks sharing the GPU:
-  cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2PBENCH_BUILD_TESTS=OFF
-  cmake --build build-release
-  mpirun -np 2 --bind-to none build-release/src/p2pbench --config configs/host-link.json \
-         --allow-same-device --output host-link.json
---allow-same-device runs any config for functional testing; its P2P rows are copies within the one
-GPU, marked same-device in the results, never P2P figures.
-EOF
-  exit 1
+  echo "Measuring what one GPU can: its host link and copies within its memory (configs/one-gpu.json)."
+  build
+  # One rank needs no mpirun.
+  build-release/src/p2pbench --config configs/one-gpu.json --output "$output" "$@"
+  exit
 fi
 
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2PBENCH_BUILD_TESTS=OFF
-cmake --build build-release -j "$(nproc)"
+build
 root_flags=()
 [ "$(id -u)" -eq 0 ] && root_flags=(--allow-run-as-root)
 # --bind-to none: p2pbench binds each rank to the CPUs near its GPU itself.

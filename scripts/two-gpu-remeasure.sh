@@ -9,8 +9,9 @@
 #   NVBANDWIDTH_BIN  an nvbandwidth binary (v0.8 builds with Boost program_options; optional)
 #   NCCL_TESTS_SRC   nccl-tests' source tree; sendrecv_perf and all_reduce_perf are built from it
 # Env: P2PBENCH_REMEASURE_STEPS (default "build default tools latency atomics baselines matrix patterns
-#      interference host-link equivalents put-signal tokens"; a step other than build, default, tools,
-#      equivalents, put-signal and tokens names configs/STEP.json), P2PBENCH_INTERFERENCE_CONFIG (another config for that step),
+#      interference host-link equivalents put-signal tokens collectives gemm-rs allocators"; a step other
+#      than build, default, tools, equivalents, put-signal, tokens, collectives, gemm-rs and allocators
+#      names configs/STEP.json), P2PBENCH_INTERFERENCE_CONFIG (another config for that step),
 #      P2PBENCH_EXPECT (default expectations/h200-nv18.json), P2PBENCH_CUDA_ARCHITECTURES (default 90)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ out=${1:?usage: scripts/two-gpu-remeasure.sh OUT_DIR BEFORE_SRC [NVBANDWIDTH_BIN
 before_src=$(cd "${2:?BEFORE_SRC: an extracted source tree of the older commit}" && pwd)
 nvbandwidth=${3:-}
 nccl_tests_src=${4:-}
-steps=${P2PBENCH_REMEASURE_STEPS:-build default tools latency atomics baselines matrix patterns interference host-link equivalents put-signal tokens}
+steps=${P2PBENCH_REMEASURE_STEPS:-build default tools latency atomics baselines matrix patterns interference host-link equivalents put-signal tokens collectives gemm-rs allocators}
 expect=${P2PBENCH_EXPECT:-expectations/h200-nv18.json}
 arch=${P2PBENCH_CUDA_ARCHITECTURES:-90}
 export PATH="$PATH:/usr/local/cuda/bin" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -134,6 +135,14 @@ for step in $steps; do
       note "put_signal kernels across the GPUs: exit $? ($(grep -c '^ORDERING' "$out/runs/put-signal-kernels-0-1.txt") ordering counts)"
       ;;
     tokens) run after tokens 2 configs/tokens.json ;;  # this tree only, as put-signal
+    collectives | gemm-rs) run after "$step" 2 "configs/$step.json" ;;  # this tree only, as put-signal
+    allocators)
+      # This tree only: the same copies with each allocator, alternated (figures must agree within 1%).
+      for round in 1 2; do
+        for a in legacy vmm; do run after "alloc-$a-$round" 2 configs/ce-large.json --allocator "$a"; done
+      done
+      run after alloc-fabric 2 configs/ce-large.json --allocator fabric  # mapped, or waived with the driver's reason
+      ;;
     *) config_step "$step" ;;
   esac
   # Packed after every step, so that a call cut short still brings back what it measured.

@@ -12,7 +12,7 @@ import html
 import io
 from dataclasses import dataclass
 
-from p2pbench_report.conditions import conditions_warning, run_conditions
+from p2pbench_report.conditions import conditions_warning, peer_mapping_times, run_conditions
 from p2pbench_report.verdicts import run_verdicts
 from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, match_cases
 from p2pbench_report.loader import ResultSet
@@ -55,9 +55,10 @@ def compare(result_sets: list[ResultSet], all_cases: bool = False) -> Comparison
 
 
 def metadata_table(result_sets: list[ResultSet]) -> Table:
-    """One row per metadata field (the system, then how the run was made: conditions.py), one
-    column per file, and whether the files differ."""
-    fields = [{**r.system.diff_fields(), **run_conditions(r.document["meta"])} for r in result_sets]
+    """One row per metadata field (the system, then how the run was made: conditions.py, then how
+    long mapping the peers' buffers took), one column per file, and whether the files differ."""
+    fields = [{**r.system.diff_fields(), **run_conditions(r.document["meta"]),
+               "peer mapping (max over ranks)": peer_mapping_times(r.document["meta"])} for r in result_sets]
     table = Table(["field"] + [r.name for r in result_sets] + ["differs"])
     for name in fields[0]:
         values = [f[name] for f in fields]

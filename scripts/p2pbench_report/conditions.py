@@ -1,6 +1,6 @@
 """How a run was made, as far as it changes the figures: verification, samples per case, sample
-time, buffer pool, clocks, NCCL version, how ranks were split into nodes, sanitizer mode, and the
-run's health verdicts.
+time, buffer pool, how the buffers were allocated and mapped (the allocator), clocks, NCCL
+version, how ranks were split into nodes, sanitizer mode, and the run's health verdicts.
 
 `compare` lists these beside the system metadata and flags those that differ; `check` refuses a
 file made with less care than the expectations' sources. Driver and CUDA versions are in
@@ -50,6 +50,30 @@ def _nodes(meta: dict) -> str:
     return f"every {override} ranks of a host (--ranks-per-node {override})" if override else "by host"
 
 
+def _peer_mapping(meta: dict) -> dict:
+    return meta.get("peer_mapping") if isinstance(meta.get("peer_mapping"), dict) else {}
+
+
+def allocator_of(meta: dict) -> str:
+    """The run's allocator (meta.peer_mapping.allocator, docs/allocators.md). Files written before
+    the allocators mapped their buffers through CUDA IPC: legacy."""
+    allocator = _peer_mapping(meta).get("allocator")
+    return allocator if isinstance(allocator, str) else "legacy"
+
+
+def peer_mapping_times(meta: dict) -> str:
+    """'map 38.2 ms, unmap 1.7 ms' (max over ranks), 'no peer mapping: <reason>', or 'not recorded'.
+    Shown beside the conditions, not among them: a time, not how the run was made."""
+    mapping = _peer_mapping(meta)
+    if not mapping:
+        return "not recorded"
+    if mapping.get("mapped") is False:
+        return f"no peer mapping: {mapping.get('reason', 'no reason recorded')}"
+    parts = [f"{name} {_number(mapping.get(key)):.1f} ms" for name, key in (("map", "map_ms"), ("unmap", "unmap_ms"))
+             if _number(mapping.get(key)) is not None]
+    return ", ".join(parts) or "not recorded"
+
+
 def run_conditions(meta: dict) -> dict[str, str]:
     """Field -> its value as text, in a fixed order ('unknown' where the file does not say)."""
     config = _config(meta)
@@ -62,6 +86,7 @@ def run_conditions(meta: dict) -> dict[str, str]:
         "samples per case": str(samples) if isinstance(samples, int) else "unknown",
         "min sample time": f"{sample_time:g} ms" if sample_time is not None else "unknown",
         "buffer pool": ("none" if pool == 0 else format_size(pool) + " B") if isinstance(pool, int) else "unknown",
+        "allocator": allocator_of(meta),
         "clocks (current/max)": _clocks(meta),
         "NCCL": str(meta["nccl_version"]) if meta.get("nccl_version") else "none recorded",
         "nodes": _nodes(meta),

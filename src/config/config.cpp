@@ -104,6 +104,9 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"verify", "check every byte after every sample (default true)"},
       {"buffer_pool_bytes", "rotate through this much memory per buffer so small messages miss L2 (0 = off)"},
       {"gate_timeout_s", "a GPU waiting at the start gate gives up after this long (1 to 3600 s, default 10)"},
+      {"allocator", "how the transfer buffers are allocated and mapped by the peers: \"legacy\" (cudaMalloc + CUDA "
+                    "IPC, the default), \"vmm\" (cuMemCreate + a file descriptor taken with pidfd_getfd), \"fabric\" "
+                    "(cuMemCreate + a fabric handle, needs an IMEX channel); docs/allocators.md"},
     };
     // Each method that sweeps kernel-shape axes has a section of them, named after it.
     for (const MethodInfo& m : method_registry()) {
@@ -195,6 +198,12 @@ void parse_measurement_keys(const json& doc, const KeyNamer& name, Config& c) {
     if (!doc["verify"].is_boolean()) throw InputError(name("verify"), doc["verify"].dump(), "must be true or false");
     c.verify = doc["verify"].get<bool>();
   }
+  if (doc.contains("allocator")) {
+    const json& v = doc["allocator"];
+    const auto parsed = v.is_string() ? parse_allocator(v.get<std::string>()) : std::nullopt;
+    if (!parsed) throw InputError(name("allocator"), v.dump(), std::string("expected one of ") + allocator_names_quoted());
+    c.allocator = *parsed;
+  }
   if (doc.contains("buffer_pool_bytes")) {
     const json& v = doc["buffer_pool_bytes"];
     c.buffer_pool_bytes = (v.is_number_integer() && v.get<int64_t>() == 0) ? 0 : parse_size(v, name("buffer_pool_bytes"));
@@ -266,6 +275,7 @@ json Config::to_json() const {
               {"verify", verify},
               {"buffer_pool_bytes", buffer_pool_bytes},
               {"gate_timeout_s", gate_timeout_s},
+              {"allocator", p2pbench::to_string(allocator)},
               {"latency",
                {{"payload_bytes", latency.payload_bytes},
                 {"protocols", latency.protocols},

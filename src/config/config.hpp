@@ -12,6 +12,7 @@
 #include "config/interference_config.hpp"
 #include "config/pattern_config.hpp"
 #include "config/probe_config.hpp"
+#include "vocab/allocators.hpp"
 #include "vocab/flows.hpp"
 #include "vocab/methods.hpp"
 #include "vocab/variants.hpp"
@@ -48,6 +49,7 @@ struct Config {
   bool verify = true;
   uint64_t buffer_pool_bytes = 0;  // 0: one buffer; else rotate slots through a pool this large
   double gate_timeout_s = 10.0;
+  Allocator allocator = Allocator::kLegacy;  // how the transfer buffers are allocated and mapped (per run)
   KernelAxes kernel_axes;
   LatencySettings latency;
   AtomicSettings atomic;

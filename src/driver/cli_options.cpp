@@ -92,6 +92,10 @@ void add_run_options(CLI::App& app, CliOptions& o) {
   app.add_flag("--no-p2p", o.no_p2p,
                "run as if the GPUs had no peer access: P2P and latency rows are skipped, the host link and the "
                "baselines (staged, nccl with NCCL_P2P_DISABLE=1) run");
+  app.add_option("--allocator", o.allocator,
+                 "how the transfer buffers are allocated and mapped by the peers: legacy (cudaMalloc + CUDA IPC, "
+                 "default), vmm (cuMemCreate + a file descriptor taken with pidfd_getfd) or fabric (cuMemCreate + a "
+                 "fabric handle, needs an IMEX channel); one per run: compare two runs (allocator)");
   app.add_option("--expect", o.expect_path,
                  "expected values (p2pbench-report expect make): print PASS/FAIL per case with the margin at the end "
                  "and exit 1 on any FAIL; checked before the run")
@@ -122,7 +126,7 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
   app.add_option("--schedule", o.schedule, "the matrix one pair at a time or in rounds: sequential|rounds (matrix.schedule)")
       ->group(sweep);
   app.add_option("--ranks", o.ranks, "with --dry-run: plan for this many ranks, one GPU each unless --devices says (default 2)")
-      ->check(CLI::Range(2, kMaxDryRunRanks));
+      ->check(CLI::Range(1, kMaxDryRunRanks));
   app.add_option("--ranks-per-node", o.ranks_per_node,
                  "node override: each K consecutive ranks of a host form a node of their own (cross-node pairs: nccl "
                  "only), to exercise the cross-node path on one host")
@@ -201,6 +205,7 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
   if (!o.warmup_time.empty()) set("warmup_time_ms", number_flag(o.warmup_time, "--warmup-time", false), "--warmup-time");
   if (!o.buffer_pool.empty()) set("buffer_pool_bytes", o.buffer_pool == "0" ? json(0) : json(o.buffer_pool), "--buffer-pool");
   if (o.no_verify) set("verify", false, "--no-verify");
+  if (!o.allocator.empty()) set("allocator", o.allocator, "--allocator");
   // An axis flag sets that axis in the section of every method that sweeps it (the registry's).
   const std::pair<ShapeAxis, std::pair<const std::string*, const char*>> axis_flags[] = {
       {ShapeAxis::kBlocks, {&o.blocks, "--blocks"}},   {ShapeAxis::kThreads, {&o.threads, "--threads"}},

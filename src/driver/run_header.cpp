@@ -102,6 +102,11 @@ std::string link_description(const json& topo) {
 
 void print_link(std::FILE* out, const json& meta) {
   const json& topo = field(meta, "topology");
+  const json& gpus = field(meta, "gpus");
+  if (gpus.is_array() && gpus.size() == 1) {
+    std::fprintf(out, "link: none (one rank: its own GPU only)\n");
+    return;
+  }
   if (!topo.is_object() || field(topo, "available") == false) {
     std::fprintf(out, "link rank 0 <-> rank 1: unknown (%s)\n", text(topo, "reason", "no topology recorded").c_str());
     return;
@@ -129,6 +134,21 @@ void print_binding(std::FILE* out, const json& meta) {
   std::fprintf(out, "CPU binding: %s\n", line.c_str());
 }
 
+// How the buffers were allocated and mapped (meta.peer_mapping; files before the allocators
+// have none, and print nothing).
+void print_peer_mapping(std::FILE* out, const json& meta) {
+  const json& m = field(meta, "peer_mapping");
+  if (!m.is_object()) return;
+  std::string line = "peer memory: allocator " + text(m, "allocator") + ", buffers from " + text(m, "own_buffers");
+  if (field(m, "granularity_bytes").is_number())
+    line += text_format(" (granularity %s B)", text(m, "granularity_bytes").c_str());
+  if (field(m, "map_ms").is_number())
+    line += text_format(", peers mapped in %.1f ms (max over ranks)", field(m, "map_ms").get<double>());
+  else
+    line += ", no peer mapping: " + text(m, "reason", "no reason recorded");
+  std::fprintf(out, "%s\n", line.c_str());
+}
+
 }  // namespace
 
 void print_run_header(std::FILE* out, const json& meta) {
@@ -136,6 +156,7 @@ void print_run_header(std::FILE* out, const json& meta) {
   print_gpus(out, meta);
   print_link(out, meta);
   print_binding(out, meta);
+  print_peer_mapping(out, meta);
   std::fprintf(out, "\n");
 }
 

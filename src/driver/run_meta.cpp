@@ -37,7 +37,7 @@ json start_meta(const RunFacts& f) {
     group = {{"ranks", f.layout->size()}, {"nodes", f.layout->nodes()}, {"gpus", f.layout->gpus()},
              {"node_override", f.node_override > 0 ? json(f.node_override) : json()}};
   }
-  return {
+  json meta = {
       {"group", group},
       {"pairs", f.pairs.is_array() ? f.pairs : json::array()},
       {"tool", {{"name", "p2pbench"}, {"version", tool_version()}, {"git_sha", tool_git_sha()}}},
@@ -58,12 +58,14 @@ json start_meta(const RunFacts& f) {
       {"verify", f.config->verify},
       {"sanitizer_mode", f.sanitizer_mode},
   };
+  if (!f.peer_mapping.is_null()) meta["peer_mapping"] = f.peer_mapping;
+  return meta;
 }
 
 void add_timer_calibration(json& meta, const std::vector<json>& ranks, const std::vector<json>& clock_end,
                            double sweep_seconds) {
   json at_start = json::array(), at_end = json::array();
-  bool end_calibrated = !clock_end.empty();
+  bool end_calibrated = clock_end.size() >= 2;  // an offset between two ranks' clocks
   for (size_t r = 0; r < ranks.size(); ++r) {
     at_start.push_back(ranks[r]["clock_start"]);
     const json end = r < clock_end.size() ? clock_end[r] : json();

@@ -19,6 +19,7 @@ struct RunFacts {
   std::vector<nlohmann::json> ranks;  // every rank's description, by rank (rank_description())
   nlohmann::json p2p;
   nlohmann::json peer_access;
+  nlohmann::json peer_mapping;  // PeerBuffers::mapping_meta(): the allocator and its timings (null: none)
   bool same_device = false;
   bool sanitizer_mode = false;
   const GroupLayout* layout = nullptr;  // rank -> GPU, node

@@ -234,6 +234,15 @@ void Session::close_baseline() {
 
 json Session::end_meta() {
   json meta = meta_;
+  // The peers' mappings go now rather than in the teardown, so that the file written next holds
+  // how long unmapping took. Not after a fatal error (the GPU may be broken) or a stop signal
+  // (a SIGKILL may follow: no optional work): the teardown unmaps them then, untimed. Every rank
+  // meets in unmap_peers either way (it is collective).
+  if (buffers_) {
+    Watchdog::Scope guard(&watchdog_, kTeardownS * comm_.timeouts().scale, "unmapping the peers' buffers");
+    buffers_->unmap_peers(comm_, !fatal_ && !stopping_);
+    meta["peer_mapping"] = buffers_->mapping_meta();
+  }
   // The timers again: their offset at the end shows how far they drifted during the sweep.
   json clock_end;
   if (!fatal_ && !sanitizer_mode_ && !stopping_) {

@@ -78,11 +78,11 @@ json p2p_attributes(int device, const std::string& peer_bus_id, bool same_device
 
 }  // namespace
 
+// One rank (no mpirun needed) runs the methods of its own GPU; the others are refused before
+// anything touches a GPU or the output.
 int Session::setup() {
-  if (comm_.size() < 2) {
-    std::fprintf(stderr, "p2pbench: error: needs at least 2 ranks, one per GPU (mpirun -np 2 ...); got %d\n", comm_.size());
-    return kExitBadInput;
-  }
+  if (int rc = setup_step(comm_, "checking the methods against the ranks", [&] { check_rank_count(config_, comm_.size()); }))
+    return rc;
   for (auto step : {&Session::lock_output, &Session::select_gpu, &Session::check_group, &Session::plan_cases, &Session::check_memory,
                     &Session::open_gate, &Session::map_buffers})
     if (int rc = (this->*step)()) return rc;
@@ -131,17 +131,21 @@ int Session::check_group() {
                            "figure: mpirun -np 2 p2pbench --config configs/host-link.json --allow-same-device; "
                            "--allow-same-device runs any config for functional testing (its P2P rows are copies "
                            "within one GPU, marked same-device, never P2P figures)");
-        if (me_ == 0) p2p_ = p2p_attributes(device_, gpus_[1]["pci_bus_id"], facts_.layout.same_device(0, 1));
+        if (me_ == 0 && comm_.size() > 1)
+          p2p_ = p2p_attributes(device_, gpus_[1]["pci_bus_id"], facts_.layout.same_device(0, 1));
+        else if (me_ == 0)
+          p2p_ = {{"known", false}, {"reason", "one rank: no peer GPU"}};
       }))
     return rc;
   p2p_ = broadcast_value(comm_, p2p_, 0, "sharing the P2P attributes");
 
   // Without peer access the P2P and latency methods are skipped while the host link and the
   // baselines still run; a sweep of nothing but P2P methods is refused.
-  if (options_.no_p2p) no_peer_ = "peer access turned off (--no-p2p)";
+  if (comm_.size() == 1) no_peer_ = "one rank: no peer GPU to map";
+  else if (options_.no_p2p) no_peer_ = "peer access turned off (--no-p2p)";
   else if (p2p_["known"] == true && p2p_["access_supported"] == false)
     no_peer_ = "peer access between these GPUs is not possible (cudaDevP2PAttrAccessSupported = 0)";
-  if (no_peer_ && me_ == 0) std::fprintf(stderr, "p2pbench: warning: %s: P2P and latency methods are skipped\n", no_peer_->c_str());
+  if (no_peer_ && me_ == 0 && comm_.size() > 1) std::fprintf(stderr, "p2pbench: warning: %s: P2P and latency methods are skipped\n", no_peer_->c_str());
   // NCCL would still use P2P where the hardware has it: tell it not to, unless the user chose.
   if (options_.no_p2p) setenv("NCCL_P2P_DISABLE", "1", 0);
   return kExitOk;
@@ -208,7 +212,9 @@ int Session::map_buffers() {
   sweep_start_ns_ = host_clock_ns();
   return setup_step(comm_, "mapping the peer's buffers", [&] {
     Watchdog::Scope guard(&watchdog_, 120.0 * comm_.timeouts().scale, "mapping the peer's buffers");
-    buffers_.emplace(comm_, facts_.layout, capacity_, destination_slots_, int(signal_regions(cases_)), no_peer_);
+    buffers_.emplace(comm_, facts_.layout, capacity_, destination_slots_, int(signal_regions(cases_)), no_peer_,
+                     config_.allocator);
+    facts_.allocator = to_string(config_.allocator);  // every row says how its buffers were mapped
     // Both probes spin on the GPU: not under compute-sanitizer, which serializes kernels.
     if (sanitizer_mode_) return;
     clock_start_ = calibrate_gpu_clock();
@@ -231,6 +237,7 @@ void Session::describe_run() {
   facts.p2p = p2p_;
   facts.peer_access = buffers_->no_peer_reason() ? json{{"available", false}, {"reason", *buffers_->no_peer_reason()}}
                                                  : json{{"available", true}};
+  facts.peer_mapping = buffers_->mapping_meta();
   facts.same_device = same_device_;
   facts.layout = &facts_.layout;
   facts.node_override = options_.ranks_per_node;

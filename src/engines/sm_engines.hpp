@@ -23,7 +23,13 @@ class SmCopyEngine final : public TransferEngine {
  public:
   using Shape = typename Kernels::Shape;
 
-  explicit SmCopyEngine(Shape shape) : shape_(shape) {}
+  // `within_gpu`: from the rank's own source buffer to its own destination buffer (the local
+  // copies, cases r -> r) instead of through the peer mapping.
+  explicit SmCopyEngine(Shape shape, bool within_gpu = false) : shape_(shape), within_gpu_(within_gpu) {}
+  Transfer transfer(Direction d, const Endpoints& e, uint64_t offset, size_t bytes) const override {
+    if (!within_gpu_) return TransferEngine::transfer(d, e, offset, bytes);
+    return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes, e.flow};
+  }
   std::optional<std::string> unsupported_reason(int device) const override {
     return Kernels::unsupported_reason(shape_, device);
   }
@@ -38,6 +44,7 @@ class SmCopyEngine final : public TransferEngine {
 
  private:
   Shape shape_;
+  bool within_gpu_;
 };
 
 struct LdstKernels {

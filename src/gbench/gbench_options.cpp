@@ -16,9 +16,11 @@ namespace {
 // Driver flags with no meaning here: results go through --benchmark_out, cases are listed by
 // --benchmark_list_tests, GPUs are chosen by --src/--dst, one process binds no CPUs, and Google
 // Benchmark decides how many samples a case takes (--benchmark_min_time); expected values are
-// checked by `p2pbench-report check` on the driver's results.
+// checked by `p2pbench-report check` on the driver's results. One process maps no peer's
+// buffers, so there is no allocator to choose (the config key is read and not used).
 constexpr const char* kDriverOnly[] = {"--output", "--dry-run", "--topology", "--progress",
-                                       "--devices", "--no-cpu-binding", "--samples", "--expect"};
+                                       "--devices", "--no-cpu-binding", "--samples", "--expect",
+                                       "--allocator"};
 
 std::string footer() {
   std::string f =

@@ -28,8 +28,12 @@ LinkHealth::LinkHealth(const std::vector<json>& gpus, const GroupLayout& layout)
   }
   lib_.emplace(std::move(std::get<NvmlLibrary>(opened)));
   try {
-    topology_ = describe_pair(*lib_, by_rank.at(0), by_rank.at(1));
-    topology_["available"] = true;
+    if (by_rank.size() < 2) {
+      topology_ = {{"available", false}, {"reason", "one rank: no GPU pair"}};
+    } else {
+      topology_ = describe_pair(*lib_, by_rank.at(0), by_rank.at(1));
+      topology_["available"] = true;
+    }
   } catch (const std::exception& e) {
     topology_ = {{"available", false}, {"reason", std::string("describing the GPU pair: ") + e.what()}};
   }

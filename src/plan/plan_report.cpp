@@ -86,7 +86,7 @@ std::string flow_sets(const std::vector<CaseSpec>& cases) {
   size_t listed = 0, left_out = 0;
   for (const CaseSpec& c : cases) {
     if (c.pattern == Pattern::kMatrix && (!c.schedule || *c.schedule == Schedule::kSequential)) continue;
-    if (is_interference(c.method) || is_host_link(c.method)) continue;
+    if (is_interference(c.method) || runs_on_own_gpu(c.method)) continue;
     const std::string flows = flow_list(c.flows);
     if (!seen.insert({int(c.mode), pattern_label(c), c.round.value_or(-1), flows}).second) continue;
     if (listed == kMostFlowSetLines) {

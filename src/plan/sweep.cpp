@@ -168,11 +168,11 @@ void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
               }
 }
 
-// Whether a bandwidth method runs at this direction and mode. A host link has one way to run
-// per GPU: recorded at the first direction and mode; one-way methods (runs_one_way) move data one way whoever
+// Whether a bandwidth method runs at this direction and mode. A method of a rank's own GPU (host
+// link, local copy) has one way to run per GPU: recorded at the first direction and mode; one-way methods (runs_one_way) move data one way whoever
 // drives: the first direction only.
 bool runs_at(Method m, Direction d, Mode mode, const Config& config) {
-  if (is_host_link(m) && (d != config.directions.front() || mode != config.modes.front())) return false;
+  if (runs_on_own_gpu(m) && (d != config.directions.front() || mode != config.modes.front())) return false;
   if (runs_one_way(m) && d != config.directions.front()) return false;
   return true;
 }
@@ -194,8 +194,8 @@ bool runs_on(Method m, const FlowSet& s) {
 CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, uint64_t bytes) {
   CaseSpec c;
   c.method = m;
-  c.direction = runs_one_way(m) || is_host_link(m) ? Direction::kPush : d;
-  c.mode = is_host_link(m) ? Mode::kUni : mode;
+  c.direction = runs_one_way(m) || runs_on_own_gpu(m) ? Direction::kPush : d;
+  c.mode = runs_on_own_gpu(m) ? Mode::kUni : mode;
   c.bytes = bytes;
   set_shape(c, shape);
   return c;
@@ -219,13 +219,13 @@ class FlowSetsByMode {
 
 // ce, ldst, tma, staged, nccl: per direction and mode, each pattern in turn, its shapes and
 // sizes, then its flow sets (two ranks, matrix: 0 -> 1 and 1 -> 0 per size, or the pair both
-// ways). Host links: r -> r for every rank.
+// ways). Methods of a rank's own GPU (host links, local copies): r -> r for every rank.
 void expand_bandwidth_method(Method m, const Config& config, const GroupLayout& layout, FlowSetsByMode& sets,
                              std::vector<CaseSpec>& cases) {
   for (Direction d : config.directions)
     for (Mode mode : config.modes) {
       if (!runs_at(m, d, mode, config)) continue;
-      if (is_host_link(m)) {
+      if (runs_on_own_gpu(m)) {
         for (const Shape& shape : shapes_of(m, config))
           for (uint64_t bytes : config.sizes)
             for (int r = 0; r < layout.size(); ++r) {
@@ -263,7 +263,23 @@ CaseSpec transfer_case_of(const CaseSpec& c) {
   return t;
 }
 
+void check_rank_count(const Config& config, int ranks) {
+  if (ranks >= 2) return;
+  std::string between;
+  for (Method m : config.methods)
+    if (!runs_on_own_gpu(m)) between += std::string(between.empty() ? "" : ", ") + to_string(m);
+  if (between.empty()) return;
+  const std::string own = method_list([](const MethodInfo& i) {
+    return i.kind == MethodKind::kHostLink || i.kind == MethodKind::kLocal;
+  });
+  throw InputError("methods", between,
+                   "need at least 2 ranks, one per GPU (mpirun -np 2 ...), and this run has " +
+                       std::to_string(ranks) + "; one rank runs the methods of its own GPU: " + own +
+                       " (configs/one-gpu.json)");
+}
+
 std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layout) {
+  check_rank_count(config, layout.size());
   std::vector<CaseSpec> cases;
   const std::vector<Flow> pairs = ordered_pairs(layout.size());
   FlowSetsByMode sets(config, layout);
@@ -284,6 +300,7 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
 std::vector<CaseSpec> expand_cases(const Config& config) { return expand_cases(config, GroupLayout::distinct(2)); }
 
 uint64_t count_cases(const Config& config, const GroupLayout& layout) {
+  check_rank_count(config, layout.size());
   const uint64_t ranks = uint64_t(layout.size());
   FlowSetsByMode sets(config, layout);
   uint64_t total = 0;
@@ -301,8 +318,8 @@ uint64_t count_cases(const Config& config, const GroupLayout& layout) {
     for (Direction d : config.directions)
       for (Mode mode : config.modes) {
         if (!runs_at(m, d, mode, config)) continue;
-        uint64_t per_shape_and_size = ranks;  // host link: one per rank
-        if (!is_host_link(m)) {
+        uint64_t per_shape_and_size = ranks;  // a rank's own GPU: one per rank
+        if (!runs_on_own_gpu(m)) {
           per_shape_and_size = 0;
           for (const auto& pattern : sets.of(mode))
             per_shape_and_size += uint64_t(std::count_if(pattern.begin(), pattern.end(), [&](const FlowSet& s) { return runs_on(m, s); }));

@@ -23,6 +23,9 @@ namespace p2pbench {
 //   latency and atomic methods: every ordered pair alone (ordered_pairs);
 //   host link (h2d, d2h): r -> r for every rank; interference: ranks 0 and 1.
 // Throws InputError where a pattern names a rank the group does not have.
+// Throws InputError naming the methods that need a peer where `ranks` is 1: one rank runs only
+// the methods of its own GPU (host link, local copies).
+void check_rank_count(const Config& config, int ranks);
 std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layout);
 // Two ranks on two GPUs (GroupLayout::distinct(2)).
 std::vector<CaseSpec> expand_cases(const Config& config);

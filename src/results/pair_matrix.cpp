@@ -100,7 +100,7 @@ int rank_count(const json& v) {
 bool is_matrix_case(const CaseSpec& c) {
   if (c.pattern != Pattern::kMatrix && c.pattern != Pattern::kSampled) return false;
   const MethodKind kind = method_info(c.method).kind;
-  return kind != MethodKind::kLatency && kind != MethodKind::kInterference && kind != MethodKind::kHostLink;
+  return kind != MethodKind::kLatency && kind != MethodKind::kInterference && !runs_on_own_gpu(c.method);
 }
 
 std::string MatrixKey::title() const {

@@ -220,6 +220,7 @@ json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) 
       {"pct_of_peak", json()},
       {"verified", o.verified},
       {"status", status_name(o.status)},
+      {"allocator", facts.allocator},  // a condition of the run, not of the case: compare matches across it
   });
   if (!o.error.empty()) row["error"] = o.error;
   // Every row names its flows (without figures until the case ran); the figures follow below.

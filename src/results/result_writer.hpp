@@ -20,6 +20,7 @@ constexpr int kSchemaVersion = 2;
 struct GroupFacts {
   GroupLayout layout;
   std::vector<std::vector<std::optional<double>>> peak_gbps;  // [src][dst]
+  std::string allocator = "legacy";  // how the run's buffers were allocated and mapped (the row's `allocator`)
 
   std::optional<double> peak(int src, int dst) const;
   // Two ranks on two GPUs of one node, `peak` both ways (tests, examples).

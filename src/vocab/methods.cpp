@@ -30,7 +30,7 @@ std::vector<MethodInfo>& table() {
   static const std::vector<SweptAxis> kLdstSwept = {
       kBlocks,
       threads_axis(1024, "threads per block"),
-      {ShapeAxis::kUnroll, {4}, unroll_choice, "unroll must be 1, 2, 4 or 8", "16-byte loads in flight per thread"},
+      unroll_axis(4, "16-byte loads in flight per thread"),
   };
   static const std::vector<SweptAxis> kTmaSwept = {
       kBlocks,
@@ -81,6 +81,10 @@ std::vector<MethodInfo>& table() {
 
 SweptAxis blocks_axis(uint64_t default_blocks, const char* help) {
   return {ShapeAxis::kBlocks, {default_blocks}, any_block_count, "blocks must be 1..65535", help};
+}
+
+SweptAxis unroll_axis(uint64_t default_unroll, const char* help) {
+  return {ShapeAxis::kUnroll, {default_unroll}, unroll_choice, "unroll must be 1, 2, 4 or 8", help};
 }
 
 SweptAxis threads_axis(uint64_t default_threads, const char* help) {
@@ -153,6 +157,7 @@ const char* to_string(MethodKind k) {
   switch (k) {
     case MethodKind::kCopy: return "copy";
     case MethodKind::kHostLink: return "host_link";
+    case MethodKind::kLocal: return "local";
     case MethodKind::kTwoSidedBaseline: return "two_sided_baseline";
     case MethodKind::kLatency: return "latency";
     case MethodKind::kAtomic: return "atomic";

@@ -18,6 +18,7 @@ enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal
 enum class MethodKind {
   kCopy,              // one-sided: one rank's engine moves the bytes through the peer mapping
   kHostLink,          // one GPU and pinned host memory: cases run r -> r
+  kLocal,             // one GPU alone, its own memory: cases run r -> r
   kTwoSidedBaseline,  // both ranks take part (no push/pull): recorded as push
   kLatency,           // a latency_us figure
   kAtomic,            // remote atomic operations through the peer mapping
@@ -72,6 +73,7 @@ struct SweptAxis {
 // to 1024 threads), with the method's default and help.
 SweptAxis blocks_axis(uint64_t default_blocks, const char* help);
 SweptAxis threads_axis(uint64_t default_threads, const char* help);
+SweptAxis unroll_axis(uint64_t default_unroll, const char* help);
 
 struct MethodInfo {
   Method id;
@@ -119,12 +121,18 @@ const char* to_string(MethodKind k);
 inline bool is_latency(Method m) { return method_info(m).kind == MethodKind::kLatency; }
 inline bool is_interference(Method m) { return method_info(m).kind == MethodKind::kInterference; }
 inline bool is_host_link(Method m) { return method_info(m).kind == MethodKind::kHostLink; }
+// Whether each rank runs the method on its own GPU (cases r -> r, one per rank; one rank suffices).
+inline bool runs_on_own_gpu(Method m) {
+  const MethodKind k = method_info(m).kind;
+  return k == MethodKind::kHostLink || k == MethodKind::kLocal;
+}
 inline bool is_two_sided_baseline(Method m) { return method_info(m).kind == MethodKind::kTwoSidedBaseline; }
 inline bool is_collective(Method m) { return method_info(m).kind == MethodKind::kCollective; }
-// Whether the method reaches the peer's memory through its IPC mapping (everything but the host
-// link and the two-sided baselines and NCCL, which is what still runs where peer access is impossible).
+// Whether the method reaches the peer's memory through its IPC mapping (everything but the
+// methods of a rank's own GPU and the two-sided baselines and NCCL, which is what still runs where
+// peer access is impossible).
 inline bool needs_peer_mapping(Method m) {
-  return !(is_host_link(m) || is_two_sided_baseline(m) || method_info(m).needs_nccl);
+  return !(runs_on_own_gpu(m) || is_two_sided_baseline(m) || method_info(m).needs_nccl);
 }
 // Whether its cases hold a session resource (NCCL communicator, staging area) while they run.
 inline bool needs_session_resource(Method m) { return is_two_sided_baseline(m) || method_info(m).needs_nccl; }

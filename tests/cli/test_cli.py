@@ -305,7 +305,8 @@ def test_deeply_nested_config_refused(tmp_path):
 
 
 def test_single_process_run_refuses_clearly(tmp_path):
-    """Started without mpirun: MPI runs as a singleton, and the driver asks for two ranks."""
+    """Started without mpirun: MPI runs as a singleton, and the driver asks for two ranks for the
+    P2P methods of the default config (one rank runs only its own GPU's methods)."""
     out = tmp_path / "r.json"
     r = run("--config", DEFAULT, "--output", str(out), timeout=120)
     assert r.returncode == 2, (r.stdout, r.stderr)
@@ -460,7 +461,7 @@ def test_pattern_flags_override_the_config():
 
 @pytest.mark.parametrize("flags,needles", [
     (["--ranks", "4"], ["--ranks = 4", "only with --dry-run"]),
-    (["--dry-run", "--ranks", "1"], ["--ranks"]),
+    (["--dry-run", "--ranks", "1"], ["methods", "at least 2 ranks", "configs/one-gpu.json"]),
     (["--dry-run", "--ranks-per-node", "0"], ["--ranks-per-node"]),
     (["--dry-run", "--patterns", "matrix,star"], ["patterns[1] (from --patterns)", "star"]),
     (["--dry-run", "--schedule", "parallel"], ["matrix.schedule (from --schedule)", "parallel"]),

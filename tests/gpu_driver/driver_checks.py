@@ -63,7 +63,66 @@ class Checks:
         self.check(all(r["sms_used"] == r["blocks"] for r in sm_rows),
                    f"{name}: one block per SM (sms_used == blocks)",
                    json.dumps([(r["method"], r["blocks"], r["sms_used"]) for r in sm_rows][:6]))
+        mapping = doc["meta"].get("peer_mapping", {})
+        self.check(all(r.get("allocator") == "legacy" for r in rows) and mapping.get("allocator") == "legacy"
+                   and (mapping.get("map_ms") or 0) > 0 and mapping.get("unmap_ms") is not None,
+                   f"{name}: rows and meta.peer_mapping record the default allocator, legacy, and its times",
+                   json.dumps(mapping))
         return doc
+
+    def vmm_sweep(self, name, *flags):
+        """The tiny sweep with --allocator vmm: every row verified and recording `allocator: vmm`,
+        meta.peer_mapping with its times and granularity. Where this node refuses pidfd_getfd
+        between two ranks (Yama ptrace_scope, seccomp), the run must instead skip every P2P row
+        with that reason (docs/allocators.md), and the check says so."""
+        out = self.tmp / f"{name}.json"
+        r = self.mpirun("--config", TINY, "--allocator", "vmm", "--output", str(out), *flags)
+        self.check(r.returncode == 0 and out.exists(), f"{name}: exit 0, file written", r.stdout + r.stderr)
+        if not out.exists():
+            return
+        doc = json.loads(out.read_text())
+        rows, mapping = doc["results"], doc["meta"].get("peer_mapping", {})
+        self.check(len(rows) == 4 * 2 * 5 * 3 and all(row.get("allocator") == "vmm" for row in rows),
+                   f"{name}: every case has a row recording allocator vmm", json.dumps(rows[:1]))
+        if mapping.get("mapped") is False and "pidfd" in mapping.get("reason", ""):
+            print(f"SKIPPED ({name}): this node refuses pidfd_getfd between the ranks: {mapping['reason']}")
+            self.check(all(row["status"] == "skipped" and "pidfd" in row.get("error", "") for row in rows),
+                       f"{name}: every P2P row skipped with the pidfd reason", json.dumps(rows[:1]))
+            return
+        bad = [row for row in rows if row["status"] != "ok" or not row["verified"]]
+        self.check(not bad, f"{name}: every case ok and verified", json.dumps(bad[:3], indent=1) + json.dumps(mapping))
+        self.check(mapping.get("allocator") == "vmm" and mapping.get("mapped") is True
+                   and (mapping.get("map_ms") or 0) > 0 and isinstance(mapping.get("unmap_ms"), (int, float))
+                   and mapping.get("granularity_bytes", 0) >= 4096 and mapping.get("own_buffers") == "cuMemCreate"
+                   and len(mapping.get("map_ms_by_rank", [])) == 2,
+                   f"{name}: meta.peer_mapping has map_ms, unmap_ms and the granularity", json.dumps(mapping))
+
+    def fabric_run(self, *flags):
+        """--allocator fabric with a P2P method and the host link: either mapped and verified, or,
+        on a node without an IMEX channel, the P2P rows skipped with the driver's reason while the
+        host link still runs, and the run completes."""
+        out = self.tmp / "fabric.json"
+        r = self.mpirun("--config", BASELINES, "--allocator", "fabric", "--methods", "ce,h2d", "--sizes", "4097,1MiB",
+                        "--output", str(out), *flags)
+        self.check(r.returncode == 0 and out.exists(), "fabric: exit 0, file written", r.stdout + r.stderr)
+        if not out.exists():
+            return
+        doc = json.loads(out.read_text())
+        rows, mapping = doc["results"], doc["meta"].get("peer_mapping", {})
+        ce = [row for row in rows if row["method"] == "ce"]
+        host = [row for row in rows if row["method"] == "h2d"]
+        self.check(rows and all(row.get("allocator") == "fabric" for row in rows), "fabric: every row records it")
+        self.check(host and all(row["status"] == "ok" and row["verified"] for row in host),
+                   "fabric: the host link runs either way", json.dumps(host[:1]))
+        if mapping.get("mapped"):
+            self.check(ce and all(row["status"] == "ok" and row["verified"] for row in ce), "fabric: mapped, ce verified",
+                       json.dumps(ce[:1]))
+            return
+        reason = mapping.get("reason", "")
+        print(f"fabric: no peer mapping on this node: {reason}")
+        skipped = all(row["status"] == "skipped" and reason in row["error"] for row in ce)
+        self.check("fabric handles: " in reason and ce and skipped,
+                   "fabric: without mapping, every ce row skipped with the driver's reason", json.dumps(ce[:1]))
 
     def baselines_and_latency(self):
         out = self.tmp / "baselines.json"
@@ -118,11 +177,18 @@ class Checks:
                    and not (self.tmp / "too-big.json").exists(),
                    "size beyond free device memory: exit 2 naming sizes, no file", r.stderr)
 
+        # The allocators (docs/allocators.md): vmm between two processes on one GPU, then on two.
+        self.vmm_sweep("vmm-same-device", "--allow-same-device", "--devices", "0,0")
+        if gpus < 2:
+            self.fabric_run("--allow-same-device", "--devices", "0,0")
+
         if gpus >= 2:
             doc = self.run_sweep("two-gpus")
             if doc:
                 self.check(doc["meta"]["same_device"] is False and doc["meta"]["p2p"]["known"] in (True, False),
                            "two-gpus: distinct GPUs recorded")
+            self.vmm_sweep("vmm-two-gpus")
+            self.fabric_run()
             self.baselines_and_latency()
         else:
             print(f"SKIPPED (two-GPU part): {gpus} GPU visible; the two-GPU sweep and the baseline and latency "

@@ -61,6 +61,15 @@ TEST(RunHeader, StartOfRunMetaWithoutRanksOrNvml) {
   EXPECT_NE(text.find("NVIDIA driver 580.159.04"), std::string::npos) << text;  // from meta.gpus
 }
 
+TEST(RunHeader, OneRankHasNoLink) {
+  json meta = committed_meta();
+  meta["gpus"] = json::array({meta["gpus"][0]});
+  meta["topology"] = {{"available", false}, {"reason", "one rank: no GPU pair"}};
+  const std::string text = header_of(meta);
+  EXPECT_NE(text.find("link: none (one rank: its own GPU only)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("rank 1"), text.find("rank 1 (pid"));  // only the committed run's CPU binding names it
+}
+
 TEST(RunHeader, PcieLinkAndEmptyMetaDoNotThrow) {
   json meta = {{"topology", {{"available", true}, {"link_type", "pcie"}, {"topo_label", "PXB"},
                              {"pcie", {{"max_gen", 4}, {"max_width", 16}, {"path", "PXB"}}},
@@ -68,6 +77,23 @@ TEST(RunHeader, PcieLinkAndEmptyMetaDoNotThrow) {
   EXPECT_NE(header_of(meta).find("PXB (PCIe Gen4 x16, path PXB), peak 31.5 GB/s per direction"), std::string::npos)
       << header_of(meta);
   EXPECT_NE(header_of(json::object()).find("GPUs: unknown"), std::string::npos);
+}
+
+TEST(RunHeader, SaysHowThePeersBuffersWereMapped) {
+  json meta = committed_meta();
+  EXPECT_EQ(header_of(meta).find("peer memory:"), std::string::npos);  // a file from before the allocators
+  meta["peer_mapping"] = {{"allocator", "vmm"}, {"mapped", true}, {"map_ms", 38.24}, {"granularity_bytes", 2097152},
+                          {"own_buffers", "cuMemCreate"}};
+  EXPECT_NE(header_of(meta).find("peer memory: allocator vmm, buffers from cuMemCreate (granularity 2097152 B), peers "
+                                 "mapped in 38.2 ms (max over ranks)"),
+            std::string::npos)
+      << header_of(meta);
+  meta["peer_mapping"] = {{"allocator", "fabric"}, {"mapped", false}, {"map_ms", nullptr}, {"own_buffers", "cudaMalloc"},
+                          {"reason", "fabric handles: cuMemCreate: CUDA_ERROR_NOT_PERMITTED: no IMEX channel (...)"}};
+  EXPECT_NE(header_of(meta).find("peer memory: allocator fabric, buffers from cudaMalloc, no peer mapping: fabric "
+                                 "handles: cuMemCreate: CUDA_ERROR_NOT_PERMITTED"),
+            std::string::npos)
+      << header_of(meta);
 }
 
 }  // namespace

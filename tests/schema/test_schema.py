@@ -202,7 +202,7 @@ def _row(doc, **wanted):
 
 GROUP_BREAKAGES = {
     "no meta.pairs": lambda d: d["meta"].pop("pairs"),
-    "a single-rank group": lambda d: d["meta"]["group"].update(ranks=1),
+    "a group of no ranks": lambda d: d["meta"]["group"].update(ranks=0),
     "a pair without its peak": lambda d: d["meta"]["pairs"][0].pop("peak_gbps_per_direction"),
     "an unknown pattern": lambda d: d["results"][0].update(pattern="star"),
     "a row without flows": lambda d: d["results"][0].pop("flows"),

@@ -47,13 +47,13 @@ def test_driver_without_gpus_shows_nvidia_smi(tmp_path):
     assert "cmake was called" not in r.stderr
 
 
-def test_one_gpu_points_to_the_host_link(tmp_path):
+def test_one_gpu_says_p2p_needs_two_and_builds_the_one_gpu_run(tmp_path):
     r = run_with(tmp_path, "echo 'GPU 0: NVIDIA H200 (UUID: GPU-d241208c-0000)'\n")
-    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert r.returncode == 99, (r.stdout, r.stderr)  # the poisoned cmake: it went on to build
     assert "one GPU found; P2P figures need two" in r.stdout
     assert "GPU 0: NVIDIA H200" in r.stdout
-    assert "configs/host-link.json" in r.stdout and "--allow-same-device" in r.stdout
-    assert "cmake was called" not in r.stderr
+    assert "configs/one-gpu.json" in r.stdout
+    assert "cmake was called" in r.stderr
 
 
 def test_two_gpus_go_on_to_the_build(tmp_path):

@@ -80,7 +80,9 @@ inline nlohmann::json example_meta() {
           {"cuda_runtime_version", 13000},
           {"p2p", {{"known", false}, {"reason", "example"}}},
           {"same_device", false},
-          {"verify", true}};
+          {"verify", true},
+          {"peer_mapping", {{"allocator", "legacy"}, {"mapped", true}, {"map_ms", 41.5}, {"map_ms_by_rank", {41.5, 39.0}},
+                            {"unmap_ms", 1.25}, {"unmap_ms_by_rank", {1.25, 1.0}}, {"own_buffers", "cudaMalloc"}}}};
 }
 
 // An interference outcome: `overlap` in every sample; a partition of `k` SMs granted

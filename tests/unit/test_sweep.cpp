@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "common/errors.hpp"
 #include "config/config.hpp"
 #include "plan/sweep.hpp"
 
@@ -91,6 +92,25 @@ TEST(Sweep, HostLinkCasesRunOncePerGpu) {
   }
   EXPECT_EQ(cases[0].name(), "h2d/push/uni/0->0/bytes:4096");
   EXPECT_EQ(cases[3].name(), "d2h/push/uni/1->1/bytes:4096");
+}
+
+TEST(Sweep, OneRankRunsTheMethodsOfItsOwnGpuAndRefusesTheOthersByName) {
+  const Config own = parse_config(json{{"sizes", {4096}}, {"methods", {"h2d", "d2d", "d2d_ldst"}}});
+  const auto cases = expand_cases(own, GroupLayout::distinct(1));
+  ASSERT_EQ(cases.size(), 3u);
+  for (const auto& k : cases) EXPECT_EQ(k.flows, (std::vector<Flow>{{0, 0}}));
+  EXPECT_EQ(count_cases(own, GroupLayout::distinct(1)), 3u);
+  EXPECT_EQ(expand_cases(own, GroupLayout::distinct(2)).size(), 6u);  // each rank its own GPU
+  const Config mixed = parse_config(json{{"sizes", {4096}}, {"methods", {"d2d", "ce", "latency_read"}}});
+  try {
+    expand_cases(mixed, GroupLayout::distinct(1));
+    FAIL() << "a P2P method planned for one rank";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("ce, latency_read"), std::string::npos) << what;
+    EXPECT_NE(what.find("configs/one-gpu.json"), std::string::npos) << what;
+  }
+  EXPECT_THROW(count_cases(mixed, GroupLayout::distinct(1)), InputError);
 }
 
 TEST(Sweep, StaticSkipForChunksThatAreNotSixteenByteMultiples) {
