@@ -27,8 +27,7 @@ class SmCopyEngine final : public TransferEngine {
   // copies, cases r -> r) instead of through the peer mapping.
   explicit SmCopyEngine(Shape shape, bool within_gpu = false) : shape_(shape), within_gpu_(within_gpu) {}
   Transfer transfer(Direction d, const Endpoints& e, uint64_t offset, size_t bytes) const override {
-    if (!within_gpu_) return TransferEngine::transfer(d, e, offset, bytes);
-    return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes, e.flow};
+    return within_gpu_ ? local_transfer(e, offset, bytes) : TransferEngine::transfer(d, e, offset, bytes);
   }
   std::optional<std::string> unsupported_reason(int device) const override {
     return Kernels::unsupported_reason(shape_, device);

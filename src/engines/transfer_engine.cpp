@@ -31,8 +31,12 @@ void TransferEngine::poison_destination(void* region, size_t bytes, uint64_t see
   kernels::fill_poison(region, bytes, seed, 0, stream);
 }
 
-Transfer TwoSidedEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
+Transfer local_transfer(const Endpoints& e, uint64_t offset, size_t bytes) {
   return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes, e.flow};
+}
+
+Transfer TwoSidedEngine::transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const {
+  return local_transfer(e, offset, bytes);
 }
 
 Transfer TransferEngine::transfer(Direction direction, const Endpoints& e, uint64_t offset, size_t bytes) const {

@@ -52,6 +52,10 @@ struct Endpoints {
   void* peer_signal_area = nullptr;
 };
 
+// A transfer between this member's own buffers, local_src to local_dst, at `offset`: a
+// two-sided end's part, or a copy within the member's GPU.
+Transfer local_transfer(const Endpoints& e, uint64_t offset, size_t bytes);
+
 class TransferEngine {
  public:
   virtual ~TransferEngine() = default;

@@ -1,6 +1,6 @@
 // Copies within a rank's own GPU, from its source buffer to its destination buffer: what one GPU
 // can measure without a peer (configs/one-gpu.json), and the HBM ceiling a P2P figure sits below.
-//   d2d       the copy engine (cudaMemcpyAsync device to device: nvbandwidth's device_local_copy)
+//   d2d       the copy engine (cudaMemcpyAsync within the GPU: nvbandwidth's device_local_copy)
 //   d2d_ldst  the LD/ST copy kernel of `ldst` on the local buffers (an SM-driven HBM stream:
 //             every byte read once and written once)
 // Bandwidth counts the bytes copied, as nvbandwidth does; HBM moves twice that (read + write).
@@ -14,17 +14,13 @@
 namespace p2pbench {
 namespace {
 
-// The case's orientation is r -> r: both ends are this rank's own buffers.
-Transfer local_transfer(const Endpoints& e, uint64_t offset, size_t bytes) {
-  return {static_cast<const char*>(e.local_src) + offset, static_cast<char*>(e.local_dst) + offset, bytes, e.flow};
-}
-
 class LocalCopyEngine final : public TransferEngine {
  public:
   static constexpr size_t kPieceBytes = size_t(256) << 20;
 
   std::optional<std::string> unsupported_reason(int) const override { return std::nullopt; }
   void prepare(int, int, const std::vector<Flow>&) override {}
+  // The case's orientation is r -> r: both ends are this rank's own buffers.
   Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override {
     return local_transfer(e, offset, bytes);
   }
