@@ -28,4 +28,9 @@ void enqueue_hang(double seconds, cudaStream_t stream) {
   cuda_check_launch("the hang fault kernel");
 }
 
+void enqueue_delay(uint64_t ns, cudaStream_t stream) {
+  hang_kernel<<<1, 1, 0, stream>>>(ns);
+  cuda_check_launch("the injected delay kernel");
+}
+
 }  // namespace p2pbench::kernels

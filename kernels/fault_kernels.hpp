@@ -15,4 +15,8 @@ void enqueue_illegal_address(cudaStream_t stream);
 // run: to the host it looks like a hung GPU. (Bounded, so a test can never wedge the GPU.)
 void enqueue_hang(double seconds, cudaStream_t stream);
 
+// The same spin for `ns` nanoseconds ahead of a transfer: the burn-in's slow-window test knob
+// (burn_in.inject_slow) delays one flow's transfers with it.
+void enqueue_delay(uint64_t ns, cudaStream_t stream);
+
 }  // namespace p2pbench::kernels

@@ -4,7 +4,8 @@ and how cases of several results files are matched.
 A case is identified by method, direction, mode, bytes, src_rank, dst_rank, blocks, threads,
 unroll, smem_bytes, stages, buffer_pool_bytes (missing means 0: no pool) and the payload
 variables of latency and atomic rows: protocol, atomic_type, atomic_pattern, hot_addresses (null,
-or absent, elsewhere). An atomic row's ops_per_thread is not among them: with blocks, threads and
+or absent, elsewhere), and host-link rows' host_memory and host_numa (their defaults, pinned and
+local, key as absent: files from before the host axis measured exactly those). An atomic row's ops_per_thread is not among them: with blocks, threads and
 atomic_type it fixes `bytes`. Two rows with the same identity in one file are told apart by their order (the 2nd
 such row of A matches the 2nd of B).
 
@@ -40,8 +41,13 @@ from p2pbench_report.methods import LATENCY_METHODS, METHOD_ORDER
 from p2pbench_report.units import format_size
 
 PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses",
-                     "engine", "workload", "sm_partition", "both_gpus_busy")  # the last four: interference rows
-PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses"}  # a bare number would not say what it counts
+                     "engine", "workload", "sm_partition", "both_gpus_busy",  # these four: interference rows
+                     "host_memory", "host_numa")  # host-link rows (docs/host-memory.md)
+PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses",  # a bare number would not say what it counts
+                   "host_memory": "{} host memory", "host_numa": "{} NUMA node"}
+# A host-link row's defaults are the case every file before the host axis measured (no such
+# field): they key as absent, so old and new files' pinned, local rows match.
+PAYLOAD_DEFAULTS = {"host_memory": "pinned", "host_numa": "local"}
 # The kernel-shape axes of a row (the registry's ShapeAxis, in its order) and their short labels.
 KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"),
                ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"), ("routing_skew", "skew "), ("tiles", "tiles "),
@@ -138,6 +144,9 @@ def identity(row: pd.Series | dict, by_gpu: bool = False) -> tuple:
     """The case's variables (KEY_VARIABLES) as a tuple, without the occurrence counter; by_gpu:
     ranks left out, flows named by GPU (every compared file is version 2)."""
     values = [plain_value(row.get(name)) for name in INDEPENDENT_VARIABLES]
+    for name, default in PAYLOAD_DEFAULTS.items():
+        if values[INDEPENDENT_VARIABLES.index(name)] == default:
+            values[INDEPENDENT_VARIABLES.index(name)] = None
     pool = INDEPENDENT_VARIABLES.index("buffer_pool_bytes")
     values[pool] = values[pool] or 0
     if by_gpu:
@@ -212,7 +221,7 @@ def describe_config(key_or_row: tuple | pd.Series) -> str:
     if pool:
         parts.append(f"pool {format_size(pool)}")
     parts += [PAYLOAD_FORMATS.get(name, "{}").format(value) for name in PAYLOAD_VARIABLES
-              if (value := _variable(key_or_row, name))]
+              if (value := _variable(key_or_row, name)) and value != PAYLOAD_DEFAULTS.get(name)]
     parts += _group_words(key_or_row)
     if isinstance(key_or_row, tuple) and len(key_or_row) > len(KEY_VARIABLES) and key_or_row[-1] > 1:
         parts.append(f"#{key_or_row[-1]}")  # the n-th repetition of a case within one file
@@ -258,7 +267,11 @@ class Unrecorded:
 
 
 UNRECORDED = (Unrecorded("ldst", ("blocks", "threads", "unroll"), KERNEL_VARIABLES, ("ldst", "tma"), "shape"),
-              Unrecorded("latency_read", ("protocol",), ("protocol",), ("latency_read",), "load protocol"))
+              Unrecorded("latency_read", ("protocol",), ("protocol",), ("latency_read",), "load protocol"),
+              # nvbandwidth's SM host copies and host pointer chase (importers.py)
+              Unrecorded("h2d_sm", ("blocks", "threads", "unroll"), KERNEL_VARIABLES, ("h2d_sm",), "shape"),
+              Unrecorded("d2h_sm", ("blocks", "threads", "unroll"), KERNEL_VARIABLES, ("d2h_sm",), "shape"),
+              Unrecorded("latency_host", ("protocol",), ("protocol",), ("latency_host",), "load protocol"))
 
 
 class CaseKey(tuple):

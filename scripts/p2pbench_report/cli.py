@@ -1,7 +1,7 @@
 """Command line: `p2pbench-report SUBCOMMAND ...`. `main(argv)` returns the exit status.
 
 Exit status: 0 success; 1 `regress` found a SLOWER or BROKEN case (or MISSING with
---require-all), or `check` a FAIL, or `suspects` a suspect pair; 2 unusable input (a file missing, not JSON, not schema-valid,
+--require-all), or `check` a FAIL, or `suspects` a suspect pair, or `burn-in` a warn verdict; 2 unusable input (a file missing, not JSON, not schema-valid,
 a run `check` refuses) or bad usage; 3 `regress`: a slowdown measured on a contended or throttled
 candidate (UNRELIABLE: re-run).
 """
@@ -35,11 +35,14 @@ examples:
   p2pbench-report regress baseline.json candidate.json --threshold 5%
   p2pbench-report suspects matrix.json                  # pairs well below comparable pairs (exit 1)
   p2pbench-report export run.json --csv run.csv
+  p2pbench-report burn-in burn-in.json --plot figures/    # windows, worst window, verdicts (exit 1 on warn)
+  p2pbench-report tails run.json                        # p50 .. p99.9 per row
   p2pbench-report expect make good.json -o expect.json && p2pbench-report check run.json --expect expect.json
   p2pbench-report import-nvbandwidth nvbandwidth.json -o nvbandwidth.p2pbench.json
   p2pbench-report plot run.json nvbandwidth.p2pbench.json -o figures/   # p2pbench beside nvbandwidth
 
-exit status: 0 ok; 1 regress found a regression / check a FAIL / suspects found a suspect pair;
+exit status: 0 ok; 1 regress found a regression / check a FAIL / suspects found a suspect pair /
+burn-in a warn verdict;
 2 unusable input or bad usage; 3 regress: UNRELIABLE (slower on a contended or throttled candidate: re-run).
 'p2pbench-report SUBCOMMAND --help' explains each subcommand.
 """
@@ -163,7 +166,11 @@ def run_export(args: argparse.Namespace) -> int:
     if args.format == "prometheus":
         from p2pbench_report.prometheus import write_prometheus  # prometheus_client only when asked for
 
-        write_prometheus(load_results(args.results).document, output)
+        write_prometheus(load_results(args.results).document, output, with_timestamps=args.with_timestamps,
+                         source=args.results)
+    elif args.with_timestamps:
+        print(f"{PROGRAM} export: error: --with-timestamps belongs to --format prometheus", file=sys.stderr)
+        return 2
     else:
         write_csv(load_results(args.results), output)
     if output != "-":
@@ -266,6 +273,7 @@ def _add_plot(subparsers) -> None:
         "                               link peak, never the data's min-max; same-GPU cells hatched)\n"
         "  agreement_<case>_<system>    schema v2: matrix in rounds vs pairs re-measured alone, % per pair\n"
         "  patterns_<method>_<dir>_<mode>_<system>  schema v2: aggregate per pattern vs the sum of its peaks\n"
+        "  burn_in_<method>_<dir>_<mode>_<size>_<src>to<dst>_<system>  a burn-in's timeline per flow (see burn-in)\n"
         "Several files are overlaid, each series labelled by its system (meta.label). For schema v2 files\n"
         "the suspect-pairs table (see `suspects`) and the rounds-vs-alone agreement are printed first.",
         "examples:\n"
@@ -354,13 +362,23 @@ def _add_export(subparsers) -> None:
         "p2pbench_same_gpu_* twins (rows with a flow within one GPU: never P2P), p2pbench_case_ok per\n"
         "case, labelled method, direction, mode, bytes, shape, src/dst rank and GPU UUID, gpu_uuids,\n"
         "same_gpu, host, label; p2pbench_run_health_ok, _contention, _throttled, _link_errors and\n"
-        "_timestamp_seconds per run. docs/results.md (Prometheus export) has the details.",
+        "_timestamp_seconds per run. docs/results.md (Prometheus export) has the details.\n"
+        "Tails: p2pbench_transfer_time_seconds{quantile=\"0.99\"|\"0.999\"} per bandwidth case. A burn-in adds\n"
+        "its windows: p2pbench_window_bandwidth_gbps, _min_bandwidth_gbps, _nvlink_errors, _throttled,\n"
+        "labelled window, without timestamps in the textfile (the collector refuses them); with\n"
+        "--with-timestamps, the window series alone, each sample stamped with its window's end (OpenMetrics,\n"
+        "for promtool tsdb create-blocks-from openmetrics or a remote-write path). docs/burn-in.md.",
         "examples:\n  p2pbench-report export run.json --csv run.csv\n  p2pbench-report export run.json --csv - | head\n"
-        "  p2pbench-report export --format prometheus run.json -o /var/lib/node_exporter/textfile/p2pbench.prom")
+        "  p2pbench-report export --format prometheus run.json -o /var/lib/node_exporter/textfile/p2pbench.prom\n"
+        "  p2pbench-report export --format prometheus --with-timestamps burn-in.json -o burn-in.om")
     export.add_argument("results", metavar="RESULTS.json")
     export.add_argument("--format", choices=("csv", "prometheus"), default="csv", help="what to write (default csv)")
     export.add_argument("-o", "--output", metavar="FILE", help="file to write ('-' for stdout)")
     export.add_argument("--csv", metavar="FILE", help="the same as --format csv -o FILE")
+    export.add_argument("--with-timestamps", action="store_true",
+                        help="prometheus: a burn-in's window series alone, as OpenMetrics text whose every sample "
+                             "carries its window's end as timestamp (for backfill or remote write; "
+                             "node-exporter's textfile collector refuses timestamps, so never for it)")
 
 
 def _add_importers(subparsers) -> None:
@@ -414,6 +432,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from p2pbench_report.cli_expect import register as register_expectations
     register_expectations(subparsers, _subcommand)  # expect make, check
+    from p2pbench_report.cli_burn_in import register as register_burn_in
+    register_burn_in(subparsers, _subcommand, _formats)  # burn-in, tails
     return parser
 
 

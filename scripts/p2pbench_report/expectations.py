@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from p2pbench_report.cases import INDEPENDENT_VARIABLES, identity, sort_key
+from p2pbench_report.cases import INDEPENDENT_VARIABLES, PAYLOAD_DEFAULTS, identity, sort_key
 from p2pbench_report.errors import InputError
 from p2pbench_report.loader import read_document
+from p2pbench_report.methods import names_of_kinds
 from p2pbench_report.verdicts import run_verdicts
 
 FORMAT = "p2pbench-expectations"
@@ -60,7 +61,15 @@ def figure_of(row: dict, metric: str) -> float:
 
 
 def match_of(row: dict) -> dict[str, Any]:
-    return {name: row.get(name) for name in MATCH_FIELDS}
+    """The row's independent variables. A host-link row written before host memory kinds existed
+    ran on the defaults (pinned, local): its match names them, as a new row's does (the driver's
+    check reads an old row's missing field the same way)."""
+    match = {name: row.get(name) for name in MATCH_FIELDS}
+    if row.get("method") in names_of_kinds("host_link"):
+        for name, default in PAYLOAD_DEFAULTS.items():
+            if match.get(name) is None:
+                match[name] = default
+    return match
 
 
 def pair_class_of(document: dict, override: str | None, source: str) -> str:

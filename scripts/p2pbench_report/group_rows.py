@@ -10,6 +10,9 @@ column instead, in flow order:
   flows_src_gpu, flows_dst_gpu    GPU UUIDs
   flows_same_device, flows_same_node, flows_bytes
   flows_bandwidth_gbps_median, flows_peak_gbps, flows_pct_of_peak   (None where a flow has none)
+  flows_gbps_min_iteration, flows_iteration_time_us_p99, flows_iteration_time_us_p99_9
+                                  each flow's bytes over its longest transfer (GB/s) and its
+                                  per-transfer tails (µs); only in files whose flows carry them
   src_gpu, dst_gpu                the single flow's GPUs (None in rows of several flows)
   same_device                     True when some flow joins two ranks of one GPU: the row's figure
                                   is then no P2P figure
@@ -29,6 +32,7 @@ from typing import Any, Callable
 GROUP_FIELDS = ("flows", "aggregate", "gpus")
 FLOW_LIST_FIELDS = ("src_rank", "dst_rank", "src_gpu", "dst_gpu", "same_device", "same_node", "bytes")
 FLOW_FIGURES = ("peak_gbps", "pct_of_peak")
+FLOW_TAILS = ("p99", "p99_9")  # per flow, as lists: the tails a reader compares between flows
 DIRECTION_FIELDS = ("src_rank", "dst_rank", "bandwidth_gbps", "time_us", "samples_gbps")
 LIST_COLUMN_PREFIXES = ("flows_", "gpus_")  # list columns that are not raw samples
 
@@ -42,11 +46,19 @@ def _median(figures: Any) -> float | None:
     return figures.get("median") if isinstance(figures, dict) else None
 
 
+def _stat(figures: Any, stat: str) -> float | None:
+    return figures.get(stat) if isinstance(figures, dict) else None
+
+
 def _flow_columns(flows: list[dict]) -> dict[str, Any]:
     columns: dict[str, Any] = {"flow_count": len(flows)}
     for field in FLOW_LIST_FIELDS + FLOW_FIGURES:
         columns[f"flows_{field}"] = [f.get(field) for f in flows]
     columns["flows_bandwidth_gbps_median"] = [_median(f.get("bandwidth_gbps")) for f in flows]
+    if any("iteration_time_us" in f or "gbps_min_iteration" in f for f in flows):  # files since the tails
+        columns["flows_gbps_min_iteration"] = [f.get("gbps_min_iteration") for f in flows]
+        for stat in FLOW_TAILS:
+            columns[f"flows_iteration_time_us_{stat}"] = [_stat(f.get("iteration_time_us"), stat) for f in flows]
     single = flows[0] if len(flows) == 1 else {}
     columns["src_gpu"], columns["dst_gpu"] = single.get("src_gpu"), single.get("dst_gpu")
     columns["same_device"] = any(bool(f.get("same_device")) for f in flows)

@@ -25,9 +25,18 @@ GPU's context):
   (default 512 MiB, nvbandwidth's default); the latency test's chain is always 2 MiB (nvbandwidth
   runs it with a fixed 2 MiB buffer, 128-byte stride, 1,000,000 loads). The SM rows' kernel shape
   and the chase's load protocol are null: compare matches them with p2pbench's rows of any shape
-  or protocol (cases.UNRECORDED) and says so. Other testcases (host copies, local copies,
-  all-to-one ...) have no p2pbench counterpart yet: they are skipped and listed in
-  meta.config.skipped_testcases.
+  or protocol (cases.UNRECORDED) and says so.
+  One GPU's host link (bandwidth_matrix: one row, the host; a column per GPU), each GPU's row
+  r -> r as p2pbench's methods of a rank's own GPU write it (push uni, src = dst = the column):
+    host_to_device_memcpy_ce                        -> h2d
+    device_to_host_memcpy_ce                        -> d2h
+    host_to_device_memcpy_sm                        -> h2d_sm  (kernel shape null, as the ldst rows)
+    device_to_host_memcpy_sm                        -> d2h_sm
+    host_to_device_bidirectional_memcpy_ce          -> h2d_bidir  (the named direction, the other
+    device_to_host_bidirectional_memcpy_ce          -> d2h_bidir   running beside it)
+    host_device_latency_sm                          -> latency_host pull uni, 2 MiB chain, protocol null
+  Other testcases (local copies, all-to-one, the bidirectional SM host copies ...) have no
+  p2pbench counterpart yet: they are skipped and listed in meta.config.skipped_testcases.
 
 nccl-tests mapping: sendrecv_perf with two ranks sends in both directions at once:
     each size -> method "nccl", direction "push", mode "bidir", ranks null;
@@ -55,6 +64,12 @@ NVBANDWIDTH_TESTCASE = re.compile(
     r"^device_to_device_(?P<bidir>bidirectional_)?memcpy_(?P<op>read|write)_(?P<engine>ce|sm)$")
 NVBANDWIDTH_ENGINES = {"ce": "ce", "sm": "ldst"}
 NVBANDWIDTH_LATENCY_TESTCASE = "device_to_device_latency_sm"
+NVBANDWIDTH_HOST_TESTCASES = {  # one GPU's host link: rows r -> r (see the module doc)
+    "host_to_device_memcpy_ce": "h2d", "device_to_host_memcpy_ce": "d2h",
+    "host_to_device_memcpy_sm": "h2d_sm", "device_to_host_memcpy_sm": "d2h_sm",
+    "host_to_device_bidirectional_memcpy_ce": "h2d_bidir", "device_to_host_bidirectional_memcpy_ce": "d2h_bidir",
+}
+NVBANDWIDTH_HOST_LATENCY_TESTCASE = "host_device_latency_sm"
 NVBANDWIDTH_LATENCY_CHAIN_BYTES = 2 * 2**20  # nvbandwidth.cpp runs the latency tests on a fixed 2 MiB buffer
 NVBANDWIDTH_LATENCY_LOADS = 1_000_000        # latencyMemAccessCnt in nvbandwidth's common.h
 NVBANDWIDTH_FAILED_STATUSES = {"Error", "Running", "Not Found"}
@@ -153,6 +168,42 @@ def _nvbandwidth_rows(testcase: dict, method: str, direction: str, bidir: bool, 
     return rows
 
 
+def _nvbandwidth_status_error(testcase: dict) -> tuple[str, str] | None:
+    """(row status, error) of a testcase that did not pass, else None."""
+    name, status = testcase.get("name"), testcase.get("status")
+    if status == "Passed":
+        return None
+    error = f"nvbandwidth {name}: {status}" + (f" ({testcase['error']})" if testcase.get("error") else "")
+    return ("failed" if status in NVBANDWIDTH_FAILED_STATUSES else "skipped"), error
+
+
+def _nvbandwidth_host_rows(testcase: dict, method: str, size: int, source: Path) -> list[dict]:
+    """Rows r -> r from a host testcase's one-row matrix (the host row, a column per GPU): GB/s for
+    the copies, ns per dependent load for the latency (-> latency_host, microseconds)."""
+    latency = method == "latency_host"
+    common = {"direction": "pull", "iterations": NVBANDWIDTH_LATENCY_LOADS, "protocol": None} if latency else {}
+    failed = _nvbandwidth_status_error(testcase)
+    if failed:
+        if latency:
+            return [latency_row(method, NVBANDWIDTH_LATENCY_CHAIN_BYTES, [], status=failed[0], error=failed[1],
+                                src_rank=0, dst_rank=0, **common)]
+        return [bandwidth_row(method, "push", "uni", size, [], status=failed[0], error=failed[1], src_rank=0, dst_rank=0)]
+    matrix = testcase.get("bandwidth_matrix") or []
+    if not isinstance(matrix, list) or not matrix or not isinstance(matrix[0], list):
+        raise InputError(source, "Passed testcase without a bandwidth_matrix", field=f"testcases[{testcase.get('name')}]")
+    rows = []
+    for gpu, text in enumerate(matrix[0]):
+        value = _matrix_value(text)
+        if value is None:
+            continue
+        if latency:
+            rows.append(latency_row(method, NVBANDWIDTH_LATENCY_CHAIN_BYTES, [value / 1000.0], src_rank=gpu,
+                                    dst_rank=gpu, **common))
+        else:
+            rows.append(bandwidth_row(method, "push", "uni", size, [value], src_rank=gpu, dst_rank=gpu))
+    return rows
+
+
 def _nvbandwidth_latency_rows(testcase: dict, source: Path) -> list[dict]:
     """latency_read rows from the pointer-chase matrix (ns): the row GPU reads the column GPU's chain."""
     name, status = testcase.get("name"), testcase.get("status")
@@ -179,6 +230,11 @@ def _nvbandwidth_testcase_rows(testcase: dict, name: str, size: int, gpu_count: 
     """(what the testcase maps to, its rows), or None for a testcase without a p2pbench counterpart."""
     if name == NVBANDWIDTH_LATENCY_TESTCASE:
         return "latency_read pull uni", _nvbandwidth_latency_rows(testcase, source)
+    if name == NVBANDWIDTH_HOST_LATENCY_TESTCASE:
+        return "latency_host pull uni", _nvbandwidth_host_rows(testcase, "latency_host", size, source)
+    if name in NVBANDWIDTH_HOST_TESTCASES:
+        method = NVBANDWIDTH_HOST_TESTCASES[name]
+        return f"{method} push uni", _nvbandwidth_host_rows(testcase, method, size, source)
     match = NVBANDWIDTH_TESTCASE.match(name)
     if not match:
         return None
@@ -213,7 +269,7 @@ def import_nvbandwidth(path: str | Path, *, label: str = "nvbandwidth", buffer_b
         mapping[name] = imported[0]
         rows += imported[1]
     if not rows:
-        raise InputError(path, "no device-to-device testcase to import (ran nvbandwidth with -t filters?)")
+        raise InputError(path, "no testcase with a p2pbench counterpart to import (ran nvbandwidth with -t filters?)")
     config = {"imported_from": "nvbandwidth", "source_file": path.name, "source_version": report.get("version"),
               "buffer_bytes": buffer_bytes, "mapping": mapping, "skipped_testcases": skipped,
               "samples": "one per case (nvbandwidth reports one figure per testcase and GPU pair)"}

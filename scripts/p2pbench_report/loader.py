@@ -5,7 +5,9 @@ one column per field: the independent variables (method ... buffer_pool_bytes, n
 integers, then the payload variables protocol ... hot_addresses), statistics flattened as
 `<field>_<stat>` (bandwidth_gbps_median, time_us_stdev, latency_us_p95, and where rows have them
 issue_interval_us_median, cycles_median, latency_at_peak_clock_us_median,
-atomic_ops_per_s_median, ...), raw samples as Python lists (samples_gbps, samples_us,
+atomic_ops_per_s_median, ...), the tails where rows have them (`iteration_time_us_count`,
+`_p50`, `_p90`, `_p99`, `_p99_9`, `_max`: per-transfer times of a bandwidth row, µs; `latency_us_p50`
+... `_p99_9`: over a latency row's samples; `tails_of` says which), raw samples as Python lists (samples_gbps, samples_us,
 samples_issue_interval_us; [] in a row without them), bidir per-direction figures as
 `directions_<i>_<field>` (directions_0_bandwidth_gbps_median, ...), and any other field the
 driver adds under its own name. Added columns: `metric` ('bandwidth', 'latency' or None) and
@@ -42,10 +44,16 @@ STATS_FIELDS = {
     "latency_us": ("min", "median", "p95", "max", "mean", "stdev"),
 }
 # Statistics objects only some rows carry (latency_ce, latency_read, atomic): flattened where present.
-OPTIONAL_STATS_FIELDS = ("issue_interval_us", "cycles", "latency_at_peak_clock_us", "atomic_ops_per_s")
+OPTIONAL_STATS_FIELDS = ("issue_interval_us", "cycles", "latency_at_peak_clock_us", "atomic_ops_per_s",
+                         "tflops")  # tflops: the gemm method's TFLOP/s (1e12 FLOP/s)
+# Tails (docs/burn-in.md): per-transfer times of a bandwidth row, and the latency quantiles a row
+# written since then adds. Flattened after the statistics where some row has them (older files:
+# no such columns, so their frame and CSV stay as they were).
+TAIL_STATS = {"latency_us": ("p50", "p90", "p99", "p99_9"),
+              "iteration_time_us": ("count", "p50", "p90", "p99", "p99_9", "max")}
 SAMPLE_FIELDS = ("samples_gbps", "samples_us")
 SAMPLE_COLUMN = re.compile(r"(?:directions_\d+_)?samples_\w+")  # raw samples are named samples_<what>
-STAT_ORDER = ("min", "median", "p95", "max", "mean", "stdev")  # as latency_us
+STAT_ORDER = ("min", "median", "p50", "p90", "p95", "p99", "p99_9", "max", "mean", "stdev")  # as latency_us
 INTEGER_FIELDS = INTEGER_VARIABLES + ("sms_used", "iterations", "samples", "hot_addresses", "ops_per_thread")
 _VALIDATED_TEXTS: set[str] = set()  # schema path + digest of contents already found valid
 
@@ -81,7 +89,7 @@ def flatten_row(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
                 flat.update(flatten_row(item, prefix=f"{name}_{index}_"))
         elif isinstance(value, list):
             flat[name] = list(value)
-        elif value is None and (key in STATS_FIELDS or key in OPTIONAL_STATS_FIELDS):
+        elif value is None and (key in STATS_FIELDS or key in OPTIONAL_STATS_FIELDS or key in TAIL_STATS):
             continue  # its <field>_<stat> columns stay empty
         else:
             flat[name] = value
@@ -98,6 +106,14 @@ def _optional_stats_columns(columns: Iterable[str]) -> list[str]:
     field's statistics in one order (the driver writes their keys alphabetically)."""
     columns = set(columns)
     return [f"{field}_{stat}" for field in OPTIONAL_STATS_FIELDS for stat in STAT_ORDER
+            if f"{field}_{stat}" in columns]
+
+
+def tail_columns(columns: Iterable[str]) -> list[str]:
+    """The TAIL_STATS columns among `columns`, in their order (latency_us_p50 ...
+    iteration_time_us_max)."""
+    columns = set(columns)
+    return [f"{field}_{stat}" for field, stats in TAIL_STATS.items() for stat in stats
             if f"{field}_{stat}" in columns]
 
 
@@ -142,8 +158,12 @@ def rows_frame(results: list[dict]) -> pd.DataFrame:
     group_floats = [c for c in ("aggregate_peak_gbps", "aggregate_pct_of_peak") if c in frame.columns]
     for column in ["gbps_per_sm", "pct_of_peak", "overlap"] + group_floats + _optional_stats_columns(frame.columns):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+    tails = tail_columns(frame.columns)
+    for column in tails:
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(
+            "Int64" if column.endswith("_count") else "float64")
     top_level_samples = [c for c in sample_columns if not c.startswith("directions_")]  # those stay by their direction
-    ordered = list(ALWAYS_PRESENT) + expected + _optional_stats_columns(frame.columns) + top_level_samples
+    ordered = list(ALWAYS_PRESENT) + expected + tails + _optional_stats_columns(frame.columns) + top_level_samples
     leading = list(dict.fromkeys(c for c in ordered if c in frame.columns))
     return frame[leading + [c for c in frame.columns if c not in leading]]
 

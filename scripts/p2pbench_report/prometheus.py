@@ -17,9 +17,16 @@ dst_gpu_uuid list every flow's, comma-joined in flow order.
   p2pbench_latency_seconds          median of the raw samples, seconds, ok latency rows between
                                     two GPUs; p2pbench_same_gpu_latency_seconds: the same within one
   p2pbench_case_ok                  1 when the case ran (status ok), 0 when it failed or was skipped
+  p2pbench_transfer_time_seconds    per-transfer time tails of ok bandwidth rows between two GPUs
+                                    (iteration_time_us), the case labels + quantile "0.99" / "0.999";
+                                    p2pbench_same_gpu_transfer_time_seconds: the same within one GPU
 Per run (labels host, label): p2pbench_run_health_ok (1: verdict status ok, 0: warn or unknown),
 p2pbench_run_contention, p2pbench_run_throttled, p2pbench_run_link_errors (1/0), and
 p2pbench_run_timestamp_seconds (meta.timestamp_utc, Unix time) so stale files can be alerted on.
+A burn-in adds its window series (prometheus_windows.py). No sample of the textfile carries a
+timestamp: node-exporter's textfile collector skips a file that has one. `with_timestamps` writes
+OpenMetrics text of the window series alone, each sample stamped with its window's end, for a
+path that keeps timestamps (backfill, remote write); every sample there has a timestamp.
 prometheus_client is imported only here: without it this export fails with a clear message and
 every other subcommand still works.
 """
@@ -27,13 +34,15 @@ every other subcommand still works.
 from __future__ import annotations
 
 import calendar
+import os
 import sys
 import time
 from pathlib import Path
 
 from p2pbench_report.cases import describe_config, identity
-from p2pbench_report.errors import require
+from p2pbench_report.errors import InputError, require
 from p2pbench_report.export import identity_of
+from p2pbench_report.prometheus_windows import window_families
 from p2pbench_report.expectations import figure_of, metric_of
 from p2pbench_report.row_gpus import row_gpus
 from p2pbench_report.verdicts import run_verdicts
@@ -42,6 +51,7 @@ CASE_LABELS = ("method", "direction", "mode", "bytes", "shape", "src_rank", "dst
                "gpu_uuids", "same_gpu", "host", "label")
 RUN_LABELS = ("host", "label")
 NEEDED_FOR = "for the Prometheus export (pip install prometheus-client)"
+TAIL_QUANTILES = (("0.99", "p99"), ("0.999", "p99_9"))  # quantile label -> iteration_time_us key
 
 
 def _case_labels(meta: dict, row: dict, occurrence: int) -> list[str]:
@@ -80,11 +90,30 @@ def _case_families(gauge):
                   labels=CASE_LABELS))
 
 
+def _tail_families(gauge):
+    """(P2P, same-GPU) families of the per-transfer time tails."""
+    text = "Time per transfer of the row's tail sample at a quantile, seconds"
+    labels = CASE_LABELS + ("quantile",)
+    return (gauge("p2pbench_transfer_time_seconds", text + ", between two GPUs (P2P)", labels=labels),
+            gauge("p2pbench_same_gpu_transfer_time_seconds", text + ", of rows with a flow within one GPU: not P2P",
+                  labels=labels))
+
+
+def _add_tails(family, labels: list[str], row: dict) -> None:
+    tails = row.get("iteration_time_us")
+    if row.get("status") != "ok" or not isinstance(tails, dict):
+        return
+    for quantile, key in TAIL_QUANTILES:
+        if isinstance(tails.get(key), (int, float)):
+            family.add_metric(labels + [quantile], tails[key] * 1e-6)
+
+
 def _families(document: dict):
     """The metric families of one results document."""
     metrics = require("prometheus_client.core", NEEDED_FOR)
     meta = document["meta"]
     bandwidth, same_gpu_bandwidth, latency, same_gpu_latency, case_ok = _case_families(metrics.GaugeMetricFamily)
+    tails, same_gpu_tails = _tail_families(metrics.GaugeMetricFamily)
     seen: dict[tuple, int] = {}
     for row in document["results"]:
         key = identity(row)
@@ -95,10 +124,13 @@ def _families(document: dict):
         p2p = row_gpus(meta, row).is_p2p  # a row with a flow within one GPU is never a P2P figure
         if row.get("status") == "ok" and metric == "bandwidth_gbps":
             (bandwidth if p2p else same_gpu_bandwidth).add_metric(labels, figure_of(row, metric))
+            _add_tails(tails if p2p else same_gpu_tails, labels, row)
         elif row.get("status") == "ok" and metric == "latency_us":
             (latency if p2p else same_gpu_latency).add_metric(labels, figure_of(row, metric) * 1e-6)
     yield from (bandwidth, same_gpu_bandwidth, latency, same_gpu_latency, case_ok)
+    yield from (family for family in (tails, same_gpu_tails) if family.samples)  # files before the tails: none
     yield from _run_families(metrics.GaugeMetricFamily, meta)
+    yield from window_families(document, metrics.GaugeMetricFamily, with_timestamps=False)
 
 
 def _run_families(gauge, meta: dict):
@@ -122,25 +154,51 @@ def _run_families(gauge, meta: dict):
 
 
 class _DocumentCollector:
-    def __init__(self, document: dict):
+    def __init__(self, document: dict, with_timestamps: bool = False):
         self.document = document
+        self.with_timestamps = with_timestamps
 
     def collect(self):
+        if self.with_timestamps:
+            gauge = require("prometheus_client.core", NEEDED_FOR).GaugeMetricFamily
+            return iter(window_families(self.document, gauge, with_timestamps=True))
         return _families(self.document)
 
 
-def registry_of(document: dict):
+def registry_of(document: dict, with_timestamps: bool = False):
     registry_module = require("prometheus_client", NEEDED_FOR)
     registry = registry_module.CollectorRegistry(auto_describe=False)
-    registry.register(_DocumentCollector(document))
+    registry.register(_DocumentCollector(document, with_timestamps))
     return registry
 
 
-def write_prometheus(document: dict, destination: str | Path) -> None:
-    """Writes the text exposition to `destination` (atomically), or to standard output for '-'."""
+def _write_atomically(text: bytes, destination: Path) -> None:
+    """A temporary file beside the destination, renamed into place (no half-written file)."""
+    temporary = destination.with_name(f".{destination.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_bytes(text)
+        os.replace(temporary, destination)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_prometheus(document: dict, destination: str | Path, with_timestamps: bool = False,
+                     source: str = "results") -> None:
+    """Writes the text exposition to `destination` (atomically), or to standard output for '-'.
+    with_timestamps: the burn-in's window series alone, OpenMetrics text, every sample stamped
+    with its window's end (InputError for a file without a burn-in)."""
     client = require("prometheus_client", NEEDED_FOR)
-    registry = registry_of(document)
+    if with_timestamps and not isinstance(document.get("burn_in"), dict):
+        raise InputError(source, "--with-timestamps exports a burn-in's windows, and this file has no burn_in "
+                                 "(a run of p2pbench --duration ... --window ...)", field="$.burn_in")
+    registry = registry_of(document, with_timestamps)
+    if with_timestamps:
+        text = require("prometheus_client.openmetrics.exposition", NEEDED_FOR).generate_latest(registry)
+    else:
+        text = client.generate_latest(registry)
     if str(destination) == "-":
-        sys.stdout.write(client.generate_latest(registry).decode("utf-8"))
+        sys.stdout.write(text.decode("utf-8"))
+    elif with_timestamps:
+        _write_atomically(text, Path(destination))
     else:
         client.write_to_textfile(str(destination), registry)

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "common/errors.hpp"
 #include "common/text_format.hpp"
 #include "config/axis.hpp"
@@ -38,19 +40,6 @@ std::vector<E> parse_enum_list(const json& doc, const std::string& key, const Ke
   }
   return out;
 }
-
-// A number in [low, high] (low excluded where `low_open`): every time the run waits on is
-// bounded, so a typo cannot make a case wait for days or give up at once.
-double parse_number_in(const json& v, const std::string& key, double low, double high, bool low_open) {
-  const bool in_range = v.is_number() && std::isfinite(v.get<double>()) &&
-                        (low_open ? v.get<double>() > low : v.get<double>() >= low) && v.get<double>() <= high;
-  if (!in_range)
-    throw InputError(key, v.dump(),
-                     text_format("must be a number %s %g and <= %g", low_open ? ">" : ">=", low, high));
-  return v.get<double>();
-}
-
-
 
 
 }  // namespace
@@ -125,9 +114,18 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
                   "\"pattern\" (all_to_all, ring, bisection), \"bytes\"}: measure each latency case again while that "
                   "traffic runs between the ranks outside its pair"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
+      {"host", "{\"memory\" (pinned: cudaHostAlloc, the default; registered: 4 KiB pages + cudaHostRegister; "
+               "huge_pages: 2 MiB pages + cudaHostRegister; pageable: never registered), \"numa\" (local, the default; "
+               "remote)} of the host-link methods: one case per kind and placement (docs/host-memory.md)"},
+      {"gds", "{\"directory\"}: an existing directory (absolute path) where the gds_* methods write and read "
+              "their file (p2pbench-gds-*.bin, removed after the case); without it their rows are skipped"},
       {"interference", "{\"workloads\", \"gemm\": {m, n, k, \"operands\" (gaussian: full-entropy bf16, the default; eighths: 17 "
                        "values, low entropy, faster)}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
                        "of the interference method (a transfer beside a GEMM or an HBM stream)"},
+      {"burn_in", "{\"duration_s\" (--duration), \"window_s\" (--window, default 10), \"margin\" (default 0.10: a "
+                  "window whose slowest transfer of a flow is below (1 - margin) x the flow's median is slow), "
+                  "\"inject_slow\" {\"window\", \"src_rank\", \"dst_rank\", \"factor\"} (a test knob)}: repeat the "
+                  "plan's cases for duration_s in windows, with NVML per window and verdicts (docs/burn-in.md)"},
     });
     const auto& patterns = pattern_key_help();
     list.insert(list.end(), patterns.begin(), patterns.end());
@@ -231,6 +229,21 @@ void parse_kernel_axes(const json& doc, const KeyNamer& name, const MethodInfo& 
   }
 }
 
+// The gds methods' directory: checked here, so a typo stops the run before any case (exit 2)
+// rather than skipping every gds row.
+std::string parse_gds_directory(const json& section, const KeyNamer& name) {
+  if (!section.is_object()) throw InputError(name("gds"), section.dump(), "must be an object {\"directory\"}");
+  reject_unknown_keys(section, {"directory"}, "gds.", name);
+  if (!section.contains("directory") || section["directory"].is_null()) return "";  // null: the effective config's none
+  const json& v = section["directory"];
+  if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>()[0] != '/')
+    throw InputError(name("gds.directory"), v.dump(), "must be an absolute path of a directory");
+  struct stat st{};
+  if (stat(v.get<std::string>().c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(name("gds.directory"), v.dump(), "is not an existing directory");
+  return v.get<std::string>();
+}
+
 }  // namespace
 
 Config parse_config(const json& doc, const KeyOrigins& origins) {
@@ -245,6 +258,9 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
   parse_measurement_keys(doc, name, c);
   parse_probe_sections(doc, name, c.latency, c.atomic);
   if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);
+  if (doc.contains("host")) parse_host_section(doc["host"], name, c.host);
+  if (doc.contains("gds")) c.gds_directory = parse_gds_directory(doc["gds"], name);
+  if (doc.contains("burn_in")) parse_burn_in_section(doc["burn_in"], name, c.burn_in);
   parse_pattern_keys(doc, name, c.plan);
   for (const MethodInfo& m : method_registry())
     if (!m.swept.empty()) parse_kernel_axes(doc, name, m, c.kernel_axes);
@@ -295,13 +311,16 @@ json Config::to_json() const {
                 {"threads", atomic.threads},
                 {"ops_per_thread", atomic.ops_per_thread},
                 {"hot_addresses", atomic.hot_addresses}}},
-              {"interference", interference.to_json()}};
+              {"interference", interference.to_json()},
+              {"host", host.to_json()}};
+  if (burn_in.enabled()) out["burn_in"] = burn_in.to_json();
   if (latency.load)
     out["latency"]["load"] = {{"method", to_string(latency.load->method)},
                               {"direction", to_string(latency.load->direction)},
                               {"pattern", to_string(latency.load->pattern)},
                               {"bytes", latency.load->bytes}};
   out.update(plan.to_json());  // the pattern keys are top-level keys
+  out["gds"] = {{"directory", gds_directory.empty() ? json() : json(gds_directory)}};
   for (const MethodInfo& m : method_registry())
     for (const SweptAxis& a : m.swept) out[m.name][to_string(a.axis)] = kernel_axes.of(m.id, a.axis);
   return out;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "config/burn_in_config.hpp"
+#include "config/host_config.hpp"
 #include "config/interference_config.hpp"
 #include "config/pattern_config.hpp"
 #include "config/probe_config.hpp"
@@ -54,7 +56,10 @@ struct Config {
   LatencySettings latency;
   AtomicSettings atomic;
   InterferenceSettings interference;  // the "interference" section
+  HostSettings host;                  // "host": the host-link methods' memory kinds and NUMA placements
+  std::string gds_directory;          // "gds": {"directory"}: where the gds methods' file goes ("": none given)
   PatternSettings plan;               // "patterns", "matrix", "sampled", "ring", ..., "flows"
+  BurnInSettings burn_in;             // "burn_in": the plan repeated in judged windows
 
   // The effective configuration, every key spelled out (recorded in the results' meta).
   nlohmann::json to_json() const;

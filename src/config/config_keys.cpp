@@ -1,8 +1,10 @@
 #include "config/config_keys.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/errors.hpp"
+#include "common/text_format.hpp"
 
 namespace p2pbench {
 
@@ -30,6 +32,14 @@ std::vector<std::string> parse_name_list(const json& v, const std::string& key, 
     out.push_back(v[i].get<std::string>());
   }
   return out;
+}
+
+double parse_number_in(const json& v, const std::string& key, double low, double high, bool low_open) {
+  const bool in_range = v.is_number() && std::isfinite(v.get<double>()) &&
+                        (low_open ? v.get<double>() > low : v.get<double>() >= low) && v.get<double>() <= high;
+  if (!in_range)
+    throw InputError(key, v.dump(), text_format("must be a number %s %g and <= %g", low_open ? ">" : ">=", low, high));
+  return v.get<double>();
 }
 
 uint64_t parse_count(const json& v, const std::string& key, uint64_t max) {

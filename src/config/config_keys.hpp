@@ -23,6 +23,10 @@ void reject_unknown_keys(const nlohmann::json& section, const std::set<std::stri
 std::vector<std::string> parse_name_list(const nlohmann::json& v, const std::string& key,
                                          const std::vector<std::string>& allowed);
 
+// A number in [low, high] (low excluded where `low_open`): every time the run waits on is
+// bounded, so a typo cannot make a case wait for days or give up at once.
+double parse_number_in(const nlohmann::json& v, const std::string& key, double low, double high, bool low_open);
+
 // An integer from 1 to max.
 uint64_t parse_count(const nlohmann::json& v, const std::string& key, uint64_t max);
 

@@ -96,7 +96,10 @@ void PeerBuffers::open_peers(const Communicator& comm, const GroupLayout& layout
   for (int r = 0; r < comm.size(); ++r) {
     Peer& p = peers_[size_t(r)];
     if (r == rank_) continue;
-    if (!layout.same_node(rank_, r)) {
+    // Across nodes only fabric handles reach the peer, and only within its NVLink domain.
+    const bool reachable = layout.same_node(rank_, r) ||
+                           (allocator_ == Allocator::kFabric && layout.fabric_memory && layout.same_domain(rank_, r));
+    if (!reachable) {
       p.no_path = "ranks " + std::to_string(std::min(rank_, r)) + " and " + std::to_string(std::max(rank_, r)) +
                   " are on different nodes: no CUDA IPC path (nccl runs such pairs)";
       continue;
@@ -125,6 +128,7 @@ void PeerBuffers::open_peers(const Communicator& comm, const GroupLayout& layout
     if (f.empty()) continue;
     no_peer_ = no_peer_.value_or(cannot) + "; " + f;
   }
+  memory_->stop_sharing();  // every rank has imported what it will: no descriptor is asked for again
   if (no_peer_)
     for (Peer& p : peers_) p = Peer();
 }

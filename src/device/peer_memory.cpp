@@ -11,6 +11,7 @@
 
 #include "common/cuda_raii.hpp"
 #include "common/driver_entry_point.hpp"
+#include "device/descriptor_passing.hpp"
 
 // Older C library headers lack the names; the numbers are the same on every architecture.
 #ifndef SYS_pidfd_open
@@ -233,6 +234,7 @@ class VmmPeerMemory final : public PeerMemory {
   size_t granularity() const override { return granularity_; }
   std::unique_ptr<DeviceMemory> allocate(size_t bytes, const std::string& what, bool exported) const override;
   std::unique_ptr<DeviceMemory> map_peer(const std::string& handle, const std::string& what) const override;
+  void stop_sharing() override { server_.reset(); }
 
  private:
   void check(CUresult r, const char* call, const std::string& doing) const;
@@ -247,6 +249,11 @@ class VmmPeerMemory final : public PeerMemory {
   Allocator kind_;
   CUdevice device_ = 0;
   size_t granularity_ = 0;
+  // vmm: serves the exported descriptors to peers that pidfd_getfd fails for. Null for fabric,
+  // after stop_sharing(), or where no socket could be made (the handles then carry socket id 0
+  // and peers say why pidfd_getfd failed alone).
+  uint64_t socket_id_ = 0;
+  std::unique_ptr<DescriptorServer> server_;
 };
 
 VmmPeerMemory::VmmPeerMemory(Allocator kind, int device) : d_(vmm_driver()), kind_(kind) {
@@ -259,6 +266,15 @@ VmmPeerMemory::VmmPeerMemory(Allocator kind, int device) : d_(vmm_driver()), kin
   const CUmemAllocationProp prop = properties(true);
   check(d_.granularity(&granularity_, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), "cuMemGetAllocationGranularity",
         "reading the recommended allocation granularity");
+  if (kind_ != Allocator::kVmm) return;
+  try {
+    const uint64_t id = random_socket_id();
+    server_ = std::make_unique<DescriptorServer>(descriptor_socket_name(int32_t(getpid()), id));
+    socket_id_ = id;
+  } catch (const RuntimeFailure& e) {  // pidfd_getfd may still work: the peers try it first
+    std::fprintf(stderr, "p2pbench: warning: vmm handles: no descriptor socket (%s): peers can take this process's "
+                 "descriptors only with pidfd_getfd\n", e.what());
+  }
 }
 
 void VmmPeerMemory::check(CUresult r, const char* call, const std::string& doing) const {
@@ -350,7 +366,8 @@ std::string VmmPeerMemory::export_handle(VmmMemory& m, size_t size, const std::s
   check(d_.export_handle(&fd, m.allocation.get(), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
         "cuMemExportToShareableHandle", "exporting " + what + " as a file descriptor");
   m.exported = FileDescriptor(fd);
-  return pack_fd_handle({int32_t(getpid()), int32_t(fd), size});
+  if (server_) server_->offer(fd);
+  return pack_fd_handle({int32_t(getpid()), int32_t(fd), size, socket_id_});
 }
 
 std::unique_ptr<DeviceMemory> VmmPeerMemory::map_peer(const std::string& handle, const std::string& what) const {
@@ -370,7 +387,7 @@ std::unique_ptr<DeviceMemory> VmmPeerMemory::map_peer(const std::string& handle,
 AllocationHandle VmmPeerMemory::import_fd(const std::string& handle, const std::string& doing, size_t& size) const {
   const FdHandle h = unpack_fd_handle(handle);
   if (h.bytes == 0) throw RuntimeFailure("received a vmm handle of an empty allocation (" + doing + ")");
-  const FileDescriptor fd(take_descriptor(h.pid, h.fd, doing));
+  const FileDescriptor fd(take_or_receive_descriptor(h, doing));
   CUmemGenericAllocationHandle imported = 0;
   check(d_.import_handle(&imported, reinterpret_cast<void*>(static_cast<uintptr_t>(fd.get())),
                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
@@ -392,20 +409,53 @@ AllocationHandle VmmPeerMemory::import_fabric(const std::string& handle, const s
 
 }  // namespace
 
+namespace {
+
+// A copy of descriptor `fd` of process `pid`, or -1 with the failing call and its errno.
+struct Taken {
+  int fd = -1;
+  const char* call = "";
+  int err = 0;
+};
+
+Taken pidfd_take(int32_t pid, int32_t fd) {
+  const FileDescriptor pidfd(int(syscall(SYS_pidfd_open, pid_t(pid), 0u)));
+  if (pidfd.get() < 0) return {-1, "pidfd_open", errno};  // errno before anything can change it
+  const int taken = int(syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0u));
+  if (taken < 0) return {-1, "pidfd_getfd", errno};
+  return {taken, "", 0};
+}
+
+}  // namespace
+
 // pidfd_getfd copies the descriptor straight out of the exporting process: no socket to set up
 // between the ranks, at the price of ptrace access to the exporter (pidfd_failure says which).
 int take_descriptor(int32_t pid, int32_t fd, const std::string& doing) {
-  const FileDescriptor pidfd(int(syscall(SYS_pidfd_open, pid_t(pid), 0u)));
-  if (pidfd.get() < 0) {
-    const int err = errno;  // before anything else can change it
-    throw PeerMemoryUnavailable(pidfd_failure("pidfd_open", err, pid, fd, read_ptrace_scope(), doing));
+  const Taken t = pidfd_take(pid, fd);
+  if (t.fd < 0) throw PeerMemoryUnavailable(pidfd_failure(t.call, t.err, pid, fd, read_ptrace_scope(), doing));
+  return t.fd;
+}
+
+bool socket_can_replace_pidfd(int err) { return err == EPERM || err == EACCES || err == ENOSYS; }
+
+// pidfd_getfd first: it works across network namespaces and needs nothing of the exporter.
+// Where it is refused for want of ptrace access (Yama ptrace_scope 1, the common default) the
+// exporter's socket hands the descriptor over instead, which needs no privilege.
+int take_or_receive_descriptor(const FdHandle& h, const std::string& doing) {
+  const Taken t = pidfd_take(h.pid, h.fd);
+  if (t.fd >= 0) return t.fd;
+  if (!socket_can_replace_pidfd(t.err))
+    throw PeerMemoryUnavailable(pidfd_failure(t.call, t.err, h.pid, h.fd, read_ptrace_scope(), doing));
+  std::string instead = "the exporter offers no descriptor socket";
+  if (h.socket_id != 0) {
+    try {
+      return receive_descriptor(descriptor_socket_name(h.pid, h.socket_id), h.fd, kDescriptorSocketDeadlineS);
+    } catch (const RuntimeFailure& e) {
+      instead = e.what();
+    }
   }
-  const int taken = int(syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0u));
-  if (taken < 0) {
-    const int err = errno;
-    throw PeerMemoryUnavailable(pidfd_failure("pidfd_getfd", err, pid, fd, read_ptrace_scope(), doing));
-  }
-  return taken;
+  throw PeerMemoryUnavailable(pidfd_failure(t.call, t.err, h.pid, h.fd, read_ptrace_scope(),
+                                            doing + "; over the exporter's socket (SCM_RIGHTS) instead: " + instead));
 }
 
 std::unique_ptr<PeerMemory> make_peer_memory(Allocator allocator, int device) {

@@ -2,8 +2,9 @@
 // run's allocator (docs/allocators.md).
 //   legacy  cudaMalloc, exported with cudaIpcGetMemHandle, mapped with cudaIpcOpenMemHandle
 //   vmm     cuMemCreate (rounded up to the allocation granularity), exported as a POSIX file
-//           descriptor that the peer takes from this process with pidfd_getfd, then imported,
-//           reserved, mapped and made accessible to the peer's device
+//           descriptor that the peer takes from this process with pidfd_getfd, or, where the
+//           kernel refuses that, receives over this process's socket (SCM_RIGHTS), then
+//           imports, reserves, maps and makes accessible to the peer's device
 //   fabric  the same with a fabric handle (plain bytes, no descriptor); needs an IMEX channel
 // Handles cross ranks as bytes of a fixed size per allocator. Every driver function is fetched
 // at run time, so the binaries start where libcuda is missing.
@@ -58,6 +59,8 @@ class PeerMemory {
   virtual std::unique_ptr<DeviceMemory> allocate(size_t bytes, const std::string& what, bool exported) const = 0;
   // A peer's memory, mapped here from the handle it exported.
   virtual std::unique_ptr<DeviceMemory> map_peer(const std::string& handle, const std::string& what) const = 0;
+  // Every peer has mapped what it will: vmm stops serving its descriptors (a no-op elsewhere).
+  virtual void stop_sharing() {}
 };
 
 // The allocator for `device` (the current device). vmm and fabric check the device's support
@@ -75,16 +78,29 @@ int take_descriptor(int32_t pid, int32_t fd, const std::string& doing);
 // ---- The handles' bytes and the failure texts (no GPU needed; tested in tests/peer_memory).
 
 // vmm: the exporting process and its descriptor's number there, which the peer takes with
-// pidfd_getfd (both ranks in one PID namespace: a node, GroupLayout), and the allocation's size.
-// 20 bytes: "vmm1", pid, fd (int32 each), size (uint64), little-endian.
+// pidfd_getfd (both ranks in one PID namespace: a node, GroupLayout), the allocation's size,
+// and the random id of the exporter's descriptor socket (descriptor_socket_name; 0: none), where
+// the peer asks for it when pidfd_getfd is refused.
+// 28 bytes: "vmm2", pid, fd (int32 each), size, socket id (uint64 each), little-endian.
 struct FdHandle {
   int32_t pid = 0;
   int32_t fd = -1;
   uint64_t bytes = 0;
+  uint64_t socket_id = 0;
 };
-constexpr size_t kFdHandleBytes = 20;
+constexpr size_t kFdHandleBytes = 28;
 std::string pack_fd_handle(const FdHandle& h);
 FdHandle unpack_fd_handle(const std::string& bytes);  // RuntimeFailure on a wrong size or tag
+
+// take_descriptor of the handle's descriptor or, where the kernel refuses pidfd_getfd for want
+// of ptrace access (EPERM, EACCES) or lacks it (ENOSYS), the same asked of the exporter's
+// descriptor socket (SCM_RIGHTS). A refusal that a socket cannot mend (a descriptor not open, a
+// process gone) is reported as it is; where both fail the message gives both reasons.
+int take_or_receive_descriptor(const FdHandle& handle, const std::string& doing);
+// How long an importer waits for the exporter's socket to answer, seconds.
+constexpr double kDescriptorSocketDeadlineS = 10.0;
+// Whether pidfd_getfd's errno `err` is one the socket can get around.
+bool socket_can_replace_pidfd(int err);
 
 // fabric: the driver's CUmemFabricHandle and the allocation's size. 76 bytes: "fab1", size
 // (uint64, little-endian), the 64 handle bytes.

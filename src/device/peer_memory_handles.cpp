@@ -11,7 +11,7 @@ namespace p2pbench {
 
 namespace {
 
-constexpr char kFdTag[] = "vmm1";
+constexpr char kFdTag[] = "vmm2";
 constexpr char kFabricTag[] = "fab1";
 
 // Little-endian on the wire, whatever the host: both ends are one node today, but the format
@@ -81,6 +81,7 @@ std::string pack_fd_handle(const FdHandle& h) {
   put_le(out, uint32_t(h.pid), 4);
   put_le(out, uint32_t(h.fd), 4);
   put_le(out, h.bytes, 8);
+  put_le(out, h.socket_id, 8);
   return out;
 }
 
@@ -90,6 +91,7 @@ FdHandle unpack_fd_handle(const std::string& bytes) {
   h.pid = int32_t(uint32_t(get_le(bytes, 4, 4)));
   h.fd = int32_t(uint32_t(get_le(bytes, 8, 4)));
   h.bytes = get_le(bytes, 12, 8);
+  h.socket_id = get_le(bytes, 20, 8);
   return h;
 }
 

@@ -96,6 +96,10 @@ void add_run_options(CLI::App& app, CliOptions& o) {
                  "how the transfer buffers are allocated and mapped by the peers: legacy (cudaMalloc + CUDA IPC, "
                  "default), vmm (cuMemCreate + a file descriptor taken with pidfd_getfd) or fabric (cuMemCreate + a "
                  "fabric handle, needs an IMEX channel); one per run: compare two runs (allocator)");
+  app.add_option("--duration", o.duration,
+                 "burn-in: repeat the plan's cases for this many seconds, in windows judged one by one (per-window "
+                 "bandwidth and slowest transfer, NVML errors, clocks and throttling; burn_in.duration_s)");
+  app.add_option("--window", o.window, "burn-in window length in seconds (default 10; burn_in.window_s)");
   app.add_option("--expect", o.expect_path,
                  "expected values (p2pbench-report expect make): print PASS/FAIL per case with the margin at the end "
                  "and exit 1 on any FAIL; checked before the run")
@@ -206,6 +210,8 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
   if (!o.buffer_pool.empty()) set("buffer_pool_bytes", o.buffer_pool == "0" ? json(0) : json(o.buffer_pool), "--buffer-pool");
   if (o.no_verify) set("verify", false, "--no-verify");
   if (!o.allocator.empty()) set("allocator", o.allocator, "--allocator");
+  if (!o.duration.empty()) set_nested("burn_in", "duration_s", number_flag(o.duration, "--duration", false), "--duration");
+  if (!o.window.empty()) set_nested("burn_in", "window_s", number_flag(o.window, "--window", false), "--window");
   // An axis flag sets that axis in the section of every method that sweeps it (the registry's).
   const std::pair<ShapeAxis, std::pair<const std::string*, const char*>> axis_flags[] = {
       {ShapeAxis::kBlocks, {&o.blocks, "--blocks"}},   {ShapeAxis::kThreads, {&o.threads, "--threads"}},

@@ -47,6 +47,7 @@ struct CliOptions {
   std::string min_bytes, max_bytes, step_factor, sizes;
   std::string samples, min_sample_time, warmup_time, buffer_pool;
   std::string allocator;  // "allocator": legacy | vmm | fabric
+  std::string duration, window;  // "burn_in": duration_s, window_s
   std::string methods, directions, modes;
   std::string patterns, schedule;  // "patterns", "matrix.schedule"
   std::string blocks, ldst_blocks, tma_blocks, threads, unroll, smem, stages, chunk_bytes, chunks_in_flight, routing_skew, tiles,

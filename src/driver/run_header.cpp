@@ -149,6 +149,26 @@ void print_peer_mapping(std::FILE* out, const json& meta) {
   std::fprintf(out, "%s\n", line.c_str());
 }
 
+// The NVLink domains (meta.group.nvlink_domains; files before them have none, and print
+// nothing): each domain's ranks, and why where a domain is the host rather than a fabric clique.
+void print_nvlink_domains(std::FILE* out, const json& meta) {
+  const json& d = field(field(meta, "group"), "nvlink_domains");
+  if (!d.is_object() || !field(d, "domains").is_array()) return;
+  std::string line;
+  for (const json& domain : field(d, "domains")) {
+    std::string ranks;
+    for (const json& r : field(domain, "ranks")) ranks += (ranks.empty() ? "" : ",") + r.dump();
+    line += text_format("%s%s: ranks %s", line.empty() ? "" : "; ", text(domain, "name").c_str(), ranks.c_str());
+  }
+  // One reason per distinct text: N ranks on GPUs without a fabric read as one line.
+  std::string why;
+  for (const json& r : field(d, "by_rank").is_array() ? field(d, "by_rank") : json::array()) {
+    const std::string w = text(r, "why", "");
+    if (!w.empty() && why.find(w) == std::string::npos) why += (why.empty() ? "" : "; ") + w;
+  }
+  std::fprintf(out, "NVLink domains: %s (%s)\n", line.c_str(), why.c_str());
+}
+
 }  // namespace
 
 void print_run_header(std::FILE* out, const json& meta) {
@@ -157,6 +177,7 @@ void print_run_header(std::FILE* out, const json& meta) {
   print_link(out, meta);
   print_binding(out, meta);
   print_peer_mapping(out, meta);
+  print_nvlink_domains(out, meta);
   std::fprintf(out, "\n");
 }
 

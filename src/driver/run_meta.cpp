@@ -36,6 +36,7 @@ json start_meta(const RunFacts& f) {
   if (f.layout) {
     group = {{"ranks", f.layout->size()}, {"nodes", f.layout->nodes()}, {"gpus", f.layout->gpus()},
              {"node_override", f.node_override > 0 ? json(f.node_override) : json()}};
+    if (!f.nvlink_domains.is_null()) group["nvlink_domains"] = f.nvlink_domains;
   }
   json meta = {
       {"group", group},

@@ -24,6 +24,7 @@ struct RunFacts {
   bool sanitizer_mode = false;
   const GroupLayout* layout = nullptr;  // rank -> GPU, node
   int node_override = 0;                // --ranks-per-node (0: nodes are hosts)
+  nlohmann::json nvlink_domains;        // nvlink_domains_meta() (null: not known, e.g. a dry run)
   nlohmann::json pairs;                 // every ordered pair (LinkHealth::pairs)
 };
 

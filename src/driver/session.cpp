@@ -95,34 +95,44 @@ void Session::sweep() {
   group_ = std::make_unique<RankGroup>(comm_, runner_options_, facts_.layout, device_, *gate_, *buffers_);
   latency_ = std::make_unique<LatencyProbes>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
   interference_ = std::make_unique<InterferenceCases>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_);
+  if (config_.burn_in.enabled()) return burn_in();
   ProgressLine progress(cases_.size(), options_.progress);
   const PairLinks links = pair_links_from_meta(meta_, comm_.size());
   size_t group_first = 0;  // the group's first case in finished_
   std::string group;
-  for (size_t i = 0; i < cases_.size(); ++i) {
+  for (size_t i = 0; i < cases_.size() && !fatal_; ++i) {
     const CaseSpec& c = cases_[i];
     if (me_ == 0 && group_key(c) != group) {
       print_finished_group(group, group_first, links);
       group_first = finished_.size();
       group = group_key(c);
     }
-    if (fault_ && fault_->due(me_, i) && fault_->on_host()) fault_->raise_host_fault("case " + std::to_string(i) + " (" + c.name() + ")");
-    step_faults_.begin_case(i);
-    switch_baseline(c);
-    finished_.push_back({c, measure(c, i)});
-    const CaseOutcome& outcome = finished_.back().outcome;
-    any_failed_ = any_failed_ || outcome.status == CaseStatus::kFailed;
-    results_->add_row(result_row(c, outcome, facts_));
+    run_case(i, i, 0.0, std::nullopt);
     if (me_ == 0) progress.update(i + 1, c.name(), headline_figure(finished_.back()));
-    if (outcome.fatal) {
-      fatal_ = true;
-      incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + outcome.error;
-      break;
-    }
   }
   if (me_ == 0) {
     progress.finish();
     print_finished_group(group, group_first, links);
+  }
+}
+
+// Case `plan_index` of the plan as the run's case `run_index` (a burn-in runs each case once
+// per window): measured, its row added (the file checkpointed), a fatal error noted.
+void Session::run_case(size_t plan_index, size_t run_index, double budget_s, std::optional<int> window) {
+  const CaseSpec& c = cases_[plan_index];
+  if (fault_ && fault_->due(me_, run_index) && fault_->on_host())
+    fault_->raise_host_fault("case " + std::to_string(run_index) + " (" + c.name() + ")");
+  step_faults_.begin_case(run_index);
+  switch_baseline(c);
+  finished_.push_back({c, measure(c, run_index, budget_s)});
+  const CaseOutcome& outcome = finished_.back().outcome;
+  any_failed_ = any_failed_ || outcome.status == CaseStatus::kFailed;
+  json row = result_row(c, outcome, facts_);
+  if (window) row["window"] = *window;
+  results_->add_row(row);
+  if (outcome.fatal) {
+    fatal_ = true;
+    incomplete_reason_ = "stopped after a fatal error in " + c.name() + ": " + outcome.error;
   }
 }
 
@@ -134,13 +144,13 @@ void Session::print_finished_group(const std::string& group, size_t first, const
   print_group_tables(stdout, group, cases, facts_, links);
 }
 
-CaseOutcome Session::measure(const CaseSpec& c, size_t index) {
+CaseOutcome Session::measure(const CaseSpec& c, size_t index, double budget_s) {
   if (sanitizer_mode_)
     if (auto why = sanitizer_skip_reason(c.method)) return skipped(*why);
   if (auto out = inject_gpu_fault(index)) return *out;
   if (auto why = group_skip_reason(c, facts_.layout)) return skipped(*why);
   if (is_latency(c.method) && c.load) return measure_under_load(c, index);
-  return run_procedure(*procedure_for(c, index), runner_options_.samples, runner_options_.verify);
+  return run_procedure(*procedure_for(c, index), runner_options_.samples, runner_options_.verify, budget_s);
 }
 
 // The case's steps for the one case loop: its method family's.
@@ -372,7 +382,8 @@ void Session::on_watchdog(const std::string& message) {
 }
 
 std::string Session::after_cases(const std::string& what) const {
-  return what + " after " + std::to_string(results_->cases_done()) + " of " + std::to_string(cases_.size()) + " cases";
+  return what + " after " + std::to_string(results_->cases_done()) + " of " + std::to_string(results_->cases_total()) +
+         " cases";
 }
 
 void Session::write_partial(const std::string& what, const std::string& detail) {

@@ -54,7 +54,9 @@ class Session {
   int lock_output();
   int select_gpu();
   int check_group();
+  void assign_domains();  // the NVLink domain of each rank, from the GPUs' fabric registrations
   int plan_cases();
+  void check_slow_flow_injection() const;
   int check_memory();
   int open_gate();
   int map_buffers();
@@ -62,8 +64,14 @@ class Session {
 
   // The sweep: throws StopRequested or PeerLost.
   void sweep();
+  void run_case(size_t plan_index, size_t run_index, double budget_s, std::optional<int> window);
+  // The burn-in (config burn_in): the plan's cases again and again, window by window
+  // (session_burn_in.cpp).
+  void burn_in();
+  void finish_window(int window, double start_s, double end_s, const std::string& start_utc, size_t first_row,
+                     nlohmann::json& log, nlohmann::json& health_before);
   void print_finished_group(const std::string& group, size_t first, const PairLinks& links) const;
-  CaseOutcome measure(const CaseSpec& c, size_t index);
+  CaseOutcome measure(const CaseSpec& c, size_t index, double budget_s = 0.0);
   std::unique_ptr<CaseProcedure> procedure_for(const CaseSpec& c, size_t index);
   CaseOutcome measure_under_load(const CaseSpec& c, size_t index);
   double load_seconds(const CaseSpec& c) const;
@@ -107,6 +115,7 @@ class Session {
   bool same_device_ = false;  // some ranks share a GPU
   GroupFacts facts_;          // rank -> GPU and node, each pair's peak
   nlohmann::json p2p_;
+  nlohmann::json nvlink_domains_;  // meta.group.nvlink_domains: each rank's domain and how it was decided
   std::optional<std::string> no_peer_;
   uint64_t capacity_ = 0;
   int destination_slots_ = 1;

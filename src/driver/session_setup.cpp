@@ -16,7 +16,9 @@
 #include "driver/session.hpp"
 #include "device/cpu_binding.hpp"
 #include "measure/sanitizer_mode.hpp"
+#include "plan/nvlink_domains.hpp"
 #include "plan/sweep.hpp"
+#include "topology/fabric_info.hpp"
 
 namespace p2pbench {
 
@@ -119,6 +121,7 @@ int Session::check_group() {
   // A node is what CUDA IPC can span: one host, and one PID namespace on it.
   for (const auto& h : comm_.allgather(comm_.ipc_domain(), "exchanging host names")) hosts.push_back(h);
   facts_.layout = GroupLayout::from_identities(uuids, hosts, options_.ranks_per_node);
+  assign_domains();
   facts_.layout.all_mps_clients =
       std::all_of(gpus_.begin(), gpus_.end(), [](const json& g) { return g.value("mps", false); });
   same_device_ = facts_.layout.gpus().size() < uuids.size();
@@ -151,12 +154,23 @@ int Session::check_group() {
   return kExitOk;
 }
 
+// Each rank reads its GPU's fabric registration (NVML); from all of them every rank groups the
+// ranks into the same NVLink domains: a fabric clique across hosts, else the node.
+void Session::assign_domains() {
+  const GpuFabric mine = read_gpu_fabric(GpuIdentity{gpu_.pci_bus_id, gpu_.uuid});
+  const std::vector<GpuFabric> fabric = gather_values(comm_, mine, "exchanging the GPUs' fabric registrations");
+  const std::vector<DomainDecision> decisions = assign_nvlink_domains(facts_.layout, fabric);
+  facts_.layout.fabric_memory = config_.allocator == Allocator::kFabric;
+  nvlink_domains_ = nvlink_domains_meta(facts_.layout, decisions, fabric);
+}
+
 // The plan needs the group (GPUs, nodes): every rank makes the same one from the same layout.
 int Session::plan_cases() {
   if (int rc = setup_step(comm_, "planning the cases", [&] {
     check_case_count(config_, facts_.layout);  // refused before it is expanded, on the group it runs on
     cases_ = expand_cases(config_, facts_.layout);
     results_->set_cases_total(cases_.size());
+    check_slow_flow_injection();
   })) return rc;
   if (int rc = setup_step(comm_, "checking what can run without peer access", [&] {
         if (!no_peer_ || !std::all_of(cases_.begin(), cases_.end(), [](const CaseSpec& c) { return needs_peer_mapping(c.method); }))
@@ -167,6 +181,17 @@ int Session::plan_cases() {
       }))
     return rc;
   return kExitOk;
+}
+
+// The burn-in's test knob must name a flow the plan runs, or it would prove nothing.
+void Session::check_slow_flow_injection() const {
+  const auto& slow = config_.burn_in.inject_slow;
+  if (!slow) return;
+  const Flow f{slow->src_rank, slow->dst_rank};
+  for (const CaseSpec& c : cases_)
+    if (std::find(c.flows.begin(), c.flows.end(), f) != c.flows.end()) return;
+  throw InputError("burn_in.inject_slow", std::to_string(f.src_rank) + "->" + std::to_string(f.dst_rank),
+                   "no case of the plan runs this flow (src_rank -> dst_rank)");
 }
 
 int Session::check_memory() {
@@ -241,6 +266,7 @@ void Session::describe_run() {
   facts.same_device = same_device_;
   facts.layout = &facts_.layout;
   facts.node_override = options_.ranks_per_node;
+  facts.nvlink_domains = nvlink_domains_;
   facts.pairs = pairs_;
   facts.sanitizer_mode = sanitizer_mode_;
   meta_ = start_meta(facts);

@@ -24,12 +24,14 @@ std::map<Method, EngineMaker>& makers() {
          return std::make_unique<TmaEngine>(kernels::TmaShape{*c.blocks, size_t(*c.smem_bytes), *c.stages});
        }},
       {Method::kH2d,
-       [](const CaseSpec&) -> std::unique_ptr<TransferEngine> {
-         return std::make_unique<HostLinkEngine>(HostLinkEngine::kHostToDevice);
+       [](const CaseSpec& c) -> std::unique_ptr<TransferEngine> {
+         return std::make_unique<HostLinkEngine>(HostLinkEngine::kHostToDevice, c.host_memory.value_or(HostMemoryKind::kPinned),
+                                                 c.host_numa.value_or(NumaPlacement::kLocal));
        }},
       {Method::kD2h,
-       [](const CaseSpec&) -> std::unique_ptr<TransferEngine> {
-         return std::make_unique<HostLinkEngine>(HostLinkEngine::kDeviceToHost);
+       [](const CaseSpec& c) -> std::unique_ptr<TransferEngine> {
+         return std::make_unique<HostLinkEngine>(HostLinkEngine::kDeviceToHost, c.host_memory.value_or(HostMemoryKind::kPinned),
+                                                 c.host_numa.value_or(NumaPlacement::kLocal));
        }},
       {Method::kAtomic,
        [](const CaseSpec& c) -> std::unique_ptr<TransferEngine> { return std::make_unique<AtomicEngine>(atomic_shape_of(c)); }},

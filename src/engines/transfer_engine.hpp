@@ -18,6 +18,7 @@ namespace p2pbench {
 namespace kernels {
 struct PatternCheck;  // kernels/pattern_kernels.hpp
 }
+class HostMemory;  // device/host_memory.hpp
 
 // Runs a check kernel that `enqueue` puts on `stream`, accumulating into the result it is handed
 // (initialised to no mismatch), and describes what it found among `bytes`: nullopt when no byte
@@ -36,13 +37,13 @@ struct Transfer {
 
 // The memory one rank reaches for one flow of a case: its own source buffer and its destination
 // slot for that flow, the other end's (IPC mappings: its source, and its destination slot for
-// the flow), and a pinned, device-mapped host buffer (null unless the engine asked for it).
+// the flow), and a host buffer of the case's kind (null unless the engine asked for it).
 struct Endpoints {
   void* local_src = nullptr;
   void* local_dst = nullptr;
   void* peer_src = nullptr;
   void* peer_dst = nullptr;
-  void* host = nullptr;  // device-visible address of the pinned host buffer
+  void* host = nullptr;  // what copies address in the host buffer (HostMemory::device)
   Flow flow{0, 1};
   int rank = -1;  // the member these are for (one end of `flow`)
   // The host heartbeat GPU-side waits count their timeout with (common/host_heartbeat.hpp), or null.
@@ -50,6 +51,8 @@ struct Endpoints {
   // This rank's signal area and the other end's (common/signal_area.hpp; null where none).
   void* local_signal_area = nullptr;
   void* peer_signal_area = nullptr;
+  // The host buffer behind `host`, of the case's kind (its page size and node), or null.
+  const HostMemory* host_memory = nullptr;
 };
 
 // A transfer between this member's own buffers, local_src to local_dst, at `offset`: a
@@ -95,8 +98,15 @@ class TransferEngine {
   virtual uint64_t usable_iterations(uint64_t wanted) const { return wanted; }
   virtual void set_iterations(uint64_t) {}
   // Enqueues one transfer: this rank's part of t.flow (two-sided engines: its send or its
-  // receive). Must be capturable into a CUDA graph.
+  // receive). Must be capturable into a CUDA graph, unless capturable() says otherwise.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
+  // false: launch() is host-driven (synchronous host calls such as file I/O, which no CUDA
+  // graph can hold). The timer then calls it once per transfer, after the gate opened, and
+  // times the sample with the host clock until the stream's work is done (TransferTimer).
+  virtual bool capturable() const { return true; }
+  // How the engine ran where the environment decides it (gds: cuFile's GDS or compatibility
+  // mode), after prepare(); recorded in the row as engine_mode. nullopt: nothing to say.
+  virtual std::optional<std::string> engine_mode() const { return std::nullopt; }
   // Whether the flows one rank drives in a case must go on one stream in one launch (NCCL: one
   // group of sends and receives, which separate streams on one communicator could deadlock).
   // Their per-flow figures are then the group's.

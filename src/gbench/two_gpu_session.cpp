@@ -105,7 +105,7 @@ void TwoGpuSession::ensure_buffers(uint64_t bytes) {
   capacity_ = bytes;
 }
 
-Endpoints TwoGpuSession::endpoints(int slot, const Flow& flow, int, size_t) {
+Endpoints TwoGpuSession::endpoints(int slot, const Flow& flow, int, const std::optional<HostBufferRequest>&) {
   const Gpu& me = gpus_[slot];
   const Gpu& other = gpus_[flow.src_rank == slot ? flow.dst_rank : flow.src_rank];
   return {me.src.get(), me.dst.get(), other.src.get(), other.dst.get(), nullptr, flow, slot};

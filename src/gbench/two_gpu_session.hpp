@@ -66,7 +66,7 @@ class TwoGpuSession final : public CaseGroup {
   // A transfer driven from a GPU reaches its own buffers and the other GPU's directly (peer
   // access), where the MPI driver has IPC mappings. One destination slot: at most one flow
   // arrives at a GPU (uni or bidir).
-  Endpoints endpoints(int slot, const Flow& flow, int dst_slot, size_t host_bytes) override;
+  Endpoints endpoints(int slot, const Flow& flow, int dst_slot, const std::optional<HostBufferRequest>& host) override;
   size_t slot_bytes() const override { return capacity_; }
   int destination_slots() const override { return 1; }
   TransferTimer& timer(int slot, size_t lane) override;

@@ -86,6 +86,8 @@ std::vector<std::vector<std::optional<double>>> peaks_of_pairs(const json& pairs
   return out;
 }
 
+json LinkHealth::snapshot() const { return lib_ ? health_snapshot(*lib_, ids_) : before_; }
+
 void LinkHealth::finish(json& meta) {
   meta["topology"] = topology_;
   meta["health_before"] = before_;

@@ -27,6 +27,8 @@ class LinkHealth {
   const nlohmann::json& pairs() const { return pairs_; }
   // Adds topology, health_before, health_after and health_delta to `meta`.
   void finish(nlohmann::json& meta);
+  // A health snapshot now (a burn-in window's end), or the unavailable record without NVML.
+  nlohmann::json snapshot() const;
   // What is known before the sweep: {"topology", "health_before"}.
   nlohmann::json start_meta() const { return {{"topology", topology_}, {"health_before", before_}}; }
 

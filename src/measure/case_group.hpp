@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "device/host_memory.hpp"
 #include "engines/transfer_engine.hpp"
 #include "measure/step_report.hpp"
 #include "measure/transfer_timer.hpp"
@@ -35,8 +36,9 @@ class CaseGroup {
   // Why `flow` has no memory path (IPC mapping, peer access), or nullopt.
   virtual std::optional<std::string> no_path_reason(const Flow& flow) const = 0;
   // What `member` (one end of `flow`) reaches for it; `dst_slot` picks the destination's slot.
-  // `host_bytes` > 0 adds a pinned, device-mapped host buffer of at least that size.
-  virtual Endpoints endpoints(int member, const Flow& flow, int dst_slot, size_t host_bytes) = 0;
+  // `host` adds a host buffer of that kind, placement and size (made once and kept while the
+  // cases ask for the same one).
+  virtual Endpoints endpoints(int member, const Flow& flow, int dst_slot, const std::optional<HostBufferRequest>& host) = 0;
   // The slot size of the destination buffers (each holds destination_slots() of them).
   virtual size_t slot_bytes() const = 0;
   virtual int destination_slots() const = 0;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/cuda_check.hpp"
+#include "kernels/fault_kernels.hpp"
 #include "measure/case_procedure.hpp"
 #include "measure/lock_step.hpp"
 #include "plan/device_memory.hpp"
@@ -77,13 +78,18 @@ int CaseLoop::slot_of(const Flow& f) const {
 }
 
 Endpoints CaseLoop::endpoints(const Member& m, const Flow& f) {
-  Endpoints e = group_.endpoints(m.id, f, slot_of(f), m.engine->needs_host_buffer() ? group_.slot_bytes() : 0);
+  std::optional<HostBufferRequest> host;
+  if (m.engine->needs_host_buffer())
+    host = HostBufferRequest{group_.slot_bytes(), case_.host_memory.value_or(HostMemoryKind::kPinned),
+                             case_.host_numa.value_or(NumaPlacement::kLocal)};
+  Endpoints e = group_.endpoints(m.id, f, slot_of(f), host);
   e.heartbeat = group_.heartbeat_word();
   return e;
 }
 
 void CaseLoop::enqueue(Member& m, const Lane& lane, uint64_t index, cudaStream_t stream) {
   const uint64_t offset = (index % layout_.slots) * layout_.stride;
+  delay_if_slowed(lane, stream);
   if (lane.flows.size() == 1) {
     m.engine->launch(m.engine->transfer(case_.direction, endpoints(m, lane.flows[0]), offset, size_t(case_.bytes)), stream);
     return;
@@ -91,6 +97,13 @@ void CaseLoop::enqueue(Member& m, const Lane& lane, uint64_t index, cudaStream_t
   std::vector<Transfer> transfers;
   for (const Flow& f : lane.flows) transfers.push_back(m.engine->transfer(case_.direction, endpoints(m, f), offset, size_t(case_.bytes)));
   m.engine->launch_fused(transfers, stream);
+}
+
+// Calibration runs before single_ms_ is known (0): it measures the flow's own time, undelayed.
+void CaseLoop::delay_if_slowed(const Lane& lane, cudaStream_t stream) const {
+  const auto& slow = options_.slow_flow;
+  if (!slow || single_ms_ <= 0 || std::find(lane.flows.begin(), lane.flows.end(), slow->flow) == lane.flows.end()) return;
+  kernels::enqueue_delay(uint64_t((slow->factor - 1.0) * single_ms_ * 1e6), stream);
 }
 
 uint64_t CaseLoop::source_seed(uint64_t sample_seed, int source) const {
@@ -124,8 +137,17 @@ bool CaseLoop::agree_on_skips(CaseOutcome& out) {
     for (const Flow& f : m.involved)
       if (!r.skip && needs_peer_mapping(case_.method) && f.src_rank != f.dst_rank) r.skip = group_.no_path_reason(f);
     if (!r.skip && !m.lanes.empty()) r.skip = m.engine->unsupported_reason(group_.device(m.id));
+    if (!r.skip && !m.lanes.empty() && m.engine->needs_host_buffer()) r.skip = host_placement_skip(m);
   }, LockStep::kDefaultLocalWorkS);
   return !any_skipped(reports, out) && !any_failed(reports, out);
+}
+
+// Where the host has no node for the case's NUMA placement (remote on a host of one node), for
+// every engine with a host buffer.
+std::optional<std::string> CaseLoop::host_placement_skip(const Member& m) const {
+  const DevicePlacement where = host_placement_for(group_.device(m.id), case_.host_numa.value_or(NumaPlacement::kLocal));
+  if (where.placement) return std::nullopt;
+  return where.skip;
 }
 
 void CaseLoop::fill_and_poison(Member& m, uint64_t sample_seed, bool poison) {
@@ -155,12 +177,18 @@ void CaseLoop::calibrate(Member& m, StepReport& r) {
   r.sms_used = m.engine->measure_sms_used(t0, group_.timer(m.id, first.timer).stream());
   for (const Lane& lane : m.lanes) {
     TransferTimer& timer = group_.timer(m.id, lane.timer);
+    timer.set_host_driven(!m.engine->capturable());  // for this case's calibration, graphs and samples
     const double ms = timer.time_single_ms([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); });
     r.single_ms = std::max(r.single_ms, ms);
   }
   // A wait of a two-sided engine that gave up makes the calibrated time its timeout: say so now.
   if (auto why = m.engine->stalled()) throw std::runtime_error("calibrating: " + *why);
   r.iterations = TransferTimer::iterations_for(r.single_ms, options_.min_sample_time_ms);
+  r.engine_mode = m.engine->engine_mode();
+  if (const HostMemory* h = endpoints(m, first.flows[0]).host_memory) {  // what the host gave the buffer
+    r.host_numa_node = h->numa_node();
+    r.host_pages = h->pages();
+  }
 }
 
 bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>& choose_iterations) {
@@ -177,6 +205,11 @@ bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>
     single_ms_ = std::max(single_ms_, r.single_ms);
     iterations_ = std::max(iterations_, r.iterations);
     if (r.sms_used) out.sms_used = std::max(out.sms_used.value_or(0), *r.sms_used);
+    if (r.engine_mode) out.engine_mode = r.engine_mode;
+    if (r.host_pages) {
+      out.host_pages = r.host_pages;
+      out.host_numa_node = r.host_numa_node;
+    }
   }
   if (choose_iterations) iterations_ = choose_iterations(iterations_);
   for (Member& m : members_) iterations_ = m.engine->usable_iterations(iterations_);
@@ -196,7 +229,7 @@ bool CaseLoop::prepare(CaseOutcome& out, const std::function<uint64_t(uint64_t)>
   return !any_failed(warmup, out);
 }
 
-bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
+bool CaseLoop::run_gated(int index, CaseOutcome& out, bool fill, bool stamped, std::vector<StepReport>& finished) {
   seed_ = seed_of_sample(case_index_, index + 1);
   auto prepared = step("preparing a sample", [&](Member& m, StepReport&) {
     if (options_.verify && fill) fill_and_poison(m, seed_, true);
@@ -205,13 +238,15 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
 
   const double gate_timeout_s = options_.gate_timeout_s * options_.timeout_scale;
   const double deadline_s = gate_timeout_s + (1e-3 * options_.min_sample_time_ms * 100 + 10.0) * options_.timeout_scale;
+  const std::string what = (stamped ? "the per-transfer timing sample" : "sample " + std::to_string(index)) + " of " + case_.name();
   const uint32_t ticket = group_.next_ticket();
   std::map<int, bool> queued;
   std::vector<StepReport> queue;
   try {
     queue = step("queueing a sample behind the gate", [&](Member& m, StepReport&) {
       for (const Lane& lane : m.lanes) {
-        group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), group_.heartbeat_word(), ticket, gate_timeout_s);
+        group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), group_.heartbeat_word(), ticket,
+                                                     gate_timeout_s, stamped);
         queued[m.id] = true;
       }
     }, LockStep::kDefaultLocalWorkS);
@@ -221,16 +256,39 @@ bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
   }
   group_.release(ticket);
 
-  auto finished = step("finishing a sample", [&](Member& m, StepReport& r) {
+  finished = step("finishing a sample", [&](Member& m, StepReport& r) {
     if (!queued[m.id]) return;
     for (const Lane& lane : m.lanes) {
-      const auto s = group_.timer(m.id, lane.timer).wait(deadline_s, "sample " + std::to_string(index) + " of " + case_.name());
-      r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided(), false, s.release_ns, s.end_ns});
+      TransferTimer& timer = group_.timer(m.id, lane.timer);
+      const auto s = timer.wait(deadline_s, what);
+      r.lanes.push_back({lane.flows, s.elapsed_ms, s.window_ns, m.engine->two_sided(), false, s.release_ns, s.end_ns, {}});
+      if (stamped) r.lanes.back().transfer_ms = timer.transfer_times_ms();
     }
     if (auto why = m.engine->stalled()) throw std::runtime_error(*why);
   }, deadline_s / options_.timeout_scale);
-  if (any_failed(queue, out) || any_failed(finished, out)) return false;
+  return !any_failed(queue, out) && !any_failed(finished, out);
+}
+
+bool CaseLoop::sample(int index, CaseOutcome& out, bool fill) {
+  std::vector<StepReport> finished;
+  if (!run_gated(index, out, fill, false, finished)) return false;
   record(finished, out);
+  return true;
+}
+
+bool CaseLoop::stamped_sample(CaseOutcome& out) {
+  auto built = step("capturing the per-transfer timing sample", [&](Member& m, StepReport&) {
+    for (const Lane& lane : m.lanes)
+      group_.timer(m.id, lane.timer).build_stamped([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); },
+                                                   iterations_);
+  }, LockStep::kDefaultLocalWorkS);
+  if (any_failed(built, out)) return false;
+  // Its own seed (index past any sample's), so the check sees this sample's bytes.
+  const int index = (1 << 19) - 2;
+  std::vector<StepReport> finished;
+  if (!run_gated(index, out, true, true, finished)) return false;
+  if (!verify(index, out)) return false;
+  record_transfer_times(finished, out);
   return true;
 }
 
@@ -273,14 +331,13 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
       // Still running now: the load lasted past everything measured beside it.
       const bool still_running = timer.running();
       const double ms = timer.finish_run(bound_s * options_.timeout_scale, "the load beside " + case_.name());
-      r.lanes.push_back({lane.flows, ms, 0.0, m.engine->two_sided(), still_running});
+      r.lanes.push_back({lane.flows, ms, 0.0, m.engine->two_sided(), still_running, 0.0, 0.0, {}});
     }
   }, bound_s);
   if (any_failed(finished, out)) return false;
   covered = true;
   const double launches = double(iterations_) * double(background_launches_);
-  if (out.flows.empty())
-    for (const Flow& f : case_.flows) out.flows.push_back({f, flow_bytes(f), {}, {}, {}});
+  name_flows(out);
   double longest_ms = 0, all_bytes = 0;
   for (FlowSamples& fs : out.flows) {
     const auto lanes = lanes_of(finished, fs.flow);
@@ -304,6 +361,11 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
 // only when its process gets the GPU, so its own events and window would leave out the time it
 // waited. There every lane's window runs from the first release any lane of that GPU saw (one
 // timer per GPU: absolute stamps compare), and the flow's figure comes from that window.
+void CaseLoop::name_flows(CaseOutcome& out) const {
+  if (out.flows.empty())
+    for (const Flow& f : case_.flows) out.flows.push_back(FlowSamples::named(f, flow_bytes(f)));
+}
+
 uint64_t CaseLoop::flow_bytes(const Flow& f) const {
   const TransferEngine* engine = members_.empty() ? nullptr : members_.front().engine.get();
   return engine ? engine->bytes_moved(f, case_.bytes) : case_.bytes;
@@ -319,8 +381,7 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
       first_release[gpu] = it == first_release.end() ? lane.release_ns : std::min(it->second, lane.release_ns);
       members_on[gpu].insert(m);
     }
-  if (out.flows.empty())
-    for (const Flow& f : case_.flows) out.flows.push_back({f, flow_bytes(f), {}, {}, {}});
+  name_flows(out);
   double union_ns = 0, shortest_ns = 0, all_bytes = 0;
   for (FlowSamples& fs : out.flows) {
     double elapsed_ms = 0, window_ns = 0;
@@ -351,6 +412,23 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
   out.overlap.push_back(union_ns > 0 ? shortest_ns / union_ns : 0.0);
 }
 
+// Per flow: each transfer's time, the latest of the lanes that carried it (a two-sided flow's
+// transfer ends when its later end's does); the case's: per transfer, the slowest flow's.
+void CaseLoop::record_transfer_times(const std::vector<StepReport>& reports, CaseOutcome& out) const {
+  name_flows(out);
+  out.transfer_us.clear();
+  for (FlowSamples& fs : out.flows) {
+    fs.transfer_us.clear();
+    for (const auto& [m, lane] : lanes_of(reports, fs.flow)) {
+      if (fs.transfer_us.size() < lane->transfer_ms.size()) fs.transfer_us.resize(lane->transfer_ms.size(), 0.0);
+      for (size_t i = 0; i < lane->transfer_ms.size(); ++i)
+        fs.transfer_us[i] = std::max(fs.transfer_us[i], lane->transfer_ms[i] * 1e3);
+    }
+    if (out.transfer_us.size() < fs.transfer_us.size()) out.transfer_us.resize(fs.transfer_us.size(), 0.0);
+    for (size_t i = 0; i < fs.transfer_us.size(); ++i) out.transfer_us[i] = std::max(out.transfer_us[i], fs.transfer_us[i]);
+  }
+}
+
 namespace {
 
 // A sample recorded and then refused by verification is not a figure.
@@ -373,6 +451,8 @@ class CopyProcedure final : public CaseProcedure {
       : loop_(group, options, c, case_index, make_engine) {}
   bool agree_on_skips(CaseOutcome& out) override { return loop_.agree_on_skips(out); }
   bool prepare(CaseOutcome& out) override { return loop_.prepare(out); }
+  bool finish(CaseOutcome& out) override { return loop_.stamped_sample(out); }
+  double sample_seconds() const override { return loop_.sample_ms() * 1e-3; }
   bool sample(int index, CaseOutcome& out) override {
     const size_t recorded = out.gbps.size();
     if (loop_.sample(index, out) && loop_.verify(index, out)) return true;

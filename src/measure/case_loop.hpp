@@ -42,6 +42,12 @@ class CaseLoop {
   // contents (the Google Benchmark front end refills only when verifying).
   bool sample(int index, CaseOutcome& out, bool fill = true);
   bool verify(int index, CaseOutcome& out);
+  // After the samples: one more gated sample of the same transfers with an event after each
+  // (TransferTimer::build_stamped), verified, whose per-transfer times become each flow's
+  // transfer_us (the tails); it adds no bandwidth sample.
+  bool stamped_sample(CaseOutcome& out);
+  // A sample's length as calibrated (the slowest member's transfer times the count), in ms.
+  double sample_ms() const;
 
   uint64_t iterations() const { return iterations_; }
 
@@ -68,7 +74,6 @@ class CaseLoop {
 
   std::vector<StepReport> step(const char* what, const std::function<void(Member&, StepReport&)>& local,
                                double local_work_s);
-  double sample_ms() const;
   void plan_member(Member& m);
   int slot_of(const Flow& f) const;  // plan/device_memory: destination_slot
   Endpoints endpoints(const Member& m, const Flow& f);
@@ -76,7 +81,14 @@ class CaseLoop {
   void fill_for_calibration(Member& m);
   void calibrate(Member& m, StepReport& report);
   void fill_and_poison(Member& m, uint64_t sample_seed, bool poison);
+  std::optional<std::string> host_placement_skip(const Member& m) const;
   void record(const std::vector<StepReport>& reports, CaseOutcome& out) const;
+  void delay_if_slowed(const Lane& lane, cudaStream_t stream) const;
+  // The case's flows in out.flows, without figures, unless already there.
+  void name_flows(CaseOutcome& out) const;
+  void record_transfer_times(const std::vector<StepReport>& reports, CaseOutcome& out) const;
+  // A gated sample (the stamped graph where `stamped`), queued by every member and waited for.
+  bool run_gated(int index, CaseOutcome& out, bool fill, bool stamped, std::vector<StepReport>& finished);
   uint64_t flow_bytes(const Flow& f) const;  // one transfer of the flow (the engine's bytes_moved)
   uint64_t source_seed(uint64_t sample_seed, int source) const;
 

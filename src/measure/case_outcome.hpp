@@ -22,6 +22,10 @@ struct FlowSamples {
   std::vector<double> gbps;
   std::vector<double> time_us;
   std::vector<double> window_ns;
+  std::vector<double> transfer_us;  // the stamped sample: each transfer's time (the tails)
+
+  // The flow and its bytes per transfer, no figures yet.
+  static FlowSamples named(const Flow& f, uint64_t bytes) { return {f, bytes, {}, {}, {}, {}}; }
 };
 
 // Latency under load: what the load beside the latency did (one figure per flow, the whole run).
@@ -41,9 +45,13 @@ struct CaseOutcome {
   uint64_t iterations = 0;         // transfers per sample
   uint64_t buffer_pool_bytes = 0;  // memory each buffer rotated through (0: none)
   std::optional<int> sms_used;     // distinct SMs one launch ran on (SM methods)
+  std::optional<std::string> engine_mode;  // how the engine ran, where the environment decides (gds)
+  std::optional<int> host_numa_node;       // host-link cases: the node the host buffer's pages are on
+  std::optional<std::string> host_pages;   // and their size (HostMemory::pages: hugetlb_2MiB, thp, 4KiB)
   std::vector<double> gbps;        // per sample, the aggregate: one flow's own figure, or all
                                    // bytes / the union of every flow's window
   std::vector<double> time_us;     // per sample: one transfer (several flows: the union / iterations)
+  std::vector<double> transfer_us; // the stamped sample: per transfer, the slowest flow's time
   std::vector<FlowSamples> flows;  // every flow of the case, in the case's order
   std::vector<double> overlap;     // several flows: intersection / union of their windows, per sample
   std::vector<double> latency_us;            // latency methods: one figure per sample

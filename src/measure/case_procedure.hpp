@@ -28,13 +28,23 @@ class CaseProcedure {
 
   // Samples run before the first kept one (their index counts up to -1).
   virtual int warmup_samples() const { return 0; }
+  // One kept sample's calibrated length in seconds, the same on every rank (0: not known, e.g.
+  // latency probes): what a time budget is turned into a sample count with.
+  virtual double sample_seconds() const { return 0.0; }
   // The family checks what it moved even when verification is off (a latency probe's payload
   // or chain end is its result: there is nothing cheaper to skip).
   virtual bool always_checks() const { return false; }
 };
 
 // Runs the case: skips, preparation, `samples` kept samples after the warm-up ones, the finish.
-// verified: every sample ran and was checked, and the case ended well.
-CaseOutcome run_procedure(CaseProcedure& procedure, int samples, bool verify);
+// verified: every sample ran and was checked, and the case ended well. `budget_s` > 0 (a
+// burn-in window's share): as many samples as fill it, at least `samples`, where the family
+// knows its sample length; each rank computes the same count from the agreed calibration.
+CaseOutcome run_procedure(CaseProcedure& procedure, int samples, bool verify, double budget_s = 0.0);
+
+// Samples that fill `budget_s` when one lasts `sample_s` plus the steps around it (filling,
+// the gate, the check), at least `samples`, at most kMaxBudgetSamples.
+inline constexpr int kMaxBudgetSamples = 100000;
+int samples_for_budget(int samples, double budget_s, double sample_s);
 
 }  // namespace p2pbench

@@ -31,15 +31,16 @@ void LatencyProbes::sync(const std::string& what) const {
 std::unique_ptr<CaseProcedure> LatencyProbes::procedure_for(const CaseSpec& c, uint64_t case_index) {
   switch (c.method) {
     case Method::kLatencySignal: return ping_pong_case(*this, c, case_index);
-    case Method::kLatencyRead: return read_chase_case(*this, c);
+    case Method::kLatencyRead:
+    case Method::kLatencyHost: return read_chase_case(*this, c);
     case Method::kLatencyCe: return small_copy_case(*this, c, case_index);
     default: throw std::logic_error(std::string("not a latency method: ") + to_string(c.method));
   }
 }
 
 bool agree_on_latency_skips(LatencyProbes& probes, const std::function<std::optional<std::string>()>& unsupported,
-                            CaseOutcome& out) {
-  if (const auto& why = probes.buffers().no_peer_reason()) {  // the same on every rank
+                            CaseOutcome& out, bool needs_peer) {
+  if (const auto& why = probes.buffers().no_peer_reason(); why && needs_peer) {  // the same on every rank
     out.status = CaseStatus::kSkipped;
     out.error = *why;
     return false;

@@ -3,7 +3,8 @@
 //  latency_signal  ping-pong between the GPUs (one-way = half the round trip), gated start
 //                  (ping_pong_case.cpp);
 //  latency_read    a pointer chase through the peer's memory, ns per dependent load
-//                  (read_chase_case.cpp);
+//                  (read_chase_case.cpp); latency_host the same chase through this GPU's
+//                  pinned host memory (cases r -> r);
 //  latency_ce      a small cudaMemcpyAsync to the peer: issue -> completion, and the interval
 //                  between back-to-back copies (small_copy_case.cpp).
 // Each kept sample is one figure (microseconds); every payload or chain end is checked.
@@ -65,9 +66,10 @@ class LatencyProbes {
 };
 
 // Every latency procedure's first step: the pair must reach each other's memory (the same
-// answer on every rank), and the kernel's own limits, agreed by every rank.
+// answer on every rank; not asked where `needs_peer` is false: latency_host), and the kernel's
+// own limits, agreed by every rank.
 bool agree_on_latency_skips(LatencyProbes& probes, const std::function<std::optional<std::string>()>& unsupported,
-                            CaseOutcome& out);
+                            CaseOutcome& out, bool needs_peer = true);
 
 // The procedures (each in its own file).
 std::unique_ptr<CaseProcedure> ping_pong_case(LatencyProbes& probes, const CaseSpec& c, uint64_t case_index);

@@ -19,7 +19,7 @@ std::optional<std::string> RankGroup::no_path_reason(const Flow& flow) const {
   return buffers_.no_path_reason(flow.src_rank == me ? flow.dst_rank : flow.src_rank);
 }
 
-Endpoints RankGroup::endpoints(int member, const Flow& flow, int dst_slot, size_t host_bytes) {
+Endpoints RankGroup::endpoints(int member, const Flow& flow, int dst_slot, const std::optional<HostBufferRequest>& host) {
   const int other = flow.src_rank == member ? flow.dst_rank : flow.src_rank;
   Endpoints e;
   e.flow = flow;
@@ -30,9 +30,17 @@ Endpoints RankGroup::endpoints(int member, const Flow& flow, int dst_slot, size_
   e.peer_dst = other == member ? e.local_dst : buffers_.peer_dst(other, dst_slot);
   e.local_signal_area = buffers_.local_signal_area();
   e.peer_signal_area = other == member ? e.local_signal_area : buffers_.peer_signal_area(other);
-  if (host_bytes > 0) {
-    if (!host_buffer_) host_buffer_.emplace(buffers_.slot_bytes(), "the host-link buffer");
+  if (host) {
+    if (!host_buffer_ || !(*host_request_ == *host)) {
+      host_buffer_.reset();  // freed before the next is made: both need not fit
+      const DevicePlacement where = host_placement_for(device_, host->numa);
+      if (!where.placement) throw std::runtime_error("placing the host-link buffer: " + where.skip);
+      host_buffer_ = std::make_unique<HostMemory>(host->kind, host->bytes, *where.placement,
+                                                  std::string("the host-link buffer (") + to_string(host->kind) + ")");
+      host_request_ = host;
+    }
     e.host = host_buffer_->device();
+    e.host_memory = host_buffer_.get();
   }
   return e;
 }

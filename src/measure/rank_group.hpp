@@ -28,7 +28,7 @@ class RankGroup final : public CaseGroup {
   int device(int) const override { return device_; }
   std::string gpu_of(int member) const override { return layout_.gpu_of_rank.at(size_t(member)); }
   std::optional<std::string> no_path_reason(const Flow& flow) const override;
-  Endpoints endpoints(int member, const Flow& flow, int dst_slot, size_t host_bytes) override;
+  Endpoints endpoints(int member, const Flow& flow, int dst_slot, const std::optional<HostBufferRequest>& host) override;
   size_t slot_bytes() const override { return buffers_.slot_bytes(); }
   int destination_slots() const override { return buffers_.destination_slots(); }
   TransferTimer& timer(int member, size_t lane) override;
@@ -49,7 +49,11 @@ class RankGroup final : public CaseGroup {
   SharedGate& gate_;
   PeerBuffers& buffers_;
   std::vector<std::unique_ptr<TransferTimer>> timers_;
-  std::optional<MappedHostBuffer> host_buffer_;
+  // The host-link cases' buffer, of the last kind asked for. One at a time: the sweep runs each
+  // kind's cases together, so each is made once per method, and holding every kind would keep
+  // several slots of host memory per rank pinned.
+  std::unique_ptr<HostMemory> host_buffer_;
+  std::optional<HostBufferRequest> host_request_;
 };
 
 }  // namespace p2pbench

@@ -1,4 +1,6 @@
-// latency_read: one thread chases a chain of dependent loads through the peer's memory.
+// latency_read: one thread chases a chain of dependent loads through the peer's memory;
+// latency_host: the same chase through a chain in pinned host memory of the reader's own (cases
+// r -> r; nvbandwidth's host_device_latency_sm builds its chain there).
 // CaseSpec::read_chase selects the variant: p2pbench's own method (defaults) or one of
 // nvbandwidth's choices (docs/latency-read-vs-nvbandwidth.md says which and why). Every sample
 // records both timings, the in-kernel timer and CUDA events around whole launches, and the SM
@@ -61,9 +63,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChaseSample, loads, kernel_ns_pe
 class ReadChaseCase final : public CaseProcedure {
  public:
   ReadChaseCase(LatencyProbes& probes, const CaseSpec& c)
-      : p_(probes), c_(c), r_(c.read_chase.value_or(ReadChase{})) {}
+      : p_(probes), c_(c), r_(c.read_chase.value_or(ReadChase{})), in_host_(c.method == Method::kLatencyHost) {}
 
-  bool agree_on_skips(CaseOutcome& out) override { return agree_on_latency_skips(p_, {}, out); }
+  bool agree_on_skips(CaseOutcome& out) override;
   bool prepare(CaseOutcome& out) override;
   // Sample -1 warms up (TLB misses); its figures are recorded apart.
   int warmup_samples() const override { return 1; }
@@ -75,10 +77,14 @@ class ReadChaseCase final : public CaseProcedure {
   // One sample on the reader; a chain that ends where it should not sets report.verify_error.
   void chase(StepReport& report, ChaseSample& sample) const;
   bool end_owner_spin(CaseOutcome& out);
+  // Where the reader chases: the owner's memory through its mapping, or the host chain.
+  void* chain() const { return in_host_ ? host_chain_->device() : p_.buffers().peer_src(c_.src_rank()); }
 
   LatencyProbes& p_;
   CaseSpec c_;
   ReadChase r_;
+  bool in_host_;                               // latency_host
+  std::optional<MappedHostBuffer> host_chain_;  // latency_host: the chain, pinned and mapped
   int grid_ = 1;
   // The owner's spin (owner "busy") ends however the case ends: releasing its ticket stores it
   // into the gate word the spin kernel polls (ticket 0, owner "idle": nothing to end).
@@ -86,6 +92,15 @@ class ReadChaseCase final : public CaseProcedure {
   ReadChaseSamples figures_;
   std::map<unsigned, std::vector<double>> by_sm_;  // ns per load of each SM's launches
 };
+
+// latency_host has no peer: the host owns its chain, so no owner spins beside the chase.
+bool ReadChaseCase::agree_on_skips(CaseOutcome& out) {
+  if (!in_host_) return agree_on_latency_skips(p_, {}, out);
+  return agree_on_latency_skips(p_, [&]() -> std::optional<std::string> {
+    if (r_.owner == "busy") return "latency_host: the host owns the chain, no GPU to keep busy (read_owner busy is latency_read's)";
+    return std::nullopt;
+  }, out, /*needs_peer=*/false);
+}
 
 // Reader only: one sample = one launch ("single") or one launch per SM ("every_sm", launch k's
 // block k chases, as nvbandwidth), each bracketed by CUDA events and synchronised before the
@@ -98,7 +113,7 @@ void ReadChaseCase::chase(StepReport& report, ChaseSample& sample) const {
   for (int k = 0; k < launches; ++k) {
     *result = {};
     cuda_check(cudaEventRecord(p_.start(), p_.stream()), "recording the start of a pointer-chase launch");
-    kernels::enqueue_pointer_chase(p_.buffers().peer_src(c_.src_rank()), c_.bytes, r_.stride_bytes, r_.loads,
+    kernels::enqueue_pointer_chase(chain(), c_.bytes, r_.stride_bytes, r_.loads,
                                    static_cast<kernels::ChaseResult*>(p_.result_device()), p_.stream(), chase_load_of(r_.load),
                                    {unsigned(launches == 1 ? 1 : grid_), unsigned(k)});
     p_.sync("a pointer chase");
@@ -137,9 +152,10 @@ bool ReadChaseCase::prepare(CaseOutcome& out) {
   const bool absolute = r_.load == "absolute" || r_.load == "generic";
   auto built = p_.steps().run_reports("building the pointer chain", [&](StepReport&) {
     if (auto why = kernels::chase_unsupported_reason(c_.bytes, r_.stride_bytes)) throw InputError(*why);
-    void* remote = p_.buffers().peer_src(c_.src_rank());
-    if (!absolute && me == c_.src_rank()) kernels::build_chase_chain(p_.buffers().local_src(), c_.bytes, r_.stride_bytes, p_.stream());
-    if (absolute && me == c_.dst_rank()) kernels::build_chase_chain(remote, c_.bytes, r_.stride_bytes, p_.stream(), remote);
+    if (in_host_ && me == c_.dst_rank()) host_chain_.emplace(c_.bytes, "the host pointer chain");
+    if (!absolute && me == c_.src_rank())  // by the owner (host: the reader, whose host memory it is)
+      kernels::build_chase_chain(in_host_ ? chain() : p_.buffers().local_src(), c_.bytes, r_.stride_bytes, p_.stream());
+    if (absolute && me == c_.dst_rank()) kernels::build_chase_chain(chain(), c_.bytes, r_.stride_bytes, p_.stream(), chain());
     p_.sync("building the pointer chain");
     if (r_.owner != "busy" || me != c_.src_rank()) return;
     const double case_s = double(p_.options().samples + 1) * grid_ * double(r_.loads) * kSlowestLoadS + p_.options().gate_timeout_s;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "common/fault_injection.hpp"
 #include "common/watchdog.hpp"
@@ -21,6 +22,13 @@ struct RunnerOptions {
   Watchdog* watchdog = nullptr;  // guards each step's local part (may be null)
   StepFaults* faults = nullptr;  // the tests' step=S faults (may be null)
   bool sanitizer_mode = false;   // no start gate: nothing may spin under compute-sanitizer
+  // The burn-in's test knob, set for the window it slows: each transfer of this flow waits
+  // (factor - 1) times its calibrated transfer time first.
+  struct SlowFlow {
+    Flow flow{0, 1};
+    double factor = 1.0;
+  };
+  std::optional<SlowFlow> slow_flow;
   static RunnerOptions from(const Config& c, double timeout_scale, Watchdog* watchdog = nullptr,
                             bool sanitizer_mode = false);
 };

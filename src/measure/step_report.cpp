@@ -23,7 +23,7 @@ std::optional<T> get_optional(const json& j, const char* key) {
 json lane_to_json(const LaneTiming& l) {
   json flows = json::array();
   for (const Flow& f : l.flows) flows.push_back({f.src_rank, f.dst_rank});
-  return {{"flows", flows}, {"elapsed_ms", l.elapsed_ms}, {"window_ns", l.window_ns}, {"two_sided", l.two_sided}, {"still_running", l.still_running}, {"release_ns", l.release_ns}, {"end_ns", l.end_ns}};
+  return {{"flows", flows}, {"elapsed_ms", l.elapsed_ms}, {"window_ns", l.window_ns}, {"two_sided", l.two_sided}, {"still_running", l.still_running}, {"release_ns", l.release_ns}, {"end_ns", l.end_ns}, {"transfer_ms", l.transfer_ms}};
 }
 
 LaneTiming lane_from_json(const json& j) {
@@ -35,6 +35,7 @@ LaneTiming lane_from_json(const json& j) {
   l.still_running = j.at("still_running");
   l.release_ns = j.at("release_ns");
   l.end_ns = j.at("end_ns");
+  l.transfer_ms = j.at("transfer_ms").get<std::vector<double>>();
   return l;
 }
 
@@ -45,6 +46,9 @@ std::string StepReport::to_bytes() const {
   put_optional(j, "skip", skip);
   put_optional(j, "sms_used", sms_used);
   put_optional(j, "verify_error", verify_error);
+  put_optional(j, "engine_mode", engine_mode);
+  put_optional(j, "host_numa_node", host_numa_node);
+  put_optional(j, "host_pages", host_pages);
   if (!payload.empty()) j["payload"] = payload;
   if (!lanes.empty()) {
     j["lanes"] = json::array();
@@ -64,6 +68,9 @@ StepReport StepReport::from_bytes(const std::string& bytes) {
   r.skip = get_optional<std::string>(j, "skip");
   r.sms_used = get_optional<int>(j, "sms_used");
   r.verify_error = get_optional<std::string>(j, "verify_error");
+  r.engine_mode = get_optional<std::string>(j, "engine_mode");
+  r.host_numa_node = get_optional<int>(j, "host_numa_node");
+  r.host_pages = get_optional<std::string>(j, "host_pages");
   r.payload = j.value("payload", std::string());
   if (j.contains("lanes"))
     for (const json& l : j["lanes"]) r.lanes.push_back(lane_from_json(l));

@@ -22,6 +22,7 @@ struct LaneTiming {
   bool still_running = false;  // a background load: still running when its end was asked for
   double release_ns = 0;       // the GPU's timer when the lane saw the gate open, and at its end
   double end_ns = 0;
+  std::vector<double> transfer_ms;  // a stamped sample: each transfer's time, in order
 };
 
 struct StepReport {
@@ -33,6 +34,9 @@ struct StepReport {
   uint64_t iterations = 0;                  // transfers per sample this member wants
   std::vector<LaneTiming> lanes;            // a sample's timings
   std::optional<std::string> verify_error;  // the first mismatch found
+  std::optional<std::string> engine_mode;   // how the engine ran (TransferEngine::engine_mode)
+  std::optional<int> host_numa_node;        // the host buffer's node and page size (host-link cases)
+  std::optional<std::string> host_pages;
   int stop_signal = 0;                      // a stop signal this member received (0: none)
   std::string payload;  // a step's own typed data, serialized by LockStep::run<Payload> (empty: none)
 

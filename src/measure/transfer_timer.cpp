@@ -35,6 +35,13 @@ TransferTimer::TransferTimer(double timeout_scale, bool ungated)
 // and a calibration several times too long gave samples of a few launches, whose gate overhead
 // then weighed on every launch's time.
 double TransferTimer::time_single_ms(const EnqueueTransfer& enqueue) {
+  if (host_driven_) {  // the same untimed first transfer, then the host clock
+    host_enqueue_ = enqueue;
+    const double bound_s = kUngatedWaitS * timeout_scale_;
+    run_host_driven(1, bound_s, "the first calibration transfer", nullptr);
+    return std::max(1e-4, run_host_driven(kCalibrationLaunches, kCalibrationLaunches * bound_s, "the calibration transfers",
+                                          nullptr) / kCalibrationLaunches);
+  }
   enqueue(0, stream_.get());
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a calibration start event");
   for (int i = 0; i < kCalibrationLaunches; ++i) enqueue(0, stream_.get());
@@ -49,11 +56,14 @@ uint64_t TransferTimer::iterations_for(double single_ms, double min_sample_ms) {
   return uint64_t(std::clamp(std::ceil(min_sample_ms / single_ms), 1.0, double(kMaxIterations)));
 }
 
-void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
-  graph_ = GraphExec();
+GraphExec TransferTimer::capture(const EnqueueTransfer& enqueue, uint64_t iterations,
+                                 const std::function<void(uint64_t)>& after) {
   cuda_check(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal), "starting graph capture");
   try {
-    for (uint64_t i = 0; i < iterations; ++i) enqueue(i, stream_.get());
+    for (uint64_t i = 0; i < iterations; ++i) {
+      enqueue(i, stream_.get());
+      if (after) after(i);
+    }
   } catch (...) {
     cudaGraph_t broken = nullptr;
     cudaStreamEndCapture(stream_.get(), &broken);
@@ -65,11 +75,62 @@ void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
   Graph graph(raw);
   cudaGraphExec_t exec = nullptr;
   cuda_check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating the sample graph");
-  graph_ = GraphExec(exec);
+  return GraphExec(exec);
+}
+
+void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
+  if (host_driven_) {
+    graph_ = GraphExec();
+    host_enqueue_ = enqueue;
+    iterations_ = iterations;
+    return;
+  }
+  graph_ = GraphExec();
+  graph_ = capture(enqueue, iterations, nullptr);
   iterations_ = iterations;
 }
 
+// cudaEventRecordExternal makes each record a node of the graph; a plain record during capture
+// only orders streams and would time nothing.
+void TransferTimer::build_stamped(const EnqueueTransfer& enqueue, uint64_t iterations) {
+  if (host_driven_) {  // each transfer is timed by the host as it runs (wait_host_driven)
+    stamped_graph_ = GraphExec();
+    host_enqueue_ = enqueue;
+    stamped_iterations_ = iterations;
+    return;
+  }
+  stamped_graph_ = GraphExec();
+  while (transfer_events_.size() < iterations + 1) transfer_events_.push_back(make_event("a transfer's end"));
+  auto record = [&](uint64_t k) {
+    cuda_check(cudaEventRecordWithFlags(transfer_events_[k].get(), stream_.get(), cudaEventRecordExternal),
+               "recording a transfer's timing event");
+  };
+  // The first event is recorded before the capture's first transfer, inside the capture.
+  auto enqueue_first_stamped = [&](uint64_t i, cudaStream_t s) {
+    if (i == 0) record(0);
+    enqueue(i, s);
+  };
+  stamped_graph_ = capture(enqueue_first_stamped, iterations, [&](uint64_t i) { record(i + 1); });
+  stamped_iterations_ = iterations;
+}
+
+std::vector<double> TransferTimer::transfer_times_ms() const {
+  if (host_driven_) return host_transfer_ms_;
+  std::vector<double> times;
+  for (uint64_t i = 0; i < stamped_iterations_; ++i) {
+    float ms = 0;
+    cuda_check(cudaEventElapsedTime(&ms, transfer_events_[i].get(), transfer_events_[i + 1].get()),
+               "reading a transfer's time");
+    times.push_back(double(ms));
+  }
+  return times;
+}
+
 void TransferTimer::replay_ungated() {
+  if (host_driven_) {
+    run_host_driven(iterations_, kUngatedWaitS * timeout_scale_, "warm-up", nullptr);
+    return;
+  }
   cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a warm-up event");
   wait_for_event(stop_.get(), kUngatedWaitS * timeout_scale_, "warm-up");
@@ -92,6 +153,7 @@ void TransferTimer::warm_up(double ms) {
 }
 
 void TransferTimer::start_run(uint64_t launches) {
+  if (host_driven_) throw RuntimeFailure("a host-driven method cannot run in the background beside another case");
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a background run's start");
   for (uint64_t i = 0; i < launches; ++i) cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a background run");
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a background run's end");
@@ -111,7 +173,8 @@ double TransferTimer::finish_run(double deadline_s, const std::string& what) {
   return double(ms);
 }
 
-void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s) {
+void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s,
+                                  bool stamped) {
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   *stamps = {0, 0, 0, 0};
   gate_timeout_s_ = gate_timeout_s;
@@ -120,12 +183,17 @@ void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbea
   kernels::enqueue_gate_wait(gate, ungated_ ? 0 : ticket, uint64_t(gate_timeout_s * 1e9), heartbeat, device_stamps,
                              stream_.get());
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a sample's start event");
-  cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a sample");
+  if (host_driven_) {  // the transfers run in wait(), once the gate kernel has passed
+    host_stamped_ = stamped;
+    return;
+  }
+  cuda_check(cudaGraphLaunch(stamped ? stamped_graph_.get() : graph_.get(), stream_.get()), "launching a sample");
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a sample's stop event");
   kernels::enqueue_end_stamp(device_stamps, stream_.get());
 }
 
 TransferTimer::Sample TransferTimer::wait(double deadline_s, const std::string& what) {
+  if (host_driven_) return wait_host_driven(deadline_s, what);
   wait_for_event(stop_.get(), deadline_s, what);
   cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for the end stamp");  // one tiny kernel left
   const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
@@ -133,6 +201,51 @@ TransferTimer::Sample TransferTimer::wait(double deadline_s, const std::string& 
     throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a sample's time");
+  return {ms, double(stamps->end_ns - stamps->release_ns), double(stamps->release_ns), double(stamps->end_ns)};
+}
+
+// Each call may block the host (synchronous I/O) and leave work on the stream; the stream is
+// drained (with a deadline) after the last call, or after each one for per-transfer times.
+double TransferTimer::run_host_driven(uint64_t count, double deadline_s, const std::string& what,
+                                      std::vector<double>* per_transfer_ms) {
+  if (!host_enqueue_) throw std::logic_error("a host-driven sample was run before its transfers were set");
+  auto drain = [&](Clock::time_point t0) {
+    cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording the end of host-driven transfers");
+    wait_for_event(stop_.get(), std::max(1e-3, deadline_s - seconds_since(t0)), what);
+  };
+  const auto t0 = Clock::now();
+  auto previous = t0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (seconds_since(t0) > deadline_s)
+      throw RuntimeFailure(what + ": " + std::to_string(i) + " of " + std::to_string(count) +
+                           " host-driven transfers done after " + std::to_string(deadline_s) + " s");
+    host_enqueue_(i, stream_.get());
+    if (per_transfer_ms) {
+      drain(t0);
+      const auto now = Clock::now();
+      per_transfer_ms->push_back(std::chrono::duration<double, std::milli>(now - previous).count());
+      previous = now;
+    }
+  }
+  if (!per_transfer_ms) drain(t0);
+  return seconds_since(t0) * 1e3;
+}
+
+// The gate kernel's completion (the start event after it) is the release; the transfers run
+// then, and the end stamp follows their work on the stream.
+TransferTimer::Sample TransferTimer::wait_host_driven(double deadline_s, const std::string& what) {
+  const auto t0 = Clock::now();
+  wait_for_event(start_.get(), deadline_s, what + " (its start gate)");
+  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
+  if (stamps->timed_out)
+    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
+  host_transfer_ms_.clear();
+  const uint64_t count = host_stamped_ ? stamped_iterations_ : iterations_;
+  const double ms = run_host_driven(count, std::max(1e-3, deadline_s - seconds_since(t0)), what,
+                                    host_stamped_ ? &host_transfer_ms_ : nullptr);
+  kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
+  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording the end stamp's completion");
+  wait_for_event(stop_.get(), 10.0 * timeout_scale_, "the end stamp of " + what);
   return {ms, double(stamps->end_ns - stamps->release_ns), double(stamps->release_ns), double(stamps->end_ns)};
 }
 

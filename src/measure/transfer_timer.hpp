@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "common/cuda_raii.hpp"
 #include "common/event_wait.hpp"
@@ -33,6 +34,14 @@ class TransferTimer {
 
   cudaStream_t stream() const { return stream_.get(); }
 
+  // Host-driven transfers (TransferEngine::capturable() false: synchronous host calls such as
+  // file I/O): nothing is captured; each sample calls `enqueue` once per transfer after the gate
+  // opened, waits for the stream's work after the last (after each, in a stamped sample), and is
+  // timed with the host's steady clock; its window still runs on the GPU's timer, from the gate
+  // kernel's release stamp to an end stamp after the work. Set for each case before calibrating.
+  void set_host_driven(bool host_driven) { host_driven_ = host_driven; }
+  bool host_driven() const { return host_driven_; }
+
   // One ungated transfer's time, in ms: the mean of kCalibrationLaunches back to back, after an
   // untimed first one.
   static constexpr int kCalibrationLaunches = 3;
@@ -44,9 +53,17 @@ class TransferTimer {
   // single launch, so the host never blocks in a full launch queue while the gate is closed.
   void build(const EnqueueTransfer& enqueue, uint64_t iterations);
   uint64_t iterations() const { return iterations_; }
-  // Drops the sample graph. A graph that captured NCCL operations holds a reference on the NCCL
+  // The same transfers with a timing event before the first and after each one (event record
+  // nodes in the graph): the stamped sample that gives one time per transfer, for the tails.
+  // Kept apart from the samples: an event between transfers costs about a microsecond, which
+  // would weigh on small transfers' figures.
+  void build_stamped(const EnqueueTransfer& enqueue, uint64_t iterations);
+  // Drops the sample graphs. A graph that captured NCCL operations holds a reference on the NCCL
   // communicator, whose destruction waits (forever) until the graph is gone.
-  void release_graph() { graph_ = GraphExec(); }
+  void release_graph() {
+    graph_ = GraphExec();
+    stamped_graph_ = GraphExec();
+  }
   // Replays the graph, ungated, until `ms` milliseconds have passed (at least once).
   void warm_up(double ms);
   // Replays the graph `launches` times, ungated. Two-sided methods need this form: both ends
@@ -65,13 +82,25 @@ class TransferTimer {
   // Queues one sample behind the gate word (device-visible): a spin kernel holds the stream
   // until *gate >= ticket, or gives up after gate_timeout_s counted while `heartbeat` moves
   // (reported by wait()).
-  void enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s);
+  // `stamped`: the stamped graph (build_stamped) instead of the sample graph.
+  void enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s,
+                     bool stamped = false);
   // Waits for the queued sample (deadline in seconds) and returns its figures.
   Sample wait(double deadline_s, const std::string& what);
+  // After wait() of a stamped sample: each transfer's time, in ms, in the order they ran.
+  std::vector<double> transfer_times_ms() const;
 
  private:
   // One replay of the graph, waited for (the body of both warm-ups).
   void replay_ungated();
+  // The host-driven path: `count` transfers called one after another, the stream drained after
+  // the last (after each where `per_transfer_ms` is given, which then gets each one's time);
+  // returns the host milliseconds from the first call to the drained stream.
+  double run_host_driven(uint64_t count, double deadline_s, const std::string& what,
+                         std::vector<double>* per_transfer_ms);
+  Sample wait_host_driven(double deadline_s, const std::string& what);
+  // Captures `iterations` transfers on the stream; `after(i)` runs after transfer i is enqueued.
+  GraphExec capture(const EnqueueTransfer& enqueue, uint64_t iterations, const std::function<void(uint64_t)>& after);
 
   double timeout_scale_;
   bool ungated_;
@@ -79,8 +108,15 @@ class TransferTimer {
   Event start_, stop_;
   MappedHostBuffer stamps_;
   GraphExec graph_;
+  GraphExec stamped_graph_;
+  std::vector<Event> transfer_events_;  // the stamped graph's: before transfer 0, after each
+  uint64_t stamped_iterations_ = 0;
   uint64_t iterations_ = 0;
   double gate_timeout_s_ = 0;
+  bool host_driven_ = false;
+  EnqueueTransfer host_enqueue_;             // host-driven: what build() would have captured
+  bool host_stamped_ = false;                // host-driven: the queued sample is the stamped one
+  std::vector<double> host_transfer_ms_;     // host-driven: the stamped sample's per-transfer times
 };
 
 }  // namespace p2pbench

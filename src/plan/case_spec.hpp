@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vocab/flows.hpp"
+#include "vocab/host_memory_kinds.hpp"
 #include "vocab/methods.hpp"
 #include "vocab/variants.hpp"
 
@@ -70,6 +71,12 @@ struct CaseSpec : KernelShape {
   std::optional<int> sm_partition;
   std::optional<bool> both_gpus_busy;
   std::optional<LoadSpec> load;  // latency methods: measured while these flows run
+  // host-link methods: the host buffer's kind and NUMA placement (unset for every other method).
+  std::optional<HostMemoryKind> host_memory;
+  std::optional<NumaPlacement> host_numa;
+  // Methods of files (MethodInfo::uses_directory, gds_*): the directory of the case's file
+  // (config gds.directory; unset: none given). A condition of the run, not part of the name.
+  std::optional<std::string> file_directory;
 
   // The load's own case (a bandwidth case of its method, flows and size).
   CaseSpec load_case() const;

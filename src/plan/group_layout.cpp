@@ -16,6 +16,11 @@ std::vector<std::vector<int>> GroupLayout::nodes() const {
   return out;
 }
 
+std::string GroupLayout::domain_name(int r) const {
+  const size_t d = size_t(domain_of(r));
+  return d < domain_names.size() ? domain_names[d] : "node " + std::to_string(node_of_rank.at(size_t(r)));
+}
+
 std::vector<std::string> GroupLayout::gpus() const {
   std::vector<std::string> out;
   for (const std::string& g : gpu_of_rank)

@@ -1,5 +1,6 @@
 #include "plan/group_skip.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace p2pbench {
@@ -20,6 +21,24 @@ std::optional<std::string> staged_overlap(const CaseSpec& c) {
   return std::nullopt;
 }
 
+// A flow between two nodes has no CUDA IPC path. Within one NVLink domain (a fabric clique that
+// spans hosts) the methods that map the peer's memory reach it through fabric handles instead.
+std::optional<std::string> cross_node_reason(Method method, const Flow& f, const GroupLayout& layout) {
+  const int a = f.src_rank, b = f.dst_rank;
+  if (layout.same_node(a, b)) return std::nullopt;
+  const std::string pair = std::to_string(std::min(a, b)) + " and " + std::to_string(std::max(a, b));
+  if (layout.same_domain(a, b) && !layout.domain_of_rank.empty() && needs_peer_mapping(method)) {
+    if (layout.fabric_memory) return std::nullopt;
+    return "ranks " + pair + " share NVLink domain " + layout.domain_name(a) +
+           " across hosts: run with --allocator fabric (CUDA IPC does not cross hosts; fabric handles do)";
+  }
+  std::string where = "are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross)";
+  if (!layout.domain_of_rank.empty() && !layout.same_domain(a, b))
+    where += " and in different NVLink domains (" + layout.domain_name(a) + ", " + layout.domain_name(b) + ")";
+  return "rank " + std::to_string(a) + " and rank " + std::to_string(b) + " " + where + ": no CUDA IPC path (" +
+         method_list([](const MethodInfo& m) { return m.crosses_nodes; }) + " runs it)";
+}
+
 }  // namespace
 
 std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayout& layout) {
@@ -29,10 +48,7 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
         return "rank " + std::to_string(r) + " is not in the group of " + std::to_string(layout.size()) + " ranks";
   if (!method_info(c.method).crosses_nodes)
     for (const Flow& f : c.flows)
-      if (!layout.same_node(f.src_rank, f.dst_rank))
-        return "rank " + std::to_string(f.src_rank) + " and rank " + std::to_string(f.dst_rank) +
-               " are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA "
-               "IPC path (" + method_list([](const MethodInfo& m) { return m.crosses_nodes; }) + " runs it)";
+      if (auto why = cross_node_reason(c.method, f, layout)) return why;
   if (c.method == Method::kStaged) return staged_overlap(c);
   if (c.method == Method::kInterference && c.sm_partition.value_or(0) > 0 && layout.all_mps_clients)
     return "green-context SM partitions are not kept under MPS (blocks of both groups share SMs): run "

@@ -111,6 +111,11 @@ std::string memory_lines(const Config& config, const std::vector<CaseSpec>& case
 }
 
 std::string estimate_lines(const Config& config, const std::vector<CaseSpec>& cases, const GroupLayout& layout) {
+  if (config.burn_in.enabled())  // its length is the duration: each case fills its share of every window
+    return text_format("estimated: about %.0f s: a burn-in of %d windows of %.1f s, every case of the plan in each, about "
+                       "%.2f s a case a window\n",
+                  config.burn_in.duration_s, config.burn_in.windows(), config.burn_in.window_s,
+                  config.burn_in.window_s / double(std::max<size_t>(cases.size(), 1)));
   const CaseCostModel costs;
   const SweepEstimate e = estimate(config, cases, layout, costs);
   return format(e.seconds < 10 ? "estimated: about %.1f s" : "estimated: about %.0f s", e.seconds) +

@@ -73,7 +73,8 @@ void expand_from(size_t k, CaseSpec& c, const ProbeAxes& axes, const std::functi
 ProbeAxes probe_axes_of(Method m, const Config& config) {
   switch (m) {
     case Method::kLatencySignal: return signal_axes(config.latency);
-    case Method::kLatencyRead: return read_axes(config.latency);
+    case Method::kLatencyRead:
+    case Method::kLatencyHost: return read_axes(config.latency);
     case Method::kLatencyCe: return copy_latency_axes(config.latency);
     case Method::kAtomic: return atomic_axes(config.atomic);
     default: return {};

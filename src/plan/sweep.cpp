@@ -110,6 +110,13 @@ std::vector<Flow> load_flows(const LatencyLoad& load, const Flow& p, int ranks) 
   return flows;
 }
 
+// A latency method of one GPU (its host link): r -> r for every rank.
+std::vector<Flow> own_gpu_flows(int ranks) {
+  std::vector<Flow> flows;
+  for (int r = 0; r < ranks; ++r) flows.push_back({r, r});
+  return flows;
+}
+
 // Latency under load: after every latency case, its twin with the load beside it.
 void add_load_twins(const Config& config, int ranks, size_t first, std::vector<CaseSpec>& cases) {
   if (!config.latency.load) return;
@@ -136,7 +143,7 @@ void expand_probe_method(Method m, const Config& config, const std::vector<Flow>
   CaseSpec c;
   c.method = m;
   c.mode = Mode::kUni;
-  c.direction = m == Method::kLatencyRead ? Direction::kPull : Direction::kPush;
+  c.direction = chases_pointers(m) ? Direction::kPull : Direction::kPush;
   expand_probe_axes(c, probe_axes_of(m, config), [&](const CaseSpec& one) { push_pairs(one, pairs, cases); });
 }
 
@@ -226,13 +233,17 @@ void expand_bandwidth_method(Method m, const Config& config, const GroupLayout& 
     for (Mode mode : config.modes) {
       if (!runs_at(m, d, mode, config)) continue;
       if (runs_on_own_gpu(m)) {
-        for (const Shape& shape : shapes_of(m, config))
-          for (uint64_t bytes : config.sizes)
-            for (int r = 0; r < layout.size(); ++r) {
-              CaseSpec c = bandwidth_case(m, d, mode, shape, bytes);
-              c.flows = {{r, r}};
-              cases.push_back(c);
-            }
+        for (const HostAxes& host : host_axes_of(m, config))
+          for (const Shape& shape : shapes_of(m, config))
+            for (uint64_t bytes : config.sizes)
+              for (int r = 0; r < layout.size(); ++r) {
+                CaseSpec c = bandwidth_case(m, d, mode, shape, bytes);
+                c.flows = {{r, r}};
+                c.host_memory = host.memory;
+                c.host_numa = host.numa;
+                if (method_info(m).uses_directory && !config.gds_directory.empty()) c.file_directory = config.gds_directory;
+                cases.push_back(c);
+              }
         continue;
       }
       for (const std::vector<FlowSet>& pattern : sets.of(mode))
@@ -252,6 +263,14 @@ void expand_bandwidth_method(Method m, const Config& config, const GroupLayout& 
 
 }  // namespace
 
+std::vector<HostAxes> host_axes_of(Method m, const Config& config) {
+  if (!is_host_link(m)) return {HostAxes{}};
+  std::vector<HostAxes> out;
+  for (HostMemoryKind kind : config.host.memory)
+    for (NumaPlacement numa : config.host.numa) out.push_back({kind, numa});
+  return out;
+}
+
 // The case of the transfer engine alone: the method the engine's code knows.
 CaseSpec transfer_case_of(const CaseSpec& c) {
   CaseSpec t = c;
@@ -269,9 +288,7 @@ void check_rank_count(const Config& config, int ranks) {
   for (Method m : config.methods)
     if (!runs_on_own_gpu(m)) between += std::string(between.empty() ? "" : ", ") + to_string(m);
   if (between.empty()) return;
-  const std::string own = method_list([](const MethodInfo& i) {
-    return i.kind == MethodKind::kHostLink || i.kind == MethodKind::kLocal;
-  });
+  const std::string own = method_list([](const MethodInfo& i) { return runs_on_own_gpu(i.id); });
   throw InputError("methods", between,
                    "need at least 2 ranks, one per GPU (mpirun -np 2 ...), and this run has " +
                        std::to_string(ranks) + "; one rank runs the methods of its own GPU: " + own +
@@ -288,7 +305,7 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
       expand_interference(config, cases);
     else if (is_latency(m) || m == Method::kAtomic) {
       const size_t first = cases.size();
-      expand_probe_method(m, config, pairs, cases);
+      expand_probe_method(m, config, runs_on_own_gpu(m) ? own_gpu_flows(layout.size()) : pairs, cases);
       if (is_latency(m)) add_load_twins(config, layout.size(), first, cases);
     }
     else
@@ -311,14 +328,15 @@ uint64_t count_cases(const Config& config, const GroupLayout& layout) {
     }
     if (is_latency(m) || m == Method::kAtomic) {
       const uint64_t twins = is_latency(m) && config.latency.load ? 2 : 1;  // latency under load
-      total = saturating_add(total, saturating_mul(saturating_mul(probe_axes_count(probe_axes_of(m, config)), ranks * (ranks - 1)), twins));
+      const uint64_t flows = runs_on_own_gpu(m) ? ranks : ranks * (ranks - 1);
+      total = saturating_add(total, saturating_mul(saturating_mul(probe_axes_count(probe_axes_of(m, config)), flows), twins));
       continue;
     }
     const uint64_t shapes = shape_count(m, config);
     for (Direction d : config.directions)
       for (Mode mode : config.modes) {
         if (!runs_at(m, d, mode, config)) continue;
-        uint64_t per_shape_and_size = ranks;  // a rank's own GPU: one per rank
+        uint64_t per_shape_and_size = ranks * host_axes_of(m, config).size();  // a rank's own GPU: one per rank and host axis
         if (!runs_on_own_gpu(m)) {
           per_shape_and_size = 0;
           for (const auto& pattern : sets.of(mode))

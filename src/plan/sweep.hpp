@@ -30,6 +30,14 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
 // Two ranks on two GPUs (GroupLayout::distinct(2)).
 std::vector<CaseSpec> expand_cases(const Config& config);
 
+// The host memory kinds and NUMA placements a method's cases sweep: for host-link methods every
+// pair of the config's "host" section (kinds outermost), for the others one unset pair.
+struct HostAxes {
+  std::optional<HostMemoryKind> memory;
+  std::optional<NumaPlacement> numa;
+};
+std::vector<HostAxes> host_axes_of(Method m, const Config& config);
+
 // An interference case's transfer as a case of its engine's method; other cases as they are.
 CaseSpec transfer_case_of(const CaseSpec& c);
 

@@ -1,5 +1,6 @@
 #include "results/result_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -26,7 +27,9 @@ const char* status_name(CaseStatus s) {
 
 json latency_stats(const std::vector<double>& samples) {
   json j = to_json(summarize(samples));
-  j["p95"] = quantile(samples, 0.95);
+  for (const auto& [key, q] : {std::pair<const char*, double>{"p50", 0.5}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99},
+                               {"p99_9", 0.999}})
+    j[key] = quantile(samples, q);
   return j;
 }
 
@@ -67,6 +70,13 @@ json pct_or_null(const json& stats, std::optional<double> peak) {
 // (flows named before the case ran, latency loads).
 uint64_t transfer_bytes(const CaseSpec& c, const FlowSamples& f) { return f.bytes ? f.bytes : c.bytes; }
 
+// The flow's bytes over its longest transfer of the stamped sample (null: none timed).
+json slowest_transfer_gbps(const CaseSpec& c, const FlowSamples& f) {
+  if (f.transfer_us.empty()) return nullptr;
+  const double longest_us = *std::max_element(f.transfer_us.begin(), f.transfer_us.end());
+  return longest_us > 0 ? json(double(transfer_bytes(c, f)) / (longest_us * 1e-6) / 1e9) : json();
+}
+
 // One flow: its ranks and GPUs, its own figures against its pair's peak.
 json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts) {
   const Flow& fl = f.flow;
@@ -84,7 +94,9 @@ json flow_entry(const CaseSpec& c, const FlowSamples& f, const GroupFacts& facts
           {"time_us", summary_json_or_null(f.time_us)},
           {"samples_gbps", f.gbps},
           {"peak_gbps", optional_json(peak)},
-          {"pct_of_peak", pct_or_null(bw, peak)}};
+          {"pct_of_peak", pct_or_null(bw, peak)},
+          {"iteration_time_us", tails_json(f.transfer_us)},
+          {"gbps_min_iteration", slowest_transfer_gbps(c, f)}};
 }
 
 // Per GPU, per sample: bytes leaving (entering) it over the longest window of those flows.
@@ -135,7 +147,7 @@ void add_load_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& 
   json flows = json::array();
   const CaseSpec load_case = c.load_case();
   for (const Flow& f : spec.flows) {
-    FlowSamples samples{f, 0, {}, {}, {}};
+    FlowSamples samples = FlowSamples::named(f, 0);
     if (o.load)
       for (const FlowSamples& s : o.load->flows)
         if (s.flow == f) samples = s;
@@ -178,6 +190,27 @@ void add_pipeline_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
                     {"gemm_tflops", summary_json_or_null(tflops)}};
 }
 
+// A GEMM alone (MethodInfo::gemm_alone): its shape, operands and TFLOP/s per sample (1e12
+// FLOP/s, 2 m n k per GEMM over the sample's time per GEMM).
+void add_gemm_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
+  const auto m = uint64_t(std::llround(std::sqrt(double(c.bytes / 4))));
+  const double flops = 2.0 * double(m) * double(m) * double(c.gemm_k.value_or(0));
+  std::vector<double> tflops;
+  if (o.status == CaseStatus::kOk)
+    for (double us : o.time_us) tflops.push_back(flops / (us * 1e-6) / 1e12);
+  row["gemm"] = {{"m", m}, {"n", m}, {"k", optional_json(c.gemm_k)}, {"flops", flops},
+                 {"operands", "full-entropy: bf16 of N(0, 1)"}, {"output", "f32"}};
+  row["tflops"] = summary_json_or_null(tflops);
+  row["samples_tflops"] = tflops;
+}
+
+void add_gemm_or_pipeline_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
+  if (method_info(c.method).gemm_alone)
+    add_gemm_fields(c, o, row);
+  else
+    add_pipeline_fields(c, o, row);
+}
+
 }  // namespace
 
 json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
@@ -198,6 +231,8 @@ json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
       {"ops_per_thread", optional_json(c.ops_per_thread)},
       {"hot_addresses", optional_json(c.hot_addresses)},
       {"buffer_pool_bytes", o.buffer_pool_bytes},
+      {"host_memory", c.host_memory ? json(to_string(*c.host_memory)) : json()},  // host-link methods
+      {"host_numa", c.host_numa ? json(to_string(*c.host_numa)) : json()},
   };
   for (ShapeAxis a : kShapeAxes) identity[to_string(a)] = optional_json(c.axis_value(a));
   if (is_interference(c.method)) identity.update(interference_identity(c));
@@ -221,11 +256,19 @@ json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) 
       {"verified", o.verified},
       {"status", status_name(o.status)},
       {"allocator", facts.allocator},  // a condition of the run, not of the case: compare matches across it
+      {"iteration_time_us", json()},
+      {"tails_of", json()},
+      {"window", json()},  // a burn-in's window (the burn-in sets it)
   });
   if (!o.error.empty()) row["error"] = o.error;
+  if (o.engine_mode) row["engine_mode"] = *o.engine_mode;
+  if (c.host_memory) {  // what the host gave the buffer (null where the case never made it)
+    row["numa_node"] = optional_json(o.host_numa_node);
+    row["host_pages"] = optional_json(o.host_pages);
+  }
   // Every row names its flows (without figures until the case ran); the figures follow below.
   json flows = json::array();
-  for (const Flow& f : c.flows) flows.push_back(flow_entry(c, FlowSamples{f, 0, {}, {}, {}}, facts));
+  for (const Flow& f : c.flows) flows.push_back(flow_entry(c, FlowSamples::named(f, 0), facts));
   row["flows"] = flows;
   row["aggregate"] = json();
   row["gpus"] = json::array();
@@ -240,7 +283,10 @@ json latency_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& fact
   row["samples"] = o.latency_us.size();
   row["latency_us"] = json();
   row["samples_us"] = o.latency_us;
-  if (o.status == CaseStatus::kOk && !o.latency_us.empty()) row["latency_us"] = latency_stats(o.latency_us);
+  if (o.status == CaseStatus::kOk && !o.latency_us.empty()) {
+    row["latency_us"] = latency_stats(o.latency_us);
+    row["tails_of"] = "sample";  // a sample's figure is already a mean over its round trips or loads
+  }
   if (o.status == CaseStatus::kOk && !o.issue_interval_us.empty()) {
     row["issue_interval_us"] = latency_stats(o.issue_interval_us);
     row["samples_issue_interval_us"] = o.issue_interval_us;
@@ -261,12 +307,14 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
   if (is_latency(c.method)) return latency_row(c, o, facts, std::move(row));
   if (o.status != CaseStatus::kOk || o.gbps.empty()) {
     if (is_collective(c.method)) add_collective_fields(c, o, row);
-    if (c.gemm_k) add_pipeline_fields(c, o, row);
+    if (c.gemm_k) add_gemm_or_pipeline_fields(c, o, row);
     return row;
   }
   const Summary bw = summarize(o.gbps);
   row["bandwidth_gbps"] = to_json(bw);
   row["time_us"] = to_json(summarize(o.time_us));
+  row["iteration_time_us"] = tails_json(o.transfer_us);
+  if (!o.transfer_us.empty()) row["tails_of"] = "transfer";
   if (c.atomic_type) {
     std::vector<double> ops;  // operations per second, per sample
     for (double g : o.gbps) ops.push_back(g * 1e9 / double(atomic_type_bytes(*c.atomic_type)));
@@ -274,7 +322,7 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
   }
   add_group_fields(c, o, facts, row);
   if (is_collective(c.method)) add_collective_fields(c, o, row);
-  if (c.gemm_k) add_pipeline_fields(c, o, row);
+  if (c.gemm_k) add_gemm_or_pipeline_fields(c, o, row);
   // Per SM of the GPUs driving the transfer: every driving lane runs the kernel's blocks.
   if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * double(c.flows.size()));
   return row;

@@ -40,6 +40,13 @@ void ResultsFile::add_row(const json& row) {
   if (writer_) write(checkpoint_text(checkpoint_reason(rows_.size(), cases_total_)), false);
 }
 
+void ResultsFile::set_section(const std::string& key, const json& value) {
+  std::lock_guard<std::timed_mutex> lock(mutex_);
+  sections_[key] = value;
+  if (writer_ && taken_over()) writer_ = false;
+  if (writer_) write(checkpoint_text(checkpoint_reason(rows_.size(), cases_total_)), false);
+}
+
 // Every write renames a new file into place, so the path names the file this process wrote
 // last unless another rank has written since: one that found this rank stopped and declared it
 // lost. A rank resumed afterwards (mpirun sends SIGCONT before it ends the job) must not replace
@@ -56,7 +63,9 @@ std::string ResultsFile::checkpoint_text(const std::string& reason) const {
                      dump(json(reason)) + ",\"progress\":{\"cases_done\":" + std::to_string(rows_.size()) +
                      ",\"cases_total\":" + std::to_string(cases_total_) + "},\"meta\":" + meta_text_ + ",\"results\":[";
   for (size_t i = 0; i < row_texts_.size(); ++i) text += (i ? "," : "") + row_texts_[i];
-  return text + "]}\n";
+  text += "]";
+  for (const auto& [key, value] : sections_) text += "," + dump(json(key)) + ":" + dump(value);
+  return text + "}\n";
 }
 
 void ResultsFile::finish(const json& meta, const json& summary, const json& comparison, const std::string& incomplete_reason,
@@ -66,6 +75,7 @@ void ResultsFile::finish(const json& meta, const json& summary, const json& comp
   meta_text_ = dump(meta);
   json doc = result_document(meta, rows_, summary, !incomplete_reason.empty(), incomplete_reason, comparison);
   if (findings.is_object()) doc.update(findings);
+  for (const auto& [key, value] : sections_) doc[key] = value;
   doc["progress"] = {{"cases_done", rows_.size()}, {"cases_total", cases_total_}};
   write(dump(doc, 2) + "\n", true);
   final_document_ = std::move(doc);

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -24,6 +25,7 @@ class ResultsFile {
   const std::string& path() const { return path_; }
   // The plan's size, once the plan is made (after the group is known).
   void set_cases_total(size_t total) { cases_total_ = total; }
+  size_t cases_total() const { return cases_total_; }
   bool writer() const { return writer_; }
   void make_writer() { writer_ = true; }  // the writing rank was lost: this one takes over
 
@@ -32,6 +34,11 @@ class ResultsFile {
   // Appends a row and, on the writing rank, rewrites the file (a checkpoint: rename, no fsync).
   void add_row(const nlohmann::json& row);
   size_t cases_done() const { return rows_.size(); }
+  // The rows so far (a burn-in judges its windows from them).
+  const std::vector<nlohmann::json>& rows() const { return rows_; }
+  // Sets a top-level section beside the rows ("burn_in"), kept in every checkpoint and in the
+  // final document, and, on the writing rank, rewrites the file with it.
+  void set_section(const std::string& key, const nlohmann::json& value);
 
   // The final document: complete unless `incomplete_reason` is set; durable (fsync'ed).
   // `meta` replaces the start meta (the end-of-run fields added).
@@ -63,6 +70,7 @@ class ResultsFile {
   std::optional<nlohmann::json> final_document_;  // set by finish(): later writes only add notes
   std::vector<nlohmann::json> rows_;
   std::vector<std::string> row_texts_;    // each row dumped once
+  std::map<std::string, nlohmann::json> sections_;  // set_section's
   mutable std::timed_mutex mutex_;
 };
 

@@ -47,4 +47,12 @@ WindowPair combine(const Window& a, const Window& b) {
   return p;
 }
 
+nlohmann::json tails_json(const std::vector<double>& values) {
+  if (values.empty()) return nullptr;
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  return {{"count", sorted.size()},      {"p50", quantile(sorted, 0.5)},     {"p90", quantile(sorted, 0.9)},
+          {"p99", quantile(sorted, 0.99)}, {"p99_9", quantile(sorted, 0.999)}, {"max", sorted.back()}};
+}
+
 }  // namespace p2pbench

@@ -20,6 +20,11 @@ nlohmann::json summary_json_or_null(const std::vector<double>& samples);
 // Value at fraction q (0..1) of the sorted samples, linear interpolation between ranks.
 double quantile(std::vector<double> samples, double q);
 
+// The tails of a set of times: {"count", "p50", "p90", "p99", "p99_9", "max"}, or null where
+// there are none. p99.9 of fewer than 1000 values interpolates toward the maximum: count says
+// how many values stand behind it.
+nlohmann::json tails_json(const std::vector<double>& values);
+
 // A closed interval of time [start, end] in nanoseconds, on one (host-aligned) time line.
 struct Window {
   double start_ns = 0;

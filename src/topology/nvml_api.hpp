@@ -19,6 +19,7 @@ enum Return : int {
   kErrorDriverNotLoaded = 9,    // NVML_ERROR_DRIVER_NOT_LOADED
   kErrorFunctionNotFound = 13,  // NVML_ERROR_FUNCTION_NOT_FOUND (also: symbol missing)
   kErrorGpuIsLost = 15,         // NVML_ERROR_GPU_IS_LOST
+  kErrorArgumentVersionMismatch = 25,  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH (a struct version too new)
   kErrorUnknown = 999,          // NVML_ERROR_UNKNOWN
 };
 
@@ -173,6 +174,39 @@ struct ViolationTime {
   unsigned long long violationTime;  // accumulated time below application clocks, nanoseconds
 };
 
+// GPU fabric (multi-node NVLink) registration, nvmlGpuFabricInfo_v3_t (= nvmlGpuFabricInfoV_t in
+// CUDA 13's nvml.h) and nvmlGpuFabricInfo_v2_t, its older form (no healthSummary): drivers that
+// predate v3 answer kErrorArgumentVersionMismatch to a v3 request.
+inline constexpr unsigned kGpuFabricUuidLen = 16;          // NVML_GPU_FABRIC_UUID_LEN
+inline constexpr unsigned char kFabricStateNotSupported = 0;  // NVML_GPU_FABRIC_STATE_NOT_SUPPORTED
+inline constexpr unsigned char kFabricStateNotStarted = 1;    // NVML_GPU_FABRIC_STATE_NOT_STARTED
+inline constexpr unsigned char kFabricStateInProgress = 2;    // NVML_GPU_FABRIC_STATE_IN_PROGRESS
+inline constexpr unsigned char kFabricStateCompleted = 3;     // NVML_GPU_FABRIC_STATE_COMPLETED
+
+struct GpuFabricInfoV2 {
+  unsigned int version;  // sizeof | 2 << 24 (NVML_STRUCT_VERSION(GpuFabricInfo, 2))
+  unsigned char clusterUuid[kGpuFabricUuidLen];
+  Return status;  // meaningful once state is completed
+  unsigned int cliqueId;
+  unsigned char state;  // nvmlGpuFabricState_t
+  unsigned int healthMask;
+};
+
+struct GpuFabricInfoV3 {
+  unsigned int version;  // sizeof | 3 << 24 (nvmlGpuFabricInfo_v3)
+  unsigned char clusterUuid[kGpuFabricUuidLen];
+  Return status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+  unsigned char healthSummary;  // NVML_GPU_FABRIC_HEALTH_SUMMARY_*
+};
+
+template <typename T>
+constexpr unsigned int struct_version(unsigned int v) {
+  return static_cast<unsigned int>(sizeof(T)) | (v << 24U);  // NVML_STRUCT_VERSION
+}
+
 // Function signatures, one per symbol looked up with dlsym.
 using InitFn = Return (*)();
 using ShutdownFn = Return (*)();
@@ -202,5 +236,7 @@ using DeviceGetClockFn = Return (*)(Device, ClockType, unsigned int*);
 using DeviceGetTemperatureFn = Return (*)(Device, TemperatureSensor, unsigned int*);
 using DeviceGetEnableStateFn = Return (*)(Device, EnableState*);
 using DeviceGetViolationStatusFn = Return (*)(Device, PerfPolicyType, ViolationTime*);
+// nvmlDeviceGetGpuFabricInfoV: takes a v2 or v3 struct, told apart by its version field.
+using DeviceGetGpuFabricInfoVFn = Return (*)(Device, void*);
 
 }  // namespace p2pbench::nvml

@@ -51,6 +51,7 @@ NvmlApi load_api(void* h) {
   load(h, a.DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage");
   load(h, a.DeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode");
   load(h, a.DeviceGetViolationStatus, "nvmlDeviceGetViolationStatus");
+  load(h, a.DeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
   return a;
 }
 

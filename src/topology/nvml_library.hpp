@@ -59,6 +59,7 @@ struct NvmlApi {
   nvml::DeviceGetUintFn DeviceGetPowerUsage = nullptr;
   nvml::DeviceGetEnableStateFn DeviceGetPersistenceMode = nullptr;
   nvml::DeviceGetViolationStatusFn DeviceGetViolationStatus = nullptr;
+  nvml::DeviceGetGpuFabricInfoVFn DeviceGetGpuFabricInfoV = nullptr;  // r550 on
 };
 
 // A query result that is either a value or the reason it is missing ("<call>: <NVML message>").

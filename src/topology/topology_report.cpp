@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "topology/fabric_info.hpp"
 #include "topology/health.hpp"
 #include "topology/nvml_library.hpp"
 #include "topology/topology.hpp"
@@ -163,6 +164,26 @@ void print_health(std::ostream& out, const json& health) {
   }
 }
 
+// Each GPU's multi-node NVLink registration: the domain a run would put it in (a fabric clique
+// that may span hosts, else its host).
+void print_fabric(std::ostream& out, const NvmlLibrary& lib, const std::vector<ResolvedGpu>& gpus) {
+  out << "\nNVLink fabric (multi-node NVLink domains, nvmlDeviceGetGpuFabricInfoV):\n";
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const GpuFabric f = read_gpu_fabric(lib, gpus[i].device);
+    out << "  " << pad("GPU" + std::to_string(i), 6);
+    if (f.read()) {
+      std::ostringstream mask;
+      if (f.health_mask) mask << ", health mask 0x" << std::hex << *f.health_mask;
+      out << "state " << f.state << (f.status.empty() ? "" : ", " + f.status) << ", " << fabric_domain_name(f)
+          << mask.str() << "\n        ";
+    }
+    const std::string why_not = no_fabric_domain_reason(f);
+    out << (why_not.empty() ? "domain: " + fabric_domain_name(f) + " (GPUs of other hosts in it share NVLink)"
+                            : why_not + ": the domain is the host")
+        << "\n";
+  }
+}
+
 void report(std::ostream& out, const NvmlLibrary& lib) {
   const std::vector<GpuIdentity> ids = all_gpus(lib);
   const json health = health_snapshot(lib, ids);
@@ -185,6 +206,7 @@ void report(std::ostream& out, const NvmlLibrary& lib) {
   }
   print_matrix(out, pairs);
   print_peaks(out, pairs);
+  print_fabric(out, lib, gpus);
   print_health(out, health);
 }
 

@@ -23,6 +23,15 @@ MethodInfo nccl_collective(Method id, const char* name, const char* title, int o
   return m;
 }
 
+// The pointer chase of latency_read with its chain in this GPU's pinned host memory.
+MethodInfo host_chase() {
+  MethodInfo m{Method::kLatencyHost, "latency_host", MethodKind::kLatency, {}, "host pointer-chase latency", "", 74,
+               false, "", "one dependent load from pinned host memory by one SM (a pointer chase over the host link)",
+               {}, false, false, SampleCost::kChaseLoads};
+  m.on_own_gpu = true;
+  return m;
+}
+
 std::vector<MethodInfo>& table() {
   // Function-local, as the table: a method registered by another file's static initializer may
   // call table() before this file's own statics are made.
@@ -73,6 +82,7 @@ std::vector<MethodInfo>& table() {
                       "ncclAllGather of f32 over the case's ranks"),
       nccl_collective(Method::kNcclAllReduce, "nccl_all_reduce", "NCCL all-reduce", 32, Collective::kAllReduce,
                       "ncclAllReduce of f32 (sum) over the case's ranks"),
+      host_chase(),
   };
   return methods;
 }

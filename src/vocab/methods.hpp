@@ -12,7 +12,7 @@
 namespace p2pbench {
 
 enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
-                    kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce };
+                    kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce, kLatencyHost };
 
 // What a method's case is, which decides the loop that runs it and the figure it reports.
 enum class MethodKind {
@@ -97,6 +97,12 @@ struct MethodInfo {
   Collective collective = Collective::kNone;  // kCollective methods: the operation
   bool needs_nccl = false;  // runs on the session's NCCL communicator (opened while its cases run)
   CollectiveElement collective_element = CollectiveElement::kF32;  // kCollective methods: what they add or move
+  // Its case is one bf16 GEMM (D f32 m x m from bytes = 4 m^2, inner dimension gemm_k): its rows
+  // add the GEMM's shape and TFLOP/s (2 m m k per operation over time_us).
+  bool gemm_alone = false;
+  // Reads and writes a file in the config's gds.directory (CaseSpec::file_directory).
+  bool uses_directory = false;
+  bool on_own_gpu = false;  // a latency method of one GPU and its host memory: cases r -> r, as kHostLink's
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered.
@@ -123,9 +129,11 @@ inline bool is_interference(Method m) { return method_info(m).kind == MethodKind
 inline bool is_host_link(Method m) { return method_info(m).kind == MethodKind::kHostLink; }
 // Whether each rank runs the method on its own GPU (cases r -> r, one per rank; one rank suffices).
 inline bool runs_on_own_gpu(Method m) {
-  const MethodKind k = method_info(m).kind;
-  return k == MethodKind::kHostLink || k == MethodKind::kLocal;
+  const MethodInfo& info = method_info(m);
+  return info.kind == MethodKind::kHostLink || info.kind == MethodKind::kLocal || info.on_own_gpu;
 }
+// The pointer-chase latency methods (ReadChase): through the peer's memory, or the host's.
+inline bool chases_pointers(Method m) { return m == Method::kLatencyRead || m == Method::kLatencyHost; }
 inline bool is_two_sided_baseline(Method m) { return method_info(m).kind == MethodKind::kTwoSidedBaseline; }
 inline bool is_collective(Method m) { return method_info(m).kind == MethodKind::kCollective; }
 // Whether the method reaches the peer's memory through its IPC mapping (everything but the

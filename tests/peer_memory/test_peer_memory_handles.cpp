@@ -62,11 +62,11 @@ TEST(AllocatorConfig, TheKeyIsInTheHelp) {
   EXPECT_TRUE(listed);
 }
 
-TEST(FdHandle, PacksAsTagPidFdSizeLittleEndian) {
-  const FdHandle h{0x01020304, 17, (uint64_t(5) << 32) + 2097152};
+TEST(FdHandle, PacksAsTagPidFdSizeSocketLittleEndian) {
+  const FdHandle h{0x01020304, 17, (uint64_t(5) << 32) + 2097152, 0x1122334455667788ULL};
   const std::string bytes = pack_fd_handle(h);
   ASSERT_EQ(bytes.size(), kFdHandleBytes);
-  EXPECT_EQ(bytes.substr(0, 4), "vmm1");
+  EXPECT_EQ(bytes.substr(0, 4), "vmm2");
   EXPECT_EQ(bytes.substr(4, 4), std::string("\x04\x03\x02\x01", 4));
   EXPECT_EQ(bytes.substr(8, 4), std::string("\x11\x00\x00\x00", 4));
   EXPECT_EQ(bytes.substr(12, 8), std::string("\x00\x00\x20\x00\x05\x00\x00\x00", 8));
@@ -74,6 +74,8 @@ TEST(FdHandle, PacksAsTagPidFdSizeLittleEndian) {
   EXPECT_EQ(back.pid, h.pid);
   EXPECT_EQ(back.fd, h.fd);
   EXPECT_EQ(back.bytes, h.bytes);
+  EXPECT_EQ(bytes.substr(20, 8), std::string("\x88\x77\x66\x55\x44\x33\x22\x11", 8));
+  EXPECT_EQ(back.socket_id, h.socket_id);
   const FdHandle largest = unpack_fd_handle(pack_fd_handle({INT32_MAX, INT32_MAX, UINT64_MAX}));
   EXPECT_EQ(largest.pid, INT32_MAX);
   EXPECT_EQ(largest.fd, INT32_MAX);

@@ -27,6 +27,14 @@ CONFIGS = REPO / "configs"
 LATENCY_READ_PROTOCOLS = ("plain", "relaxed_sys", "absolute")  # sweep.cpp: every latency_read run has all three
 READ_CHAIN_BYTES = 2 * 2**20
 TWO_SIDED_BASELINES = ("nccl", "staged")
+# Methods of a rank's own GPU (its host link): one case per rank r -> r, push uni (sweep.cpp).
+HOST_LINK_METHODS = ("h2d", "d2h", "h2d_bidir", "d2h_bidir", "h2d_sm", "d2h_sm")
+HOST_SM_DEFAULT_SHAPE = {"blocks": 132, "threads": 512, "unroll": 4}  # the registry's defaults (nvbandwidth's launch)
+# nvbandwidth's host tests the reference file did not run, in its layout (one row, a column per
+# GPU) with made-up figures, so that every host row of the config has an imported counterpart.
+NVBANDWIDTH_HOST_TESTCASES = ("host_to_device_memcpy_sm", "device_to_host_memcpy_sm",
+                              "host_to_device_bidirectional_memcpy_ce", "device_to_host_bidirectional_memcpy_ce",
+                              "host_device_latency_sm")
 # The driver's top-level keys of a sweep, and a section per method with kernel-shape axes (the
 # registry's, schema/methods.json).
 SWEEP_KEYS = {"label", "description", "methods", "directions", "modes", "sizes", "samples", "min_sample_time_ms",
@@ -43,6 +51,10 @@ def _sizes(spec) -> list[int]:
 
 
 def _shapes(method: str, config: dict) -> list[dict]:
+    if method in ("h2d_sm", "d2h_sm"):
+        axes = {**{k: [v] for k, v in HOST_SM_DEFAULT_SHAPE.items()}, **config.get(method, {})}
+        return [{"blocks": b, "threads": t, "unroll": u}
+                for b, t, u in itertools.product(axes["blocks"], axes["threads"], axes["unroll"])]
     if method == "ldst":
         axes = config["ldst"]
         return [{"blocks": b, "threads": t, "unroll": u}
@@ -58,14 +70,19 @@ def equivalent_cases(config: dict) -> list[dict]:
     """The cases the driver runs for `config` (keys of bandwidth_row/latency_row)."""
     cases = []
     for method in config["methods"]:
-        if method == "latency_read":  # as the driver names the chase variants (sweep.cpp)
+        if method in HOST_LINK_METHODS:  # r -> r on each rank, at push uni only
+            cases += [{"method": method, "direction": "push", "mode": "uni", "bytes": size, **shape,
+                       "src_rank": r, "dst_rank": r}
+                      for shape in _shapes(method, config) for size in _sizes(config["sizes"]) for r in (0, 1)]
+            continue
+        if method in ("latency_read", "latency_host"):  # as the driver names the chase variants (sweep.cpp)
             latency = config.get("latency", {})
             variants = itertools.product(latency.get("read_protocols", LATENCY_READ_PROTOCOLS),
                                          latency.get("read_launch", ["single"]), latency.get("read_loads", [20000]))
             protocols = [load if (launch, loads) == ("single", 20000) else f"{load},launch={launch},loads={loads}"
                          for load, launch, loads in variants]
             cases += [{"method": method, "direction": "pull", "mode": "uni", "bytes": READ_CHAIN_BYTES,
-                       "protocol": protocol, "src_rank": src, "dst_rank": 1 - src}
+                       "protocol": protocol, "src_rank": src, "dst_rank": src if method == "latency_host" else 1 - src}
                       for protocol in protocols for src in (0, 1)]
             continue
         directions = config["directions"][:1] if method in TWO_SIDED_BASELINES else config["directions"]
@@ -108,6 +125,16 @@ def test_config_uses_only_keys_the_driver_accepts(name):
         assert f'{{"{key}"' in source or f'"{key}",' in source or f'("{key}")' in source, key
 
 
+def nvbandwidth_with_host_tests(tmp_path) -> dict:
+    """The reference nvbandwidth import plus NVBANDWIDTH_HOST_TESTCASES (made-up figures)."""
+    data = json.loads((DATA / "nvbandwidth-h200-nv18.json").read_text(encoding="utf-8"))
+    data["nvbandwidth"]["testcases"] += [{"name": name, "status": "Passed", "bandwidth_matrix": [["50.5", "50.7"]]}
+                                         for name in NVBANDWIDTH_HOST_TESTCASES]
+    path = tmp_path / "nvbandwidth-with-host-tests.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return import_nvbandwidth(path)
+
+
 def _matched(write_json, config_name: str, imported: dict):
     run = write_json("p2pbench.json", synthetic_run(_load_config(config_name)))
     other = write_json("imported.json", imported)
@@ -124,16 +151,21 @@ def _assert_every_row_matched(comparison, imported: dict) -> None:
     assert len(comparison.listed(BANDWIDTH)) + len(comparison.listed(LATENCY)) == len(comparison.cases)
 
 
-def test_nvbandwidth_equivalent_config_matches_every_imported_row(write_json):
-    imported = import_nvbandwidth(DATA / "nvbandwidth-h200-nv18.json")
+def test_nvbandwidth_equivalent_config_matches_every_imported_row(write_json, tmp_path):
+    imported = nvbandwidth_with_host_tests(tmp_path)
     comparison = _matched(write_json, "nvbandwidth-equivalent.json", imported)
     _assert_every_row_matched(comparison, imported)
-    assert len(comparison.cases) == 20  # the dry run's case count
+    assert len(comparison.cases) == 34  # the dry run's case count (two ranks)
     notes = {c.key[0]: describe_case(c.key)["config"] for c in comparison.cases}
     assert notes["ce"] == ""
     assert notes["ldst"].endswith("(matched ignoring shape)")
     assert notes["tma"].endswith("(matched ignoring kernel and shape)")
     assert notes["latency_read"].endswith("(matched ignoring load protocol)")
+    assert notes["h2d"] == "" and notes["h2d_bidir"] == ""
+    assert notes["h2d_sm"].endswith("(matched ignoring shape)") and notes["d2h_sm"].endswith("(matched ignoring shape)")
+    assert notes["latency_host"].endswith("(matched ignoring load protocol)")
+    host = [c for c in comparison.cases if c.key[0] in HOST_LINK_METHODS + ("latency_host",)]
+    assert len(host) == 14 and all(c.key[4] == c.key[5] for c in host)  # r -> r, both files
     assert "(matched ignoring shape)" in render_markdown(comparison)
 
 
@@ -182,13 +214,13 @@ def test_exact_matches_are_not_loosened(write_json):
     assert all("matched ignoring" not in describe_case(c.key)["config"] for c in comparison.cases)
 
 
-def test_an_unmatched_import_row_stays_a_case_of_its_own(write_json):
+def test_an_unmatched_import_row_stays_a_case_of_its_own(write_json, tmp_path):
     """nvbandwidth's SM rows against a run without SM kernels: listed once, not lost."""
     config = dict(_load_config("nvbandwidth-equivalent.json"), methods=["ce"])
-    comparison = _matched(write_json, "nvbandwidth-equivalent.json", import_nvbandwidth(DATA / "nvbandwidth-h200-nv18.json"))
+    comparison = _matched(write_json, "nvbandwidth-equivalent.json", nvbandwidth_with_host_tests(tmp_path))
     assert comparison.unlisted_count == 0
     run = write_json("ce-only.json", synthetic_run(config))
     other = write_json("nvb.json", import_nvbandwidth(DATA / "nvbandwidth-h200-nv18.json"))
     partial = compare(load_many([run, other]))
     lone = [c for c in partial.cases if c.rows[0] is None]
-    assert {c.key[0] for c in lone} == {"ldst", "latency_read"} and len(lone) == 8
+    assert {c.key[0] for c in lone} == {"ldst", "latency_read", "h2d", "d2h"} and len(lone) == 12

@@ -10,10 +10,9 @@ import make_fixtures
 import pytest
 from p2pbench_report.cases import BANDWIDTH
 from p2pbench_report.compare import compare
-from p2pbench_report.importers import import_nvbandwidth
 from p2pbench_report.loader import load_many, load_results
 from p2pbench_report.schema import first_error
-from test_equivalent_configs import _assert_every_row_matched, _load_config, synthetic_run
+from test_equivalent_configs import _assert_every_row_matched, _load_config, nvbandwidth_with_host_tests, synthetic_run
 
 
 @pytest.fixture
@@ -41,8 +40,8 @@ def test_two_v2_files_of_two_ranks_match_by_gpu(cli, version_2_path, baseline_do
     assert sum(report["counts"].values()) == len(baseline_document["results"])
 
 
-def test_v2_bidir_rows_add_their_flows_against_nvbandwidth(write_json):
-    imported = import_nvbandwidth(make_fixtures.DATA / "nvbandwidth-h200-nv18.json")
+def test_v2_bidir_rows_add_their_flows_against_nvbandwidth(write_json, tmp_path):
+    imported = nvbandwidth_with_host_tests(tmp_path)  # every row of the config has an imported counterpart
     run = make_fixtures.as_version_2(dict(synthetic_run(_load_config("nvbandwidth-equivalent.json")), meta=dict(
         make_fixtures.synthetic_results()["meta"], config=_load_config("nvbandwidth-equivalent.json"))))
     comparison = compare(load_many([write_json("p2pbench-v2.json", run), write_json("imported.json", imported)]))

@@ -29,7 +29,7 @@ def test_nvbandwidth_mapping():
     meta = document["meta"]
     assert meta["tool"]["name"] == "p2pbench" and meta["label"] == "nvbandwidth"
     assert meta["config"]["imported_from"] == "nvbandwidth" and meta["config"]["source_version"] == "v0.8"
-    assert {"device_local_copy", "host_to_device_memcpy_ce"} <= set(meta["config"]["skipped_testcases"])
+    assert meta["config"]["skipped_testcases"] == ["device_local_copy"]
     assert "device_to_device_latency_sm" not in meta["config"]["skipped_testcases"]
     assert [g["name"] for g in meta["gpus"]] == ["NVIDIA H200", "NVIDIA H200"]
     assert meta["gpus"][0]["driver_version"] == "580.159.04" and meta["cuda_runtime_version"] == 13000
@@ -56,7 +56,63 @@ def test_nvbandwidth_mapping():
     assert row(document, method="latency_read", src_rank=0, dst_rank=1)["latency_us"]["median"] == \
         pytest.approx(0.829575)
     assert meta["config"]["mapping"]["device_to_device_latency_sm"] == "latency_read pull uni"
-    assert len(document["results"]) == 14
+    # the host link: one matrix row (the host), a column per GPU -> rows r -> r
+    h2d = row(document, method="h2d", src_rank=1, dst_rank=1)
+    assert h2d["bandwidth_gbps"]["median"] == pytest.approx(55.1673) and h2d["direction"] == "push"
+    assert h2d["mode"] == "uni" and h2d["bytes"] == size
+    assert row(document, method="d2h", src_rank=0, dst_rank=0)["bandwidth_gbps"]["median"] == pytest.approx(54.9879)
+    assert meta["config"]["mapping"]["host_to_device_memcpy_ce"] == "h2d push uni"
+    assert len(document["results"]) == 18
+
+
+def _with_host_testcases(tmp_path, testcases: list[dict]):
+    """The real nvbandwidth file with `testcases` added: the host tests it did not run (their
+    figures are made up; the layout is nvbandwidth's: one row, a column per GPU)."""
+    data = json.loads(NVBANDWIDTH.read_text())
+    data["nvbandwidth"]["testcases"] += testcases
+    path = tmp_path / "nvbandwidth-host.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _host_testcase(name: str, values: list[str], status: str = "Passed") -> dict:
+    return {"name": name, "status": status, "bandwidth_matrix": [values]}
+
+
+def test_nvbandwidth_host_testcases_map_to_rows_of_each_gpu(tmp_path):
+    path = _with_host_testcases(tmp_path, [
+        _host_testcase("host_to_device_memcpy_sm", ["51.15", "51.3"]),
+        _host_testcase("device_to_host_memcpy_sm", ["52.55", "52.6"]),
+        _host_testcase("host_to_device_bidirectional_memcpy_ce", ["46.85", "46.9"]),
+        _host_testcase("device_to_host_bidirectional_memcpy_ce", ["51.2", "N/A"]),
+        _host_testcase("host_device_latency_sm", ["1227.9", "1230.1"]),
+    ])
+    document = import_nvbandwidth(path)
+    assert first_error(document) is None
+    mapping = document["meta"]["config"]["mapping"]
+    assert mapping["host_to_device_memcpy_sm"] == "h2d_sm push uni"
+    assert mapping["device_to_host_bidirectional_memcpy_ce"] == "d2h_bidir push uni"
+    assert mapping["host_device_latency_sm"] == "latency_host pull uni"
+    sm = row(document, method="h2d_sm", src_rank=0, dst_rank=0)
+    assert sm["bandwidth_gbps"]["median"] == pytest.approx(51.15) and sm["blocks"] is None and sm["threads"] is None
+    assert row(document, method="d2h_sm", src_rank=1, dst_rank=1)["bandwidth_gbps"]["median"] == pytest.approx(52.6)
+    assert row(document, method="h2d_bidir", src_rank=1, dst_rank=1)["bandwidth_gbps"]["median"] == pytest.approx(46.9)
+    assert [r["src_rank"] for r in document["results"] if r["method"] == "d2h_bidir"] == [0]  # N/A: no row
+    chase = row(document, method="latency_host", src_rank=0, dst_rank=0)
+    assert chase["latency_us"]["median"] == pytest.approx(1.2279) and chase["bytes"] == 2 * 2**20
+    assert chase["direction"] == "pull" and chase["protocol"] is None
+    assert len(document["results"]) == 18 + 9
+
+
+def test_nvbandwidth_host_testcase_that_failed_is_a_failed_row(tmp_path):
+    path = _with_host_testcases(tmp_path, [
+        {"name": "host_device_latency_sm", "status": "Error", "error": "CUDA_ERROR_ILLEGAL_ADDRESS"},
+        {"name": "host_to_device_memcpy_sm", "status": "Waived"}])
+    document = import_nvbandwidth(path)
+    assert first_error(document) is None
+    failed = row(document, method="latency_host")
+    assert failed["status"] == "failed" and "CUDA_ERROR_ILLEGAL_ADDRESS" in failed["error"]
+    assert row(document, method="h2d_sm")["status"] == "skipped"
 
 
 def test_nvbandwidth_options(tmp_path):
@@ -116,7 +172,7 @@ def test_nccl_other_collectives_and_wrong_counts(tmp_path):
 def test_import_commands_write_files_that_plot_beside_p2pbench(cli, tmp_path, synthetic_path):
     nvb, nccl = tmp_path / "nvb.json", tmp_path / "nccl.json"
     code, _, err = cli("import-nvbandwidth", NVBANDWIDTH, "-o", nvb, "--link", "NV18", "--peak-gbps", "478.1")
-    assert code == 0 and "14 rows" in err and "device_local_copy" in err
+    assert code == 0 and "18 rows" in err and "device_local_copy" in err
     code, _, err = cli("import-nccl-tests", NCCL_TEXT, "-o", nccl)
     assert code == 0 and "14 rows" in err
     code, out, _ = cli("import-nccl-tests", NCCL_TEXT)  # no -o: the document on stdout

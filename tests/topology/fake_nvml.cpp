@@ -362,4 +362,31 @@ nv::Return nvmlDeviceGetViolationStatus(nv::Device d, nv::PerfPolicyType policy,
   return nv::kSuccess;
 }
 
+// Fabric registration, by FAKE_NVML_FABRIC: unset: NVML_ERROR_NOT_SUPPORTED (a node without a
+// multi-node fabric, as the H200 HGX answers); "completed" / "in_progress": that state, cluster
+// 00112233-..., clique 7 for GPU 0 and 8 for GPU 1; "v2" the same as completed, but a v3 request
+// is refused as a too-new struct version (a driver before v3). The PCIe fake has no such
+// function, as drivers before r550.
+#ifndef FAKE_NVML_PCIE_ONLY
+nv::Return nvmlDeviceGetGpuFabricInfoV(nv::Device d, void* out) {
+  const FakeGpu* g = gpu_of(d);
+  if (!g || out == nullptr) return nv::kErrorInvalidArgument;
+  const std::string mode = env("FAKE_NVML_FABRIC");
+  if (mode.empty()) return nv::kErrorNotSupported;
+  const unsigned version = *static_cast<unsigned*>(out);
+  const bool v3 = version == nv::struct_version<nv::GpuFabricInfoV3>(3);
+  if (mode == "v2" && v3) return nv::kErrorArgumentVersionMismatch;
+  if (!v3 && version != nv::struct_version<nv::GpuFabricInfoV2>(2)) return nv::kErrorArgumentVersionMismatch;
+  nv::GpuFabricInfoV3 info{};  // v2 is v3's prefix
+  info.version = version;
+  for (unsigned i = 0; i < nv::kGpuFabricUuidLen; ++i) info.clusterUuid[i] = static_cast<unsigned char>(i * 0x11);
+  info.state = mode == "in_progress" ? nv::kFabricStateInProgress : nv::kFabricStateCompleted;
+  info.status = nv::kSuccess;
+  info.cliqueId = 7 + index_of(g);
+  info.healthMask = 0x2;  // degraded bandwidth: false
+  std::memcpy(out, &info, v3 ? sizeof(nv::GpuFabricInfoV3) : sizeof(nv::GpuFabricInfoV2));
+  return nv::kSuccess;
+}
+#endif
+
 }  // extern "C"

@@ -222,4 +222,27 @@ P2P_SAME_SHAPE(DeviceGetEnableStateFn, nvmlDeviceGetPersistenceMode);
 P2P_SAME_SHAPE(DeviceGetViolationStatusFn, nvmlDeviceGetViolationStatus);
 #pragma GCC diagnostic pop
 
+// The fabric registration structs (nvmlDeviceGetGpuFabricInfoV; its declared shape takes the
+// newest struct, ours a void*, so only the layouts are compared).
+#ifdef nvmlGpuFabricInfo_v3
+P2P_SAME_VALUE(n::kErrorArgumentVersionMismatch, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+P2P_SAME_VALUE(n::kGpuFabricUuidLen, NVML_GPU_FABRIC_UUID_LEN);
+P2P_SAME_VALUE(n::kFabricStateNotSupported, NVML_GPU_FABRIC_STATE_NOT_SUPPORTED);
+P2P_SAME_VALUE(n::kFabricStateNotStarted, NVML_GPU_FABRIC_STATE_NOT_STARTED);
+P2P_SAME_VALUE(n::kFabricStateInProgress, NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+P2P_SAME_VALUE(n::kFabricStateCompleted, NVML_GPU_FABRIC_STATE_COMPLETED);
+P2P_SAME_VALUE(n::struct_version<n::GpuFabricInfoV2>(2), nvmlGpuFabricInfo_v2);
+P2P_SAME_VALUE(n::struct_version<n::GpuFabricInfoV3>(3), nvmlGpuFabricInfo_v3);
+static_assert(sizeof(n::GpuFabricInfoV2) == sizeof(nvmlGpuFabricInfo_v2_t));
+static_assert(sizeof(n::GpuFabricInfoV3) == sizeof(nvmlGpuFabricInfo_v3_t));
+P2P_SAME_MEMBER(n::GpuFabricInfoV3, nvmlGpuFabricInfo_v3_t, version);
+P2P_SAME_MEMBER(n::GpuFabricInfoV3, nvmlGpuFabricInfo_v3_t, clusterUuid);
+P2P_SAME_MEMBER(n::GpuFabricInfoV3, nvmlGpuFabricInfo_v3_t, status);
+P2P_SAME_MEMBER(n::GpuFabricInfoV3, nvmlGpuFabricInfo_v3_t, cliqueId);
+P2P_SAME_MEMBER(n::GpuFabricInfoV3, nvmlGpuFabricInfo_v3_t, state);
+P2P_SAME_MEMBER(n::GpuFabricInfoV3, nvmlGpuFabricInfo_v3_t, healthMask);
+P2P_SAME_MEMBER(n::GpuFabricInfoV3, nvmlGpuFabricInfo_v3_t, healthSummary);
+P2P_SAME_MEMBER(n::GpuFabricInfoV2, nvmlGpuFabricInfo_v2_t, healthMask);
+#endif
+
 #endif  // __has_include(<nvml.h>)

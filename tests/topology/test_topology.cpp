@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "topology/fabric_info.hpp"
 #include "topology/health.hpp"
 #include "topology/nvml_library.hpp"
 #include "topology/topology.hpp"
@@ -356,6 +357,62 @@ TEST(Report, UnavailableNvmlExitsWithOne) {
   // The person gets a next step, not only the loader's words.
   EXPECT_NE(out.str().find("nvidia-smi"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("--dry-run"), std::string::npos) << out.str();
+}
+
+// Fabric registration (nvmlDeviceGetGpuFabricInfoV), by the fake's FAKE_NVML_FABRIC knob.
+TEST(Fabric, NotSupportedIsNotAvailableNamingTheError) {
+  const GpuFabric f = read_gpu_fabric(kGpu0, kH200);
+  EXPECT_FALSE(f.read());
+  EXPECT_EQ(f.unavailable.rfind("N/A: NVML_ERROR_NOT_SUPPORTED (nvmlDeviceGetGpuFabricInfoV: ", 0), 0u) << f.unavailable;
+}
+
+TEST(Fabric, CompletedRegistrationGivesClusterAndClique) {
+  const ScopedEnv fabric("FAKE_NVML_FABRIC", "completed");
+  const GpuFabric f = read_gpu_fabric(kGpu1, kH200);
+  ASSERT_TRUE(f.read()) << f.unavailable;
+  EXPECT_EQ(f.state, "completed");
+  EXPECT_EQ(f.status, "NVML_SUCCESS");
+  EXPECT_EQ(f.cluster_uuid, "00112233445566778899aabbccddeeff");
+  EXPECT_EQ(f.clique_id, 8u);  // the fake's GPU 1
+  EXPECT_EQ(f.health_mask, 0x2u);
+}
+
+TEST(Fabric, ADriverBeforeV3IsAskedWithV2) {
+  const ScopedEnv fabric("FAKE_NVML_FABRIC", "v2");
+  const GpuFabric f = read_gpu_fabric(kGpu0, kH200);
+  ASSERT_TRUE(f.read()) << f.unavailable;
+  EXPECT_EQ(f.clique_id, 7u);
+  EXPECT_EQ(f.state, "completed");
+}
+
+TEST(Fabric, RegistrationInProgressHasNoStatusYet) {
+  const ScopedEnv fabric("FAKE_NVML_FABRIC", "in_progress");
+  const GpuFabric f = read_gpu_fabric(kGpu0, kH200);
+  ASSERT_TRUE(f.read());
+  EXPECT_EQ(f.state, "in_progress");
+  EXPECT_EQ(f.status, "");
+}
+
+TEST(Fabric, NoNvmlOrNoSuchGpuIsNotAvailableWithTheReason) {
+  EXPECT_EQ(read_gpu_fabric(kGpu0, "/nonexistent/libnvidia-ml.so.1").unavailable.rfind("N/A: NVML unavailable", 0), 0u);
+  const GpuFabric unknown = read_gpu_fabric({"0000:99:00.0", ""}, kH200);
+  EXPECT_EQ(unknown.unavailable.rfind("N/A: finding the GPU in NVML: ", 0), 0u) << unknown.unavailable;
+  // The PCIe-only fake has no fabric function at all (an older driver).
+  EXPECT_EQ(read_gpu_fabric(kL40s0, kPcie).unavailable.rfind("N/A: NVML_ERROR_FUNCTION_NOT_FOUND", 0), 0u);
+}
+
+TEST(Fabric, TheTopologyReportShowsEachGpusDomainBasis) {
+  std::ostringstream out;
+  {
+    const ScopedEnv fabric("FAKE_NVML_FABRIC", "completed");
+    ASSERT_EQ(print_topology(out, kH200), 0);
+  }
+  EXPECT_NE(out.str().find("NVLink fabric"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("clique 7 of cluster 00112233445566778899aabbccddeeff"), std::string::npos) << out.str();
+  std::ostringstream without;
+  ASSERT_EQ(print_topology(without, kH200), 0);
+  EXPECT_NE(without.str().find("N/A: NVML_ERROR_NOT_SUPPORTED"), std::string::npos) << without.str();
+  EXPECT_NE(without.str().find("the domain is the host"), std::string::npos) << without.str();
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ std::vector<FlowSamples> flows_of(const json& row, Mode mode) {
   } else if (field(row, "src_rank").is_number()) {
     out.push_back(flow_of(row));
   } else if (mode == Mode::kBidir) {
-    out = {FlowSamples{{0, 1}, 0, {}, {}, {}}, FlowSamples{{1, 0}, 0, {}, {}, {}}};
+    out = {FlowSamples::named({0, 1}, 0), FlowSamples::named({1, 0}, 0)};
   }
   return out;
 }

@@ -15,7 +15,7 @@ inline CaseOutcome ok_outcome(double base_gbps, int samples = 10, Flow flow = {0
   CaseOutcome o;
   o.iterations = 4;
   o.verified = true;
-  FlowSamples f{flow, 0, {}, {}, {}};
+  FlowSamples f = FlowSamples::named(flow, 0);
   for (int i = 0; i < samples; ++i) {
     o.gbps.push_back(base_gbps * (1.0 + 0.001 * i));
     o.time_us.push_back(1e3 / o.gbps.back());

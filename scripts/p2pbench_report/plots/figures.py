@@ -37,6 +37,9 @@ Drawn only where the data supports them:
   collectives_time_<op>_<n>ranks     time per operation vs size (plots/collectives.py).
   pipeline_<m>x<k>_<n>ranks_<b>sms_<system>  the GEMM -> reduce-scatter pipeline: each variant's time
                                      and the overlap efficiency against the tile count (plots/pipeline.py).
+  burn_in_<method>_<dir>_<mode>_<size>_<src>to<dst>_<system>  files with a burn_in block: bandwidth per
+                                     window vs time, NVLink error rises, slow / throttled windows
+                                     (plots/burn_in.py); none for other files.
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
 The curves and bars above show rows of one pair measured alone (series.pair_cases; a round
 holding one pair only counts, an alone_check repeating such a pair does not): a version 2 file's
@@ -56,6 +59,7 @@ import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.plots.atomics import atomic_figures
 from p2pbench_report.plots.bars import bar_figure
+from p2pbench_report.plots.burn_in import burn_in_figures
 from p2pbench_report.plots.chunks import chunk_figures
 from p2pbench_report.plots.collectives import collective_figures
 from p2pbench_report.plots.tokens import token_figures
@@ -193,7 +197,7 @@ def build_figures(result_sets: list[ResultSet]) -> list[PlottedFigure]:
             + token_figures(result_sets, prepared) + collective_figures(result_sets) + pipeline_figures(result_sets)
             + atomic_figures(result_sets, every)
             + measure_figures(result_sets, latency, LATENCY_MEASURE)
-            + interference_figures(result_sets))
+            + interference_figures(result_sets) + burn_in_figures(result_sets))
 
 
 def write_figures(figures: list[PlottedFigure], directory: str | Path, formats=FORMATS) -> list[Path]:
