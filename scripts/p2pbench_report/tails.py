@@ -45,7 +45,7 @@ def row_tails(index: int, row: dict) -> RowTails | None:
         return None
     transfers, latency = row.get("iteration_time_us"), row.get("latency_us")
     if isinstance(transfers, dict):
-        return RowTails(index, "transfer", transfers.get("count"), tuple(transfers.get(q) for q in QUANTILES),
+        return RowTails(index, row.get("tails_of") or "transfer", transfers.get("count"), tuple(transfers.get(q) for q in QUANTILES),
                         transfers.get("max"), _lowest_flow_gbps(row))
     if isinstance(latency, dict) and any(q in latency for q in QUANTILES):
         return RowTails(index, "sample", len(row.get("samples_us") or []) or None,

@@ -67,6 +67,9 @@ json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
   }
   row["bandwidth_gbps"] = to_json(summarize(o.gbps));
   row["time_us"] = to_json(summarize(o.time_us));
+  // A phase's samples are whole runs of the transfer beside the workload: its tails are over them.
+  row["iteration_time_us"] = tails_json(o.time_us);
+  row["tails_of"] = "sample";
   return row;
 }
 

@@ -149,6 +149,10 @@ TEST(InterferenceRow, CarriesBothFiguresSlowdownsAndOverlap) {
   EXPECT_EQ(row["bandwidth_gbps"], row["transfer_together_gbps"]);
   EXPECT_FALSE(row.contains("overlap_note"));
   EXPECT_FALSE(row.contains("directions"));
+  // Its tails are over the samples' transfer times, and say so.
+  EXPECT_EQ(row["tails_of"], "sample");
+  EXPECT_EQ(row["iteration_time_us"]["count"], row["samples_gbps"].size());
+  EXPECT_DOUBLE_EQ(row["iteration_time_us"]["max"].get<double>(), row["time_us"]["max"].get<double>());
 }
 
 TEST(InterferenceRow, LowOverlapIsSaidAndSkipsKeepTheirVariables) {
