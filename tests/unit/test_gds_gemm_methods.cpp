@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
+#include "config_error.hpp"
 #include "plan/sweep.hpp"
 #include "results/result_writer.hpp"
 
@@ -20,14 +21,7 @@ json gds_doc(json section) {
   return d;
 }
 
-std::string error_of(const json& doc) {
-  try {
-    parse_config(doc);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const json& doc) { return testing::config_error_of(doc); }
 
 TEST(GdsConfig, DirectoryMustBeAnExistingAbsoluteDirectory) {
   EXPECT_EQ(parse_config(gds_doc(json{{"directory", "/tmp"}})).gds_directory, "/tmp");

@@ -7,6 +7,7 @@
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
+#include "config_error.hpp"
 #include "device/numa_placement.hpp"
 #include "plan/sweep.hpp"
 #include "results/result_writer.hpp"
@@ -22,14 +23,7 @@ json host_link(json host = nullptr) {
   return doc;
 }
 
-std::string error_of(const json& doc) {
-  try {
-    parse_config(doc);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const json& doc) { return testing::config_error_of(doc); }
 
 TEST(HostConfig, DefaultsArePinnedAndLocal) {
   const Config c = parse_config(host_link());
