@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/text_format.hpp"
+#include "judgement/verdicts.hpp"
 #include "stats/statistics.hpp"
 
 namespace p2pbench {
@@ -172,8 +173,6 @@ void add_throttle_items(const json& windows, json& items) {
 }
 
 }  // namespace
-
-bool is_benign_clock_reason(const std::string& name) { return name == "gpu_idle" || name == "applications_clocks_setting"; }
 
 json window_gpus(const json& snapshot_end, const json& delta, const GroupLayout& layout) {
   json out = json::array();

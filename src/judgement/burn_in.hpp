@@ -15,9 +15,6 @@
 
 namespace p2pbench {
 
-// Clock-event reasons that say the GPU was idle or runs at set clocks, not that it was slowed.
-bool is_benign_clock_reason(const std::string& name);
-
 // One window's "gpus": per GPU of `snapshot_end` (health_snapshot at the window's end), its
 // clocks, temperature, power and clock-event reasons then, and the rise of its NVLink error
 // and violation counters since the window began (`delta`: health_delta over the window). The

@@ -172,7 +172,7 @@ std::vector<std::string> throttle_reasons(const json& meta, const std::string& u
       const json* n = child(child(&g, "clock_event_reasons"), "names");
       if (g.value("uuid", "") != uuid || n == nullptr || !n->is_array()) continue;
       for (const json& name : *n)
-        if (name != "gpu_idle" && name != "applications_clocks_setting") names.insert(name.get<std::string>());
+        if (name.is_string() && !is_benign_clock_reason(name.get<std::string>())) names.insert(name.get<std::string>());
     }
   }
   return {names.begin(), names.end()};
@@ -260,5 +260,7 @@ void print_verdicts(std::FILE* out, const json& verdicts) {
                warn ? "WARNINGS" : lines.empty() ? "no warnings" : "no warnings, notes below");
   for (const auto& line : lines) std::fprintf(out, "  %s\n", line.c_str());
 }
+
+bool is_benign_clock_reason(const std::string& name) { return name == "gpu_idle" || name == "applications_clocks_setting"; }
 
 }  // namespace p2pbench

@@ -25,6 +25,10 @@ namespace p2pbench {
 inline constexpr double kDcgmNvLinkCrcErrorsPerSecond = 100.0;
 inline constexpr unsigned long long kDcgmMaxNvLinkError = 1;
 
+// Clock-event reasons that say the GPU was idle or runs at set clocks, not that it was slowed
+// (the run's throttle verdict and a burn-in window's leave them out).
+bool is_benign_clock_reason(const std::string& name);
+
 // The verdicts of one run's meta. Never throws on missing or partial health data: what cannot be
 // judged becomes a "health_unavailable" info item.
 nlohmann::json compute_verdicts(const nlohmann::json& meta);
