@@ -88,6 +88,12 @@ class TransferEngine {
   // takes part in, with the seed of the pattern the flow's source then holds: engines with state
   // beside the buffers (signals, credits) reset it here, while nothing of the case runs.
   virtual void before_sample(const Endpoints&, uint64_t /*source_seed*/, cudaStream_t) {}
+  // Untimed work around each gated sample, for methods timed under a load of their own (the
+  // reverse copy of a bidirectional host link). Called once the sample's gate wait is queued on
+  // `timed_stream`, before its start is recorded: what it queues there runs when the gate opens,
+  // untimed, and work on the engine's own streams may wait for it. `sample_end` (a timing event)
+  // is recorded on `timed_stream` when the sample's transfers have ended, before stalled().
+  virtual void enqueue_beside(cudaStream_t /*timed_stream*/, cudaEvent_t /*sample_end*/) {}
   // Bytes one transfer of `flow` moves: the case's bytes, unless the method moves a different
   // amount per flow (the tokens methods: what the router sends from one rank to another).
   virtual uint64_t bytes_moved(const Flow&, uint64_t case_bytes) const { return case_bytes; }

@@ -244,9 +244,10 @@ bool CaseLoop::run_gated(int index, CaseOutcome& out, bool fill, bool stamped, s
   std::vector<StepReport> queue;
   try {
     queue = step("queueing a sample behind the gate", [&](Member& m, StepReport&) {
-      for (const Lane& lane : m.lanes) {
+      const TransferTimer::Beside beside = [&](cudaStream_t s, cudaEvent_t end) { m.engine->enqueue_beside(s, end); };
+      for (const Lane& lane : m.lanes) {  // the member's work beside its samples starts with its first lane
         group_.timer(m.id, lane.timer).enqueue_gated(group_.gate_word(m.id), group_.heartbeat_word(), ticket,
-                                                     gate_timeout_s, stamped);
+                                                     gate_timeout_s, stamped, queued[m.id] ? nullptr : beside);
         queued[m.id] = true;
       }
     }, LockStep::kDefaultLocalWorkS);

@@ -174,7 +174,7 @@ double TransferTimer::finish_run(double deadline_s, const std::string& what) {
 }
 
 void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s,
-                                  bool stamped) {
+                                  bool stamped, const Beside& beside) {
   auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
   *stamps = {0, 0, 0, 0};
   gate_timeout_s_ = gate_timeout_s;
@@ -182,6 +182,7 @@ void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbea
   // Ticket 0 is always open: the kernel only stamps the start.
   kernels::enqueue_gate_wait(gate, ungated_ ? 0 : ticket, uint64_t(gate_timeout_s * 1e9), heartbeat, device_stamps,
                              stream_.get());
+  if (beside) beside(stream_.get(), stop_.get());
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a sample's start event");
   if (host_driven_) {  // the transfers run in wait(), once the gate kernel has passed
     host_stamped_ = stamped;

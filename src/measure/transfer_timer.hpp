@@ -82,9 +82,12 @@ class TransferTimer {
   // Queues one sample behind the gate word (device-visible): a spin kernel holds the stream
   // until *gate >= ticket, or gives up after gate_timeout_s counted while `heartbeat` moves
   // (reported by wait()).
-  // `stamped`: the stamped graph (build_stamped) instead of the sample graph.
+  // `stamped`: the stamped graph (build_stamped) instead of the sample graph. `beside`: queues
+  // untimed work (TransferEngine::enqueue_beside), given the stream and the sample's end event,
+  // after the gate wait and before the sample's start is recorded.
+  using Beside = std::function<void(cudaStream_t, cudaEvent_t)>;
   void enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s,
-                     bool stamped = false);
+                     bool stamped = false, const Beside& beside = {});
   // Waits for the queued sample (deadline in seconds) and returns its figures.
   Sample wait(double deadline_s, const std::string& what);
   // After wait() of a stamped sample: each transfer's time, in ms, in the order they ran.
