@@ -354,14 +354,6 @@ bool CaseLoop::finish_background(CaseOutcome& out, bool& covered) {
   return true;
 }
 
-// Per flow: one-sided lanes give CUDA-event figures; two-sided flows end when the later end's
-// window does. Several flows: all bytes over the union of their windows (every window opens at
-// the gate's release, one host store every GPU sees within about a microsecond; each window is
-// measured by its own GPU's timer, so the timers' offsets do not enter).
-// Members that share a GPU are processes that take turns on it: a lane may see the gate open
-// only when its process gets the GPU, so its own events and window would leave out the time it
-// waited. There every lane's window runs from the first release any lane of that GPU saw (one
-// timer per GPU: absolute stamps compare), and the flow's figure comes from that window.
 void CaseLoop::name_flows(CaseOutcome& out) const {
   if (out.flows.empty())
     for (const Flow& f : case_.flows) out.flows.push_back(FlowSamples::named(f, flow_bytes(f)));
@@ -372,6 +364,14 @@ uint64_t CaseLoop::flow_bytes(const Flow& f) const {
   return engine ? engine->bytes_moved(f, case_.bytes) : case_.bytes;
 }
 
+// Per flow: one-sided lanes give CUDA-event figures; two-sided flows end when the later end's
+// window does. Several flows: all bytes over the union of their windows (every window opens at
+// the gate's release, one host store every GPU sees within about a microsecond; each window is
+// measured by its own GPU's timer, so the timers' offsets do not enter).
+// Members that share a GPU are processes that take turns on it: a lane may see the gate open
+// only when its process gets the GPU, so its own events and window would leave out the time it
+// waited. There every lane's window runs from the first release any lane of that GPU saw (one
+// timer per GPU: absolute stamps compare), and the flow's figure comes from that window.
 void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) const {
   std::map<std::string, double> first_release;
   std::map<std::string, std::set<size_t>> members_on;
@@ -416,17 +416,17 @@ void CaseLoop::record(const std::vector<StepReport>& reports, CaseOutcome& out) 
 // Per flow: each transfer's time, the latest of the lanes that carried it (a two-sided flow's
 // transfer ends when its later end's does); the case's: per transfer, the slowest flow's.
 void CaseLoop::record_transfer_times(const std::vector<StepReport>& reports, CaseOutcome& out) const {
+  // Raises into[i] to scale * values[i], growing `into` as needed.
+  auto raise_to = [](std::vector<double>& into, const std::vector<double>& values, double scale) {
+    if (into.size() < values.size()) into.resize(values.size(), 0.0);
+    for (size_t i = 0; i < values.size(); ++i) into[i] = std::max(into[i], values[i] * scale);
+  };
   name_flows(out);
   out.transfer_us.clear();
   for (FlowSamples& fs : out.flows) {
     fs.transfer_us.clear();
-    for (const auto& [m, lane] : lanes_of(reports, fs.flow)) {
-      if (fs.transfer_us.size() < lane->transfer_ms.size()) fs.transfer_us.resize(lane->transfer_ms.size(), 0.0);
-      for (size_t i = 0; i < lane->transfer_ms.size(); ++i)
-        fs.transfer_us[i] = std::max(fs.transfer_us[i], lane->transfer_ms[i] * 1e3);
-    }
-    if (out.transfer_us.size() < fs.transfer_us.size()) out.transfer_us.resize(fs.transfer_us.size(), 0.0);
-    for (size_t i = 0; i < fs.transfer_us.size(); ++i) out.transfer_us[i] = std::max(out.transfer_us[i], fs.transfer_us[i]);
+    for (const auto& [m, lane] : lanes_of(reports, fs.flow)) raise_to(fs.transfer_us, lane->transfer_ms, 1e3);
+    raise_to(out.transfer_us, fs.transfer_us, 1.0);
   }
 }
 

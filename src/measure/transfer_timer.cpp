@@ -16,8 +16,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMaxIterations = 20000;  // transfers captured into one sample's graph
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 }  // namespace
 
 TransferTimer::TransferTimer(double timeout_scale, bool ungated)
@@ -79,27 +77,23 @@ GraphExec TransferTimer::capture(const EnqueueTransfer& enqueue, uint64_t iterat
 }
 
 void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
-  if (host_driven_) {
-    graph_ = GraphExec();
+  graph_ = GraphExec();  // the old graph goes before the new one is captured
+  if (host_driven_)
     host_enqueue_ = enqueue;
-    iterations_ = iterations;
-    return;
-  }
-  graph_ = GraphExec();
-  graph_ = capture(enqueue, iterations, nullptr);
+  else
+    graph_ = capture(enqueue, iterations, nullptr);
   iterations_ = iterations;
 }
 
 // cudaEventRecordExternal makes each record a node of the graph; a plain record during capture
 // only orders streams and would time nothing.
 void TransferTimer::build_stamped(const EnqueueTransfer& enqueue, uint64_t iterations) {
+  stamped_graph_ = GraphExec();
   if (host_driven_) {  // each transfer is timed by the host as it runs (wait_host_driven)
-    stamped_graph_ = GraphExec();
     host_enqueue_ = enqueue;
     stamped_iterations_ = iterations;
     return;
   }
-  stamped_graph_ = GraphExec();
   while (transfer_events_.size() < iterations + 1) transfer_events_.push_back(make_event("a transfer's end"));
   auto record = [&](uint64_t k) {
     cuda_check(cudaEventRecordWithFlags(transfer_events_[k].get(), stream_.get(), cudaEventRecordExternal),
