@@ -12,9 +12,14 @@ namespace {
 constexpr size_t kStagingBytes = size_t{64} << 20;  // pageable checks: one chunk at a time
 }  // namespace
 
-void HostLinkEngine::launch(const Transfer& t, cudaStream_t stream) {
+void HostLinkEnds::copy(const Transfer& t, cudaStream_t stream) const {
   cuda_check(cudaMemcpyAsync(t.dst, t.src, t.bytes, cudaMemcpyDefault, stream),
              kind_ == kHostToDevice ? "enqueuing a host-to-device copy" : "enqueuing a device-to-host copy");
+}
+
+std::optional<std::string> HostLinkEnds::pageable_refusal(const std::string& user) const {
+  if (memory_ != HostMemoryKind::kPageable) return std::nullopt;
+  return user + " through a device mapping, which pageable memory has none of";
 }
 
 void* HostLinkEngine::staging(size_t bytes) {

@@ -11,11 +11,12 @@
 namespace p2pbench {
 
 // What every engine of one GPU's host link shares (copy engine, SM kernels, both ways): the
-// host buffer is the source (host to device) or the destination (device to host).
+// host buffer, of the case's memory kind, is the source (host to device) or the destination
+// (device to host).
 class HostLinkEnds : public TransferEngine {
  public:
   enum Kind { kHostToDevice, kDeviceToHost };
-  explicit HostLinkEnds(Kind kind) : kind_(kind) {}
+  HostLinkEnds(Kind kind, HostMemoryKind memory) : kind_(kind), memory_(memory) {}
   bool needs_host_buffer() const override { return true; }
   void* source_region(const Endpoints& e) const override { return kind_ == kHostToDevice ? e.host : e.local_src; }
   void* destination_region(const Endpoints& e) const override { return kind_ == kHostToDevice ? e.local_dst : e.host; }
@@ -25,12 +26,19 @@ class HostLinkEnds : public TransferEngine {
   }
 
  protected:
+  // The copy engine's transfer (h2d, d2h, and the timed direction of both ways at once).
+  void copy(const Transfer& t, cudaStream_t stream) const;
+  // Why the engine cannot use pageable memory, whose buffer has no device mapping: `user` (what
+  // needs one) + the reason; nullopt for every other kind.
+  std::optional<std::string> pageable_refusal(const std::string& user) const;
+
   Kind kind_;
+  HostMemoryKind memory_;
 };
 
 class HostLinkEngine final : public HostLinkEnds {
  public:
-  HostLinkEngine(Kind kind, HostMemoryKind memory, NumaPlacement numa) : HostLinkEnds(kind), memory_(memory), numa_(numa) {}
+  HostLinkEngine(Kind kind, HostMemoryKind memory, NumaPlacement numa) : HostLinkEnds(kind, memory), numa_(numa) {}
   // The case's host memory kind and placement (what the group's buffer must be).
   HostMemoryKind host_memory() const { return memory_; }
   NumaPlacement host_numa() const { return numa_; }
@@ -38,7 +46,7 @@ class HostLinkEngine final : public HostLinkEnds {
   // A placement the host lacks is the case loop's skip (every engine with a host buffer).
   std::optional<std::string> unsupported_reason(int) const override { return std::nullopt; }
   void prepare(int, int, const std::vector<Flow>&) override {}
-  void launch(const Transfer& t, cudaStream_t stream) override;
+  void launch(const Transfer& t, cudaStream_t stream) override { copy(t, stream); }
   // A copy from or to pageable memory blocks the host thread and cannot be captured into a
   // graph (the case loop then times direct launches; TransferTimer says how).
   bool capturable() const override { return memory_ != HostMemoryKind::kPageable; }
@@ -60,7 +68,6 @@ class HostLinkEngine final : public HostLinkEnds {
                              const std::function<void(void*, size_t, uint64_t)>& make);
   void* staging(size_t bytes);
 
-  HostMemoryKind memory_;
   NumaPlacement numa_;
   DeviceBuffer staging_;  // pageable only, made on first use
 };

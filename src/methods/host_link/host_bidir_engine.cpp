@@ -32,7 +32,7 @@ constexpr size_t kLeadInBytes = size_t(1) << 20;  // about 20 us of the timed di
 class HostBidirEngine final : public HostLinkEnds {  // its Kind: the timed direction
  public:
   HostBidirEngine(Kind kind, uint64_t bytes, HostMemoryKind memory)
-      : HostLinkEnds(kind), beside_bytes_(2 * bytes), memory_(memory) {}
+      : HostLinkEnds(kind, memory), beside_bytes_(2 * bytes) {}
   // A case that failed mid-sample may leave beside copies running: they end before their
   // buffers go (a wait that gives up is reported, not thrown, in a destructor).
   ~HostBidirEngine() override {
@@ -47,16 +47,12 @@ class HostBidirEngine final : public HostLinkEnds {  // its Kind: the timed dire
 
   // The pattern's fill and check address the host buffer through its device mapping.
   std::optional<std::string> unsupported_reason(int) const override {
-    if (memory_ == HostMemoryKind::kPageable)
-      return "the timed copy's host buffer is filled and checked through a device mapping, which pageable memory "
-             "has none of";
-    return std::nullopt;
+    return pageable_refusal("the timed copy's host buffer is filled and checked");
   }
   void prepare(int, int, const std::vector<Flow>&) override {}
   void launch(const Transfer& t, cudaStream_t stream) override {
     if (!lead_in_.dst) lead_in_ = {t.dst, t.src, std::min<size_t>(t.bytes, kLeadInBytes)};
-    cuda_check(cudaMemcpyAsync(t.dst, t.src, t.bytes, cudaMemcpyDefault, stream),
-               kind_ == kHostToDevice ? "enqueuing a host-to-device copy" : "enqueuing a device-to-host copy");
+    copy(t, stream);
   }
   std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
   void set_iterations(uint64_t n) override { iterations_ = n; }
@@ -85,8 +81,7 @@ class HostBidirEngine final : public HostLinkEnds {  // its Kind: the timed dire
   void fill_beside(uint64_t seed, cudaStream_t timed_stream);
   void finish_beside();
 
-  uint64_t beside_bytes_;
-  HostMemoryKind memory_;  // of the timed copy's host buffer (the beside copy's is always pinned)
+  uint64_t beside_bytes_;  // per beside copy; its host buffer is pinned, whatever the case's kind
   uint64_t iterations_ = 0;  // 0 until the case loop has calibrated
   DeviceBuffer beside_device_;
   MappedHostBuffer beside_host_;

@@ -17,13 +17,12 @@ namespace {
 class HostSmEngine final : public HostLinkEnds {
  public:
   HostSmEngine(Kind kind, kernels::LdstShape shape, HostMemoryKind memory)
-      : HostLinkEnds(kind), shape_(shape), memory_(memory) {}
+      : HostLinkEnds(kind, memory), shape_(shape) {}
 
   // The kernel (and the pattern's fill and check) address the host buffer through its device
   // mapping, which pageable memory lacks.
   std::optional<std::string> unsupported_reason(int device) const override {
-    if (memory_ == HostMemoryKind::kPageable)
-      return "an SM kernel reaches host memory only through a device mapping, which pageable memory has none of";
+    if (auto why = pageable_refusal("an SM kernel reaches host memory only")) return why;
     return kernels::ldst_unsupported_reason(shape_, device);
   }
   void prepare(int device, int, const std::vector<Flow>&) override { kernels::ldst_prepare(shape_, device); }
@@ -35,7 +34,6 @@ class HostSmEngine final : public HostLinkEnds {
 
  private:
   kernels::LdstShape shape_;
-  HostMemoryKind memory_;
 };
 
 std::vector<SweptAxis> host_sm_axes() {
