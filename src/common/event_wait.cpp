@@ -15,7 +15,7 @@ void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& wha
     const cudaError_t err = cudaEventQuery(event);
     if (err == cudaSuccess) return;
     if (err != cudaErrorNotReady) cuda_check(err, "waiting for " + what);
-    if (std::chrono::duration<double>(Clock::now() - t0).count() > deadline_s)
+    if (seconds_since(t0) > deadline_s)
       throw RuntimeFailure("timed out after " + std::to_string(deadline_s) + " s waiting for " + what);
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }

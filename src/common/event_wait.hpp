@@ -4,9 +4,15 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <string>
 
 namespace p2pbench {
+
+// Seconds of the steady clock since `t0`: the measure of every deadline.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // Polls `event` until it completes; throws RuntimeFailure after `deadline_s` seconds.
 void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what);

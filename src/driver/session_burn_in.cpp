@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/event_wait.hpp"
 #include "device/clock_sync.hpp"
 #include "driver/session.hpp"
 #include "judgement/burn_in.hpp"
@@ -15,13 +16,7 @@
 namespace p2pbench {
 
 namespace {
-
 using json = nlohmann::json;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 }  // namespace
 
 void Session::burn_in() {

@@ -5,13 +5,13 @@
 #include <thread>
 
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "measure/transfer_timer.hpp"
 
 namespace p2pbench {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 }  // namespace
 
 GatedWindow::GatedWindow(cudaStream_t stream, const std::string& what)
