@@ -1,6 +1,7 @@
 // GPU tests of the pause-aware wait clock (kernels/live_clock.cuh) through the start-gate kernel:
 // a gate that never opens times out after its timeout while the host heartbeat moves, and never
-// while it stands still (the whole job paused), however long that lasts.
+// while it stands still (the whole job paused), however long that lasts. And the host's wait for
+// GPU work (wait_for_event, behind every engine's waits) gives up at its deadline.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +11,8 @@
 
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
+#include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "common/host_heartbeat.hpp"
 #include "kernels/gate_kernels.hpp"
 
@@ -53,6 +56,27 @@ struct GateUnderTest {
   }
   bool timed_out() const { return static_cast<const GateStamps*>(stamps.host())->timed_out != 0; }
 };
+
+// The shut gate holds the stream for its whole timeout (300 ms of plain GPU time): a 50 ms wait
+// gives up saying what it waited for, a long one sees the work end.
+TEST(LiveClock, WaitForEventGivesUpAtItsDeadline) {
+  GateUnderTest g;
+  g.enqueue(nullptr);
+  Event after = make_untimed_event("the test's event after the gate");
+  cuda_check(cudaEventRecord(after.get(), g.stream.get()), "recording the test's event");
+  const auto t0 = Clock::now();
+  try {
+    wait_for_event(after.get(), 0.05, "a shut gate");
+    ADD_FAILURE() << "the wait returned while the gate was shut";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("waiting for a shut gate"), std::string::npos) << e.what();
+  }
+  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_GE(waited, 0.05);
+  EXPECT_LT(waited, 0.25);
+  wait_for_event(after.get(), 10.0, "the gate's timeout");
+  EXPECT_TRUE(g.timed_out());
+}
 
 TEST(LiveClock, GateTimesOutWhileTheHostBeats) {
   GateUnderTest g;
