@@ -33,6 +33,10 @@ struct Transfer {
   Flow flow{0, 1};  // the flow it belongs to (two-sided engines: whom to send to / receive from)
   void* local_signal_area = nullptr;  // the ends' signal areas (Endpoints), for engines that signal
   void* peer_signal_area = nullptr;
+  // Its place among the transfers of one sample or calibration run (0 first). Engines whose
+  // launches differ by position (atomics alternate signs) read it, so that every capture of a
+  // sample, the per-transfer one too, holds the same launches whatever was captured before.
+  uint64_t index = 0;
 };
 
 // The memory one rank reaches for one flow of a case: its own source buffer and its destination

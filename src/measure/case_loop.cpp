@@ -90,13 +90,15 @@ Endpoints CaseLoop::endpoints(const Member& m, const Flow& f) {
 void CaseLoop::enqueue(Member& m, const Lane& lane, uint64_t index, cudaStream_t stream) {
   const uint64_t offset = (index % layout_.slots) * layout_.stride;
   delay_if_slowed(lane, stream);
-  if (lane.flows.size() == 1) {
-    m.engine->launch(m.engine->transfer(case_.direction, endpoints(m, lane.flows[0]), offset, size_t(case_.bytes)), stream);
-    return;
-  }
   std::vector<Transfer> transfers;
-  for (const Flow& f : lane.flows) transfers.push_back(m.engine->transfer(case_.direction, endpoints(m, f), offset, size_t(case_.bytes)));
-  m.engine->launch_fused(transfers, stream);
+  for (const Flow& f : lane.flows) {
+    transfers.push_back(m.engine->transfer(case_.direction, endpoints(m, f), offset, size_t(case_.bytes)));
+    transfers.back().index = index;
+  }
+  if (transfers.size() == 1)
+    m.engine->launch(transfers.front(), stream);
+  else
+    m.engine->launch_fused(transfers, stream);
 }
 
 // Calibration runs before single_ms_ is known (0): it measures the flow's own time, undelayed.
