@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
 # Builds p2pbench once (one CUDA architecture by default, to keep it fast) and runs every test
-# through CTest: unit, CLI and schema (Python), two-rank MPI, and GPU tests, which are skipped
-# with a message where no GPU is visible. Extra arguments go to ctest (e.g. -L gpu).
+# through CTest: unit, CLI and schema (Python), MPI, Slurm and GPU tests.
+#
+# Usage: scripts/test.sh [--quick] [CTEST_ARGS...]
+#   --quick  only the quick GPU check (label quick: every method family once across two GPUs,
+#            verified; a few minutes on a GPU node)
+# GPU tests: each says how many GPUs it needs; CTest gives it that many of the visible GPUs
+# (tests side by side on a node with several) and skips it, saying why, where fewer are visible
+# (a machine without a GPU skips them all). The skips and their reasons are listed at the end.
+# Env: P2PBENCH_REQUIRE_GPUS=N (a GPU test that needs N or fewer GPUs and skips fails instead),
+#      P2PBENCH_TEST_JOBS (tests at once; default: 2 more than the GPUs, at least 2),
+#      P2PBENCH_BUILD_DIR, P2PBENCH_CUDA_ARCHITECTURES, P2PBENCH_JOBS (build jobs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${P2PBENCH_BUILD_DIR:-build}
@@ -9,15 +18,31 @@ archs=${P2PBENCH_CUDA_ARCHITECTURES:-90}
 export PATH="$PATH:/usr/local/cuda/bin"
 python=$(command -v python3)
 [ -x .venv/bin/python3 ] && python=$PWD/.venv/bin/python3
+selection=()
+if [ "${1:-}" = --quick ]; then
+  shift
+  selection=(-L quick)
+fi
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
       -DPython3_EXECUTABLE="$python"
 cmake --build "$build" -j "${P2PBENCH_JOBS:-$(nproc)}"
+
+# The visible GPUs as CTest resources (tests/gpu_resources reads P2PBENCH_GPUS when ctest runs).
+build_dir=$(cd "$build" && pwd)
+spec="$build_dir/gpu-resources.json"
+P2PBENCH_GPUS=$("$python" tests/run_on_gpus.py --write-spec "$spec")
+export P2PBENCH_GPUS
+export P2PBENCH_SKIP_LOG="$build_dir/skipped-tests.txt"
+: >"$P2PBENCH_SKIP_LOG"
+jobs=${P2PBENCH_TEST_JOBS:-$((P2PBENCH_GPUS + 2))}
+echo "test.sh: $P2PBENCH_GPUS GPU(s) visible; $jobs tests at a time"
+
 status=0
-ctest --test-dir "$build" --output-on-failure "$@" || status=$?
-# Say why GPU tests were skipped, in the log where CI readers look.
-if ctest --test-dir "$build" -L gpu -N >/dev/null 2>&1; then
-  skipped=$(ctest --test-dir "$build" -L gpu -V 2>/dev/null | grep -m1 -o "SKIPPED: .*" || true)
-  [ -n "$skipped" ] && echo "GPU tests (label gpu): $skipped"
+ctest --test-dir "$build" --output-on-failure --resource-spec-file "$spec" -j "$jobs" "${selection[@]}" "$@" \
+  || status=$?
+if [ -s "$P2PBENCH_SKIP_LOG" ]; then
+  echo "Skipped GPU tests and why ($P2PBENCH_GPUS GPU(s) visible):"
+  sort "$P2PBENCH_SKIP_LOG" | sed 's/^/  /'
 fi
 exit $status

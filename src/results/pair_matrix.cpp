@@ -229,7 +229,7 @@ std::vector<RoundsAgreement> rounds_agreement(const std::vector<PairMatrix>& mat
 std::vector<SuspectPair> judge_pairs(const std::vector<PairMatrix>& matrices, const PairLinks& links) {
   std::vector<SuspectPair> out;
   for (const PairMatrix& m : matrices) {
-    if (m.key.schedule == "alone_check") continue;
+    if (m.key.schedule == "alone_check" || m.key.bytes < kSuspectMinBytes) continue;
     std::map<std::string, std::vector<std::pair<int, int>>> by_class;
     for (int src = 0; src < m.ranks; ++src)
       for (int dst = 0; dst < m.ranks; ++dst)

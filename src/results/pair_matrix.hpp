@@ -21,6 +21,10 @@ namespace p2pbench {
 // A pair is suspect when it is more than this far (percent) below the median of the comparable
 // cells: the same matrix and the same link class.
 constexpr double kSuspectMarginPct = 10.0;
+// Pairs are judged only on messages of at least this many bytes. A smaller message's time is
+// mostly the launch and its completion, the same whatever the link: its figures differ between
+// pairs by the host's noise (1 B through NCCL: 0.0 GB/s everywhere, yet "10% below").
+constexpr uint64_t kSuspectMinBytes = uint64_t{4} << 20;
 
 // Whether the case is a GB/s figure of the matrix (pattern "matrix" or "sampled"; no latency,
 // interference or host-link case): what the matrices are assembled from.
@@ -122,8 +126,9 @@ struct SuspectPair {
   size_t comparable_cells = 0;   // this one included
 };
 
-// Every judged cell with its reference: a measured cell (same_device excluded) against the
-// median of the OTHER cells of its matrix and link class (two cells at least), so that a bad
+// Every judged cell with its reference: a measured cell (same_device excluded) of a matrix of
+// kSuspectMinBytes or more against the median of the OTHER cells of its matrix and link class
+// (two cells at least), so that a bad
 // pair does not pull its own reference down; worst shortfall first. Alone checks are a sample
 // and not judged. The report tool reads these (`suspects --margin` picks from them) and never
 // judges pairs itself.

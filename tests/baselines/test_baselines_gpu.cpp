@@ -179,7 +179,7 @@ void run_nccl_case(int ranks, const std::vector<Flow>& flows) {
   });
 }
 
-TEST(NcclGroup, AllToAllAndOneToAllInOneGroupPerRank) {
+TEST(NcclGroupTwoGpus, AllToAllAndOneToAllInOneGroupPerRank) {
   if (!nccl_in_build()) GTEST_SKIP() << kNoNcclReason;
   const int ranks = std::min(gpu_count(), 4);
   if (ranks < 2) GTEST_SKIP() << "one NCCL rank per GPU: needs two GPUs";

@@ -73,9 +73,11 @@ TEST(ExampleMethod, TheSweepExpandsItsAxes) {
   }
 }
 
-TEST(ExampleMethod, RunsVerifiedThroughTheCaseLoop) {
+// A GPU test of its own (tests/example_method/CMakeLists.txt: test_example_method_gpu).
+TEST(ExampleMethod, RunsVerifiedThroughTheCaseLoopOnAGpu) {
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no CUDA GPU visible";
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  ASSERT_GT(devices, 0);
   const Config config = example_config();
   const RunnerOptions options = RunnerOptions::from(config, 1.0);
   gbench::TwoGpuSession session({"0", "0", true, options});

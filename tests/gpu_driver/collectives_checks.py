@@ -9,7 +9,7 @@ bandwidth = bytes / time and bus bandwidth = algorithm bandwidth x factor, and t
 element each row names (bf16 for the bf16 method, f32 for every other). NCCL refuses ranks that
 share a GPU: its rows are then skipped, with NCCL's reason; where each rank has a GPU of its own
 they must run verified. Ranks sharing a GPU need MPS (skipped with the reason otherwise).
-P2PBENCH_COLLECTIVE_RANKS picks the rank counts (default 2,3,4). Prints 'N passed, N failed'.
+P2PBENCH_COLLECTIVES_RANKS picks the rank counts (default 2,3,4). Prints 'N passed, N failed'.
 Usage: collectives_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
 """
 import json
@@ -66,7 +66,7 @@ def collective_rows(check, ranks, rows, ran):
 
 
 def main():
-    return run_rank_counts(__doc__, CONFIG, METHODS, "P2PBENCH_COLLECTIVE_RANKS", lambda ranks: "all_to_all",
+    return run_rank_counts(__doc__, CONFIG, METHODS, "P2PBENCH_COLLECTIVES_RANKS", lambda ranks: "all_to_all",
                            collective_rows, NCCL)
 
 

@@ -7,9 +7,14 @@ a sticky CUDA error, a hung kernel. From outside, as an operator or a scheduler 
 and SIGKILL of a rank at a random point, SIGUSR1, SIGTERM and SIGINT to mpirun. Every check reads the
 results file: incomplete, with the finished cases and the reason.
 
-Exits 77 (CTest: skipped) when no GPU is visible. Prints 'N passed, N failed'.
+Two GPUs (one rank each) unless --one-gpu (both ranks on GPU 0: the figures are not P2P, the
+faults and their ends are the same; NCCL and the ping-pong, which need two GPUs, are left out and
+the output says so). The scenarios run P2PBENCH_FAULT_JOBS at a time (default 3): each is a job of
+its own that mostly waits for a deadline.
+Exits 77 (CTest: skipped) when the GPUs are not visible. Prints 'N passed, N failed'.
 Usage: fault_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...] [--config FILE] [--keep DIR]
-       [--seed N] [--only copies|methods]   (--keep: copy every results file and log there, with the commands)
+       [--seed N] [--only copies|methods] [--one-gpu]   (--keep: copy every results file and log there,
+       with the commands)
 """
 import json
 import os
@@ -20,7 +25,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -44,15 +51,17 @@ class FaultChecks:
         self.binary, self.mpiexec, self.config, self.keep = binary, mpiexec, config, keep
         # One GPU: both ranks on it (the figures are not P2P; the faults and their ends are the same).
         self.gpu_flags = ["--allow-same-device", "--devices", "0,0"] if same_gpu else []
-        self.rng = random.Random(seed)
+        self.seed = seed
         self.passed = self.failed = 0
+        self.lock = threading.Lock()  # scenarios run side by side
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="p2pbench-faults-"))
         self.log = []
 
     def check(self, ok, what, detail=""):
-        print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + detail[-3000:]), flush=True)
-        self.passed += bool(ok)
-        self.failed += not ok
+        with self.lock:
+            print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + detail[-3000:]), flush=True)
+            self.passed += bool(ok)
+            self.failed += not ok
 
     def start(self, name, fault=None, extra=(), out=None, config=None):
         out = out or self.tmp / f"{name}.json"
@@ -130,7 +139,8 @@ class FaultChecks:
     def from_outside(self, name, action, extra=()):
         """Lets the run reach a random case, then acts on it as an operator would."""
         proc, out, log, cmd, t0 = self.start(name, extra=extra)
-        doc, n = self.wait_for_rows(out, proc, self.rng.randint(2, 12))
+        rng = random.Random(f"{self.seed}-{name}")  # the same point for a seed, whatever runs beside it
+        doc, n = self.wait_for_rows(out, proc, rng.randint(2, 12))
         if doc is None or "meta" not in doc or proc.poll() is not None:
             self.check(False, f"{name}: the run got going", (self.tmp / f"{name}.log").read_text())
             return None
@@ -207,14 +217,51 @@ class FaultChecks:
                 shutil.copy(f, keep / f.name)
             (keep / "commands.txt").write_text("".join(self.log))
         print(f"{self.passed} passed, {self.failed} failed")
-        return 0 if self.failed == 0 else 1
+        return 0 if self.failed == 0 and self.passed > 0 else 1  # a check that ran nothing fails
+
+
+def scenarios(c, groups):
+    """The fault scenarios, each a call that runs one job and checks how it ended."""
+    todo = []
+    if "copies" in groups:
+        todo += [lambda: c.injected("stop", 1, 5, ["rank 1 was lost"]),
+                 lambda: c.injected("stop", 0, 5, ["rank 0 was lost"]),
+                 lambda: c.injected("exit", 1, 5, ["lost", "ended before all cases"]),
+                 lambda: throw_is_reported(c),
+                 lambda: c.injected("cuda", 1, 5, ["fatal error"], rows_at_least=5),
+                 lambda: c.injected("hang", 0, 5, ["fatal error"], rows_at_least=5),
+                 lambda: c.stop_rank(0), lambda: c.stop_rank(1), lambda: c.kill_rank(1),
+                 lambda: c.signal_mpirun(signal.SIGUSR1, to_ranks=True),
+                 lambda: c.signal_mpirun(signal.SIGTERM, to_ranks=True),
+                 lambda: c.signal_mpirun(signal.SIGTERM), lambda: c.signal_mpirun(signal.SIGINT)]
+    if "methods" in groups:
+        # Faults inside the loops of the other methods (step=S: as the case's S-th lock-step begins):
+        # the baselines (staged, NCCL), latency, atomics and interference, on either rank.
+        both = ("staged", "latency_read", "latency_ce", "atomic")
+        baselines = both + (() if c.gpu_flags else ("nccl", "latency_signal"))
+        if c.gpu_flags:
+            print("one GPU: NCCL refuses two ranks on one GPU and the ping-pong needs both sides at once; "
+                  "their faults are checked on two GPUs (gpu_driver_faults_methods)", flush=True)
+        for config, method in [(BASELINES, m) for m in baselines] + [(INTERFERENCE, "interference")]:
+            k = c.first_case_of(config, method)
+            todo.append(lambda config=config, method=method, k=k: c.injected(
+                "stop", 1, k, ["rank 1 was lost"], config=config, tag="-" + method, step=3))
+            # mpirun ends the job at the first non-zero exit: where it kills the survivor before
+            # it has named the lost rank, the checkpoint of the cases before is the account.
+            todo.append(lambda config=config, method=method, k=k: c.injected(
+                "exit", 0, k, ["rank 0 was lost", "ended before all cases"], config=config, tag="-" + method, step=2))
+    return todo
+
+
+def throw_is_reported(c):
+    # The throwing rank says why on stderr and ends the job; the writer finds it gone.
+    text = c.injected("throw", 1, 5, ["stopped by an error on rank 1", "rank 1 was lost"])
+    c.check("injected fault: an exception outside the lock-step" in text, "inject-throw: the error is reported", text)
 
 
 def main(argv):
-    if gpu_count() < 1:
-        print("SKIPPED: no CUDA GPU is visible: the fault checks run p2pbench on a GPU node")
-        return 77
     args, config, keep, seed, groups = [], str(HERE / "tiny.json"), None, int(time.time()), {"copies", "methods"}
+    one_gpu = False
     it = iter(argv[1:])
     for a in it:
         if a == "--config":
@@ -225,43 +272,22 @@ def main(argv):
             seed = int(next(it))
         elif a == "--only":
             groups = {next(it)}
+        elif a == "--one-gpu":
+            one_gpu = True
         else:
             args.append(a)
+    gpus = gpu_count()
+    if gpus < (1 if one_gpu else 2):
+        print(f"SKIPPED: the fault checks need {'a GPU' if one_gpu else 'two GPUs'}; {gpus} visible")
+        return 77
     binary, mpiexec = args[0], args[1:]
-    c = FaultChecks(binary, mpiexec, config, keep, seed, same_gpu=gpu_count() < 2)
-    if c.gpu_flags:
-        print("one GPU: both ranks run on it (--allow-same-device)", flush=True)
-    print(f"fault checks on {config}, seed {seed}", flush=True)
-    if "copies" in groups:
-        c.injected("stop", 1, 5, ["rank 1 was lost"])
-        c.injected("stop", 0, 5, ["rank 0 was lost"])
-        c.injected("exit", 1, 5, ["lost", "ended before all cases"])
-        # The throwing rank says why on stderr and ends the job; the writer finds it gone.
-        text = c.injected("throw", 1, 5, ["stopped by an error on rank 1", "rank 1 was lost"])
-        c.check("injected fault: an exception outside the lock-step" in text, "inject-throw: the error is reported", text)
-        c.injected("cuda", 1, 5, ["fatal error"], rows_at_least=5)
-        c.injected("hang", 0, 5, ["fatal error"], rows_at_least=5)
-        for rank in (0, 1):
-            c.stop_rank(rank)
-        c.kill_rank(1)
-        c.signal_mpirun(signal.SIGUSR1, to_ranks=True)
-        c.signal_mpirun(signal.SIGTERM, to_ranks=True)
-        c.signal_mpirun(signal.SIGTERM)
-        c.signal_mpirun(signal.SIGINT)
-    if "methods" in groups:
-        # Faults inside the loops of the other methods (step=S: as the case's S-th lock-step begins):
-        # the baselines (staged, NCCL), latency, atomics and interference, on either rank.
-        # On one GPU NCCL refuses two ranks and the ping-pong needs both sides at once: their
-        # cases are skipped there, and a step fault would never fire.
-        both = ("staged", "latency_read", "latency_ce", "atomic")
-        baselines = both + (() if c.gpu_flags else ("nccl", "latency_signal"))
-        for config, method in [(BASELINES, m) for m in baselines] + [(INTERFERENCE, "interference")]:
-            k = c.first_case_of(config, method)
-            c.injected("stop", 1, k, ["rank 1 was lost"], config=config, tag="-" + method, step=3)
-            # mpirun ends the job at the first non-zero exit: where it kills the survivor before
-            # it has named the lost rank, the checkpoint of the cases before is the account.
-            c.injected("exit", 0, k, ["rank 0 was lost", "ended before all cases"], config=config, tag="-" + method,
-                       step=2)
+    c = FaultChecks(binary, mpiexec, config, keep, seed, same_gpu=one_gpu)
+    jobs = int(os.environ.get("P2PBENCH_FAULT_JOBS", "3"))
+    print(f"fault checks on {config}, seed {seed}, {'both ranks on one GPU' if one_gpu else 'two GPUs'}, "
+          f"{jobs} at a time", flush=True)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for done in [pool.submit(s) for s in scenarios(c, groups)]:
+            done.result()  # a scenario that raised fails the run
     return c.finish()
 
 

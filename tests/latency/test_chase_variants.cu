@@ -177,7 +177,7 @@ TEST(ChaseVariants, EverySmLaunchChasesWithTheBlockAsked) {
                std::exception);
 }
 
-TEST(ChaseVariants, PeerChainsAreOneCycleAndEndWhereExpected) {
+TEST(ChaseVariantsTwoGpus, PeerChainsAreOneCycleAndEndWhereExpected) {
   if (!enable_peer_access_0_to_1()) GTEST_SKIP() << "needs two GPUs with peer access";
   for (ChaseLoad load : kLoads) {
     const Chain c = make_chain(1, 0, {2u << 20, 128}, load);
@@ -189,7 +189,7 @@ TEST(ChaseVariants, PeerChainsAreOneCycleAndEndWhereExpected) {
 // Timings in one process with peer access (nvbandwidth's set-up), GPU 0 reading GPU 1: the
 // `single` block and the `every_sm` sweep (one launch per SM, events summed as nvbandwidth).
 // Informational: printed for the investigation script, checked only for sanity.
-TEST(ChaseVariants, InProcessPeerTimings) {
+TEST(ChaseVariantsTwoGpus, InProcessPeerTimings) {
   if (!enable_peer_access_0_to_1()) GTEST_SKIP() << "needs two GPUs with peer access";
   const auto grid = static_cast<unsigned>(sm_count(0));
   for (ChaseLoad load : {ChaseLoad::kWeak, ChaseLoad::kAbsolute, ChaseLoad::kGeneric}) {

@@ -374,14 +374,14 @@ TEST(PointerChase, LocalEndsWhereExpected) {
   check_chase(0, ChaseLoad::kStrong, 16384);
 }
 
-TEST(PointerChase, PeerEndsWhereExpected) {
+TEST(PointerChaseTwoGpus, PeerEndsWhereExpected) {
   if (!enable_two_gpus()) GTEST_SKIP() << "needs two GPUs with peer access";
   check_chase(1, ChaseLoad::kStrong, 20000);
   check_chase(1, ChaseLoad::kWeak, 20000);
 }
 
 // A chain of the reader's own addresses, written through its peer mapping.
-TEST(PointerChase, AbsoluteChainThroughPeerEndsWhereExpected) {
+TEST(PointerChaseTwoGpus, AbsoluteChainThroughPeerEndsWhereExpected) {
   if (!enable_two_gpus()) GTEST_SKIP() << "needs two GPUs with peer access";
   cuda_check(cudaSetDevice(1), "selecting the owner");
   DeviceBuffer buf(kChaseBytes, "the chase buffer");

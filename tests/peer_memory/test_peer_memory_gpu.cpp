@@ -93,7 +93,7 @@ TEST_F(PeerMemoryGpu, FabricMemoryTravelsAsBytesOrIsWaivedWithoutImex) {
     const std::string why = e.what();
     if (has(why, "fabric handles: cuMemCreate: CUDA_ERROR_NOT_PERMITTED: no IMEX channel (") ||
         has(why, "(CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 0)"))
-      GTEST_SKIP() << "waived (what a run gives as its reason): " << why;
+      GTEST_SKIP() << "missing service: an IMEX channel; waived as a run gives it: " << why;
     FAIL() << why;
   }
   round_trip(*memory);

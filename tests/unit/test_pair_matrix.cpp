@@ -234,6 +234,16 @@ TEST(SuspectPairs, BelowTheMedianOfTheSameLinkClassRankedByShortfall) {
   EXPECT_EQ(suspect_pairs(assemble_matrices(cases_from_rows(rows), links), links, 20.0).size(), 1u) << "the margin is a parameter";
 }
 
+TEST(SuspectPairs, SmallMessagesAreNotJudged) {
+  std::vector<json> rows = sequential_rows();  // 2->1 is 23% below the others at 1 GiB
+  const PairLinks links = pair_links_from_meta(group_meta());
+  for (json& r : rows) r["bytes"] = kSuspectMinBytes - 1;
+  EXPECT_TRUE(judge_pairs(assemble_matrices(cases_from_rows(rows), links), links).empty())
+      << "a message under the floor carries the launch's time, not the link's";
+  for (json& r : rows) r["bytes"] = kSuspectMinBytes;
+  EXPECT_EQ(suspect_pairs(assemble_matrices(cases_from_rows(rows), links), links).size(), 1u);
+}
+
 TEST(SuspectPairs, LinkClassesAreComparedOnlyWithThemselves) {
   json meta = group_meta();
   for (json& p : meta["pairs"])  // 2->1 and 1->2 on a PCIe path: 300 is only compared with 392
