@@ -42,6 +42,7 @@ json start_meta(const RunFacts& f) {
       {"group", group},
       {"pairs", f.pairs.is_array() ? f.pairs : json::array()},
       {"tool", {{"name", "p2pbench"}, {"version", tool_version()}, {"git_sha", tool_git_sha()}}},
+      {"provenance", build_provenance()},
       {"timestamp_utc", utc_timestamp()},
       {"command_line", f.command_line},
       {"label", f.config->label},

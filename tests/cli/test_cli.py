@@ -179,10 +179,17 @@ def test_config_wins_over_the_default(tmp_path):
     assert "ldst" not in r.stdout
 
 
-def test_version_prints_name_version_and_sha():
+def test_version_prints_name_version_sha_and_the_build_provenance():
     r = run("--version")
     assert r.returncode == 0, r.stderr
-    assert re.fullmatch(r"p2pbench \d+\.\d+\.\d+ \(git ([0-9a-f]{7,40}|unknown)\)\n", r.stdout), r.stdout
+    lines = r.stdout.splitlines()
+    assert re.fullmatch(r"p2pbench \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(, dirty)?|unknown)\)", lines[0]), r.stdout
+    facts = dict(line.split(":", 1) for line in lines[1:])
+    assert list(facts) == ["commit", "dirty", "sources", "build type", "CUDA archs", "compilers", "built"], r.stdout
+    assert re.match(r"\s+([0-9a-f]{40} \(from (git|PROVENANCE.json)|unknown \(no git)", facts["commit"]), r.stdout
+    assert re.match(r"\s+(no|yes \(|unknown \()", facts["dirty"]), r.stdout
+    assert re.match(r"\s+sha256 [0-9a-f]{64} ", facts["sources"]), r.stdout
+    assert re.match(r"\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(UTC\)", facts["built"]), r.stdout
 
 
 @pytest.mark.parametrize("text,bytes_", [("64k", 65536), ("1g", 1 << 30), ("4KiB", 4096), ("4kib", 4096),
