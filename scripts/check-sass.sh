@@ -24,7 +24,7 @@ fi
 
 sass=$(mktemp)
 trap 'rm -f "$sass"' EXIT
-"$cuobjdump" --dump-sass "$lib" >"$sass"
+"$cuobjdump" --dump-sass "$lib" >"$sass" || { echo "check-sass: $cuobjdump --dump-sass $lib failed (exit $?)" >&2; exit 2; }
 
 # Count an opcode pattern in the SASS of the functions whose name matches `func`, compiled for
 # `arch` (cuobjdump prints "arch = sm_XX" before each ELF and "Function : NAME" before each

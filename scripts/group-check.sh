@@ -8,11 +8,18 @@
 #   RANKS: ranks of the matrix and pattern runs (default: 4 on a 2-GPU node, else one per GPU)
 # Env: P2PBENCH_LABEL (default: the node's GPU count, e.g. "4-ranks-2-gpus")
 #      P2PBENCH_GROUP_STEPS (default "default matrix patterns odd crossnode load gbench")
+# Every step runs whatever the others did; the summary names each with its exit status and the
+# script exits 1 when any failed (scripts/lib/steps.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/steps.sh
 out=${1:?usage: scripts/group-check.sh OUT_DIR BUILD_DIR [RANKS]}
 build=${2:?usage: scripts/group-check.sh OUT_DIR BUILD_DIR [RANKS]}
-gpus=$(nvidia-smi -L | wc -l)
+gpus=$(nvidia-smi -L | grep -c '^GPU [0-9]')
+if ((gpus == 0)); then
+  echo "group-check: nvidia-smi -L lists no GPU: nothing to run" >&2
+  exit 1
+fi
 ranks=${3:-$([ "$gpus" -le 2 ] && echo 4 || echo "$gpus")}
 devices=$(seq -s, 0 $((gpus - 1)))
 steps=${P2PBENCH_GROUP_STEPS:-default matrix patterns odd crossnode load gbench}
@@ -20,8 +27,6 @@ mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 summary="$out/summary.txt"
 : >"$summary"
-status=0
-note() { echo "$*" | tee -a "$summary"; }
 same=()
 [ "$ranks" -gt "$gpus" ] && same=(--allow-same-device)
 
@@ -32,6 +37,7 @@ run() {
   local dir="$out/$name"
   mkdir -p "$dir"
   "$build/src/p2pbench" --dry-run --ranks "$np" --devices "$devices" --config "$config" "$@" >"$dir/dry-run.txt" 2>&1
+  record_step "$name: dry run" $? "$name/dry-run.txt"
   local estimate
   estimate=$(grep -o 'estimate[^0-9]*[0-9.]* s' "$dir/dry-run.txt" | grep -o '[0-9.]* s' | head -1)
   local start end rc
@@ -43,10 +49,9 @@ run() {
   end=$(date +%s.%N)
   local wall
   wall=$(python3 -c "print(f'{$end - $start:.1f}')")
-  note "$name: $np ranks on $gpus GPUs, exit $rc, wall ${wall} s (mpirun start to end), dry-run estimate ${estimate:-?}"
-  [ "$rc" = 0 ] || status=1
-  python3 tests/gpu_driver/group_checks.py "$dir/results.json" --ranks "$np" >"$dir/checks.txt" 2>&1 || status=1
-  tail -1 "$dir/checks.txt" | sed "s/^/  $name checks: /" | tee -a "$summary"
+  record_step "$name" "$rc" "$np ranks on $gpus GPUs, wall ${wall} s (mpirun start to end), dry-run estimate ${estimate:-?}"
+  python3 tests/gpu_driver/group_checks.py "$dir/results.json" --ranks "$np" >"$dir/checks.txt" 2>&1
+  record_step "$name checks" $? "$(tail -1 "$dir/checks.txt")"
 }
 
 for step in $steps; do
@@ -55,8 +60,9 @@ for step in $steps; do
     matrix)
       run matrix "$ranks" configs/matrix.json
       scripts/p2pbench-report suspects "$out/matrix/results.json" >"$out/matrix/suspects.txt" 2>&1
-      scripts/p2pbench-report plot "$out/matrix/results.json" -o "$out/matrix/plots" >"$out/matrix/plot.txt" 2>&1 ||
-        note "matrix: plot failed (see matrix/plot.txt)"
+      record_step "matrix: suspects" $? "matrix/suspects.txt"
+      scripts/p2pbench-report plot "$out/matrix/results.json" -o "$out/matrix/plots" >"$out/matrix/plot.txt" 2>&1
+      record_step "matrix: plot" $? "matrix/plot.txt"
       ;;
     patterns) run patterns "$ranks" configs/patterns.json ;;
     odd) run odd-3-ranks 3 configs/matrix.json --sizes 256M ;;
@@ -68,9 +74,10 @@ for step in $steps; do
     load) run latency-under-load "$ranks" configs/latency-under-load.json ;;
     gbench)
       "$build/src/gbench/p2pbench-gbench" --config tests/gbench/small.json --benchmark_format=console \
-        >"$out/gbench.txt" 2>&1 && note "gbench: exit 0" || { note "gbench: FAILED"; status=1; }
+        >"$out/gbench.txt" 2>&1
+      record_step gbench $? "gbench.txt"
       ;;
+    *) record_step "step $step" 2 "unknown (default matrix patterns odd crossnode load gbench)" ;;
   esac
 done
-note "group-check: $([ $status = 0 ] && echo PASS || echo FAIL)"
-exit $status
+finish_steps group-check

@@ -5,12 +5,15 @@
 # checked byte for byte, the 8 fastest re-timed), writes the table OUT_DIR/shapes.tsv and
 # OUT_DIR/summary.txt, then builds with the best shape that has a chunk counter as the default
 # (P2PBENCH_HBM_* CMake cache variables), runs the HBM tests with it and, unless --sweep-only,
-# the HBM half of configs/interference.json (two GPUs). The summary is printed last.
+# the HBM half of configs/interference.json (two GPUs). The summary is printed once the shape is chosen.
 #
 # Usage: scripts/hbm-shape-check.sh [--sweep-only] OUT_DIR [BUILD_DIR]   (default build dir: build-gpu)
 #   --sweep-only   build, sweep, table and summary only: no rebuild, no tests, no interference run
+# Exits 1 naming the step that failed: the build, the sweep and the table stop the script; after
+# the rebuild, the tests and the run are each recorded and the script ends FAILED if one failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
+source scripts/lib/steps.sh
 sweep_only=0
 if [[ ${1:-} == --sweep-only ]]; then sweep_only=1; shift; fi
 out=${1:?usage: scripts/hbm-shape-check.sh [--sweep-only] OUT_DIR [BUILD_DIR]}
@@ -59,31 +62,31 @@ out += ["", "confirmation (3 interleaved runs each, medians):",
 open(sys.argv[3], "w").write("\n".join(out) + "\n")
 PY
 
-best=$(grep -m1 "HBM stream shape best: " "$out/shapes.txt")
+best=$(grep -m1 "HBM stream shape best: " "$out/shapes.txt") ||
+  { echo "the sweep named no best shape (no 'HBM stream shape best:' line in $out/shapes.txt)"; exit 1; }
 read -r layout hints unroll chunk per_sm < <(sed -E \
   's/.*best: layout ([a-z_]+) hints ([a-z_]+) unroll ([0-9]+) chunk ([0-9]+) KiB blocks\/SM ([0-9]+):.*/\1 \2 \3 \4 \5/' <<<"$best")
 flags=(-DP2PBENCH_HBM_LAYOUT="$layout" -DP2PBENCH_HBM_HINTS="$hints" -DP2PBENCH_HBM_UNROLL="$unroll"
   -DP2PBENCH_HBM_CHUNK_KIB="$chunk" -DP2PBENCH_HBM_BLOCKS_PER_SM="$per_sm")
-status="sweep only: not rebuilt"
-if ((!sweep_only)); then
-  if ! { configure "${flags[@]}" && build_targets p2pbench test_interference_gpu; }; then
-    echo "rebuild failed: $out/build.log"; exit 1
-  fi
-  "$build/tests/interference/test_interference_gpu" --gtest_filter='HbmWorkload.*:HbmStreamShape.*:-HbmWorkload.StreamShapes' \
-    >"$out/hbm-tests.txt" 2>&1
-  tests_rc=$?
-  python3 - "$out/interference-hbm.json" <<'PY'
+cat "$out/summary.txt"
+echo "chosen: ${flags[*]}"
+((sweep_only)) && { echo "sweep only: not rebuilt"; exit 0; }
+if ! { configure "${flags[@]}" && build_targets p2pbench test_interference_gpu; }; then
+  echo "rebuild failed: $out/build.log"; exit 1
+fi
+"$build/tests/interference/test_interference_gpu" --gtest_filter='HbmWorkload.*:HbmStreamShape.*:-HbmWorkload.StreamShapes' \
+  >"$out/hbm-tests.txt" 2>&1
+record_step "hbm tests with the chosen shape" $? "$out/hbm-tests.txt"
+grep -E "HBM stream [0-9]|kernels fit" "$out/hbm-tests.txt"
+python3 - "$out/interference-hbm.json" <<'PY'
 import json, sys
 config = json.load(open("configs/interference.json"))
 config.update(label="interference-hbm", description="configs/interference.json, the HBM stream workload only")
 config["interference"]["workloads"] = ["hbm"]
 json.dump(config, open(sys.argv[1], "w"), indent=2)
 PY
-  mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none "$build/src/p2pbench" --config "$out/interference-hbm.json" \
-    --label h200-nv18 --output "$out/interference-hbm-results.json" >"$out/interference-hbm.log" 2>&1
-  run_rc=$?
-  status="rebuilt with it; hbm tests: rc=$tests_rc; interference (hbm): rc=$run_rc"
-  grep -E "HBM stream [0-9]|kernels fit" "$out/hbm-tests.txt"
-fi
-cat "$out/summary.txt"
-echo "chosen: ${flags[*]} ($status)"
+record_step "the HBM half of configs/interference.json" $? "$out/interference-hbm.json"
+mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none "$build/src/p2pbench" --config "$out/interference-hbm.json" \
+  --label h200-nv18 --output "$out/interference-hbm-results.json" >"$out/interference-hbm.log" 2>&1
+record_step "interference (hbm) with the chosen shape" $? "$out/interference-hbm.log"
+finish_steps hbm-shape-check

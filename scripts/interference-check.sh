@@ -8,15 +8,17 @@
 #        cmake --build build-gpu -j && scripts/interference-check.sh out/interference build-gpu
 # Env: P2PBENCH_INTERFERENCE_CONFIG (default configs/interference.json), P2PBENCH_LABEL (default
 #      h200-nv18), P2PBENCH_ALLOW_NO_GREEN_CONTEXTS=1 (where green contexts are known missing).
+# Every step runs whatever the others did; the script ends naming each step that failed and exits
+# 1 when one did (scripts/lib/steps.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/steps.sh
 out=${1:?usage: scripts/interference-check.sh OUT_DIR BUILD_DIR}
 build=${2:?usage: scripts/interference-check.sh OUT_DIR BUILD_DIR}
 config=${P2PBENCH_INTERFERENCE_CONFIG:-configs/interference.json}
 label=${P2PBENCH_LABEL:-h200-nv18}
 mkdir -p "$out/logs" "$out/results"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-status=0
 
 {
   date -u
@@ -28,7 +30,7 @@ status=0
 test_bin="$build/tests/interference/test_interference_gpu"
 "$test_bin" --gtest_output="json:$out/logs/gpu-tests.json" >"$out/logs/gpu-tests.log" 2>&1
 tests_rc=$?
-[ "$tests_rc" = 0 ] || status=1
+record_step "GPU tests (test_interference_gpu)" "$tests_rc" "logs/gpu-tests.log"
 
 # 2. The sweep, on both GPUs; then the both-GPUs-busy path (bidir, the workload on both GPUs).
 start=$(date +%s)
@@ -36,18 +38,19 @@ mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none "$build/s
   --label "$label" --progress --output "$out/results/interference.json" >"$out/logs/interference.log" 2>"$out/logs/interference.err"
 run_rc=$?
 seconds=$(($(date +%s) - start))
-[ "$run_rc" = 0 ] || status=1
+record_step "sweep ($config)" "$run_rc" "logs/interference.err"
 start=$(date +%s)
 mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none "$build/src/p2pbench" \
   --config configs/interference-both-busy.json --label "$label-both-busy" --progress \
   --output "$out/results/interference-both-busy.json" >"$out/logs/interference-both-busy.log" 2>"$out/logs/interference-both-busy.err"
 busy_rc=$?
 busy_seconds=$(($(date +%s) - start))
-[ "$busy_rc" = 0 ] || status=1
+record_step "sweep (configs/interference-both-busy.json)" "$busy_rc" "logs/interference-both-busy.err"
 
-# 3. Figures (soft: matplotlib may be missing).
+# 3. Figures (matplotlib: scripts/requirements.txt).
 PYTHONPATH=scripts python3 -m p2pbench_report plot "$out/results/interference.json" -o "$out/figures" --format png \
-  >"$out/logs/plot.log" 2>&1 || echo "plot failed (see logs/plot.log)" >>"$out/logs/plot.log"
+  >"$out/logs/plot.log" 2>&1
+record_step figures $? "logs/plot.log"
 
 # 4. Every row checked; the summary table last.
 python3 - "$out" "$tests_rc" "$run_rc" "$seconds" "$busy_rc" "$busy_seconds" <<'PY'
@@ -116,7 +119,6 @@ at = text.find("Trade table")
 print("\n" + (text[at:].split("\nresults:")[0] if at >= 0 else "(no trade table in logs/interference.log)"))
 sys.exit(1 if problems else 0)
 PY
-rows_rc=$?
-[ "$rows_rc" = 0 ] || status=1
-echo "logs: $out/logs, results: $out/results/interference.json, figures: $out/figures; overall: $([ $status = 0 ] && echo PASS || echo FAIL)"
-exit $status
+record_step "every row checked" $? "PROBLEM lines above"
+echo "logs: $out/logs, results: $out/results/interference.json, figures: $out/figures"
+finish_steps interference-check

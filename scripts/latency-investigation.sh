@@ -9,8 +9,11 @@
 # Env:   NVBANDWIDTH=/path/to/nvbandwidth  also run nvbandwidth -t device_to_device_latency_sm
 #                                          (its figures become the reference instead of 826.7 ns)
 #        REFERENCE_NS=826.7                the reference when nvbandwidth is not run
+# Every step after the build runs whatever the others did; the script ends naming each step that
+# failed and exits 1 when one did (scripts/lib/steps.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/steps.sh
 out=${1:?usage: scripts/latency-investigation.sh OUT_DIR BUILD_DIR}
 build=${2:?usage: scripts/latency-investigation.sh OUT_DIR BUILD_DIR}
 mkdir -p "$out"
@@ -26,8 +29,8 @@ cmake --build "$build" -j "$(nproc)" --target p2pbench test_chase_variants >>"$o
 
 nvbandwidth_run() {  # $1: before | after
   [ -n "${NVBANDWIDTH:-}" ] || return 0
-  "$NVBANDWIDTH" -t device_to_device_latency_sm -j >"$out/nvbandwidth-$1.json" 2>"$out/nvbandwidth-$1.err" ||
-    echo "nvbandwidth ($1) failed: $out/nvbandwidth-$1.err"
+  "$NVBANDWIDTH" -t device_to_device_latency_sm -j >"$out/nvbandwidth-$1.json" 2>"$out/nvbandwidth-$1.err"
+  record_step "nvbandwidth ($1)" $? "$out/nvbandwidth-$1.err"
 }
 
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=index,clocks.sm,clocks.max.sm,clocks.mem,pstate,power.draw \
@@ -44,10 +47,10 @@ mpirun -np 2 --bind-to none --mca btl_vader_single_copy_mechanism none "$build/s
 status=$?
 kill "$clock_logger" 2>/dev/null
 wait "$clock_logger" 2>/dev/null
-echo "p2pbench: exit $status after $(($(date +%s) - start)) s (console: $out/console.txt)"
+record_step p2pbench "$status" "$(($(date +%s) - start)) s, console: $out/console.txt"
 
-"$build/tests/latency/test_chase_variants" >"$out/in-process.txt" 2>&1 ||
-  echo "test_chase_variants failed: $out/in-process.txt"
+"$build/tests/latency/test_chase_variants" >"$out/in-process.txt" 2>&1
+record_step test_chase_variants $? "$out/in-process.txt"
 nvbandwidth_run after
 
 python3 - "$out" "${REFERENCE_NS:-826.7}" <<'PY'
@@ -161,4 +164,5 @@ print("\nSM clock during the sweep (nvidia-smi every 100 ms), MHz:")
 for gpu, v in sorted(clocks.items()):
     print(f"  GPU {gpu}: min {min(v):.0f}, median {statistics.median(v):.0f}, max {max(v):.0f} ({len(v)} readings)")
 PY
-exit "$status"
+record_step "the table" $?
+finish_steps latency-investigation

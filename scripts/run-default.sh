@@ -35,9 +35,15 @@ On a node with two or more GPUs, run this script again.
 EOF
   exit 1
 fi
+# Each step that fails says which it was and ends the script with its exit status.
+failed() {  # STEP STATUS
+  echo "run-default: $1 failed (exit $2)" >&2
+  exit "$2"
+}
 build() {
-  cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2PBENCH_BUILD_TESTS=OFF
-  cmake --build build-release -j "$(nproc)"
+  cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2PBENCH_BUILD_TESTS=OFF ||
+    failed "configuring (cmake -S . -B build-release)" $?
+  cmake --build build-release -j "$(nproc)" || failed "the build (cmake --build build-release)" $?
 }
 if ((gpus == 1)); then
   echo "run-default: one GPU found; P2P figures need two (one per rank)."
@@ -45,8 +51,9 @@ if ((gpus == 1)); then
   echo "Measuring what one GPU can: its host link and copies within its memory (configs/one-gpu.json)."
   build
   # One rank needs no mpirun.
-  build-release/src/p2pbench --config configs/one-gpu.json --output "$output" "$@"
-  exit
+  build-release/src/p2pbench --config configs/one-gpu.json --output "$output" "$@" ||
+    failed "the one-GPU run (p2pbench --config configs/one-gpu.json)" $?
+  exit 0
 fi
 
 build
@@ -54,4 +61,4 @@ root_flags=()
 [ "$(id -u)" -eq 0 ] && root_flags=(--allow-run-as-root)
 # --bind-to none: p2pbench binds each rank to the CPUs near its GPU itself.
 mpirun -np 2 --bind-to none "${root_flags[@]}" build-release/src/p2pbench --config "$config" \
-       --output "$output" "$@"
+       --output "$output" "$@" || failed "the run (mpirun -np 2 p2pbench --config $config)" $?

@@ -7,9 +7,10 @@
 #            verified; a few minutes on a GPU node)
 # GPU tests: each says how many GPUs it needs; CTest gives it that many of the visible GPUs
 # (tests side by side on a node with several) and skips it, saying why, where fewer are visible
-# (a machine without a GPU skips them all). The skips and their reasons are listed at the end.
+# (a machine without a GPU skips them all): scripts/run-ctest.sh. The skips and their reasons are
+# listed at the end.
 # Env: P2PBENCH_REQUIRE_GPUS=N (a GPU test that needs N or fewer GPUs and skips fails instead),
-#      P2PBENCH_TEST_JOBS (tests at once; default: 2 more than the GPUs, at least 2),
+#      P2PBENCH_TEST_JOBS (tests at once; default: 2 more than the GPUs),
 #      P2PBENCH_BUILD_DIR, P2PBENCH_CUDA_ARCHITECTURES, P2PBENCH_JOBS (build jobs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,24 +29,8 @@ fi
 # small machine (figures come from the release build of scripts/run-default.sh). CUDA code keeps
 # its optimisation (nvcc's device code is compiled at -O3 whatever the host flags).
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
-      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DPython3_EXECUTABLE="$python"
-cmake --build "$build" -j "${P2PBENCH_JOBS:-$(nproc)}"
+      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DPython3_EXECUTABLE="$python" \
+  || { status=$?; echo "test.sh: configuring $build failed (exit $status)" >&2; exit $status; }
+cmake --build "$build" -j "${P2PBENCH_JOBS:-$(nproc)}" || { status=$?; echo "test.sh: the build failed (exit $status)" >&2; exit $status; }
 
-# The visible GPUs as CTest resources (tests/gpu_resources reads P2PBENCH_GPUS when ctest runs).
-build_dir=$(cd "$build" && pwd)
-spec="$build_dir/gpu-resources.json"
-P2PBENCH_GPUS=$("$python" tests/run_on_gpus.py --write-spec "$spec")
-export P2PBENCH_GPUS
-export P2PBENCH_SKIP_LOG="$build_dir/skipped-tests.txt"
-: >"$P2PBENCH_SKIP_LOG"
-jobs=${P2PBENCH_TEST_JOBS:-$((P2PBENCH_GPUS + 2))}
-echo "test.sh: $P2PBENCH_GPUS GPU(s) visible; $jobs tests at a time"
-
-status=0
-ctest --test-dir "$build" --output-on-failure --resource-spec-file "$spec" -j "$jobs" "${selection[@]}" "$@" \
-  || status=$?
-if [ -s "$P2PBENCH_SKIP_LOG" ]; then
-  echo "Skipped GPU tests and why ($P2PBENCH_GPUS GPU(s) visible):"
-  sort "$P2PBENCH_SKIP_LOG" | sed 's/^/  /'
-fi
-exit $status
+"$(dirname "$0")/run-ctest.sh" "$build" "${selection[@]}" "$@"

@@ -13,8 +13,11 @@
 #      than build, default, tools, equivalents, put-signal, tokens, collectives, gemm-rs and allocators
 #      names configs/STEP.json), P2PBENCH_INTERFERENCE_CONFIG (another config for that step),
 #      P2PBENCH_EXPECT (default expectations/h200-nv18.json), P2PBENCH_CUDA_ARCHITECTURES (default 90)
+# Every step runs whatever the others did; the summary names each with its exit status and the
+# script exits 1 when any failed (scripts/lib/steps.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/steps.sh
 out=${1:?usage: scripts/two-gpu-remeasure.sh OUT_DIR BEFORE_SRC [NVBANDWIDTH_BIN] [NCCL_TESTS_SRC]}
 before_src=$(cd "${2:?BEFORE_SRC: an extracted source tree of the older commit}" && pwd)
 nvbandwidth=${3:-}
@@ -27,7 +30,6 @@ export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 mkdir -p "$out/runs" "$out/tools" "$out/logs"
 summary="$out/summary.txt"
 : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
 declare -A bin=([after]="$PWD/build-gpu/src/p2pbench" [before]="$before_src/build-gpu/src/p2pbench")
 
 {
@@ -41,29 +43,38 @@ declare -A bin=([after]="$PWD/build-gpu/src/p2pbench" [before]="$before_src/buil
 build_tree() {  # SRC TAG
   { cmake -S "$1" -B "$1/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" -DP2PBENCH_BUILD_TESTS=OFF &&
     cmake --build "$1/build-gpu" -j 16 --target p2pbench; } >"$out/logs/build-$2.log" 2>&1
-  note "build $2: exit $?"
 }
 
 build_nccl_tests() {
-  [ -n "$nccl_tests_src" ] || return 0
   make -C "$nccl_tests_src/src" -j 16 NCCL_HOME=/usr CUDA_HOME=/usr/local/cuda BUILDDIR=/tmp/nccl-tests \
     NVCC_GENCODE="-gencode=arch=compute_$arch,code=sm_$arch" /tmp/nccl-tests/sendrecv_perf /tmp/nccl-tests/all_reduce_perf \
     >"$out/logs/build-nccl-tests.log" 2>&1
-  note "build nccl-tests: exit $?"
+}
+
+# The three builds at once, each recorded when it ends (a background job's own records would be
+# lost with its subshell).
+build_all() {
+  local after before nccl=""
+  build_tree . after & after=$!
+  build_tree "$before_src" before & before=$!
+  [ -n "$nccl_tests_src" ] && { build_nccl_tests & nccl=$!; }
+  wait "$after"; record_step "build after" $? "logs/build-after.log"
+  wait "$before"; record_step "build before" $? "logs/build-before.log"
+  [ -z "$nccl" ] || { wait "$nccl"; record_step "build nccl-tests" $? "logs/build-nccl-tests.log"; }
 }
 
 # run TREE NAME NP CONFIG [FLAGS...]: one p2pbench run, its console and results under runs/.
 run() {
   local tree=$1 name=$2 np=$3 config=$4
   shift 4
-  [ -x "${bin[$tree]}" ] || { note "$name $tree: not run (no binary: see logs/build-$tree.log)"; return; }
+  [ -x "${bin[$tree]}" ] || { record_step "$name $tree" 127 "not run: no binary, see logs/build-$tree.log"; return; }
   local same=()
   [ "$np" -gt 2 ] && same=(--allow-same-device --devices 0,1)
   local start=$SECONDS
   timeout 240 mpirun -np "$np" --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none \
     "${bin[$tree]}" --config "$config" "${same[@]}" --label "two-gpu-$tree" --output "$out/runs/$name-$tree.json" "$@" \
     >"$out/runs/$name-$tree.txt" 2>&1
-  note "$name $tree: exit $?, $((SECONDS - start)) s ($(grep -m1 -E '^results:' "$out/runs/$name-$tree.txt"))"
+  record_step "$name $tree" $? "$((SECONDS - start)) s, $(grep -m1 -E '^results:' "$out/runs/$name-$tree.txt")"
 }
 
 # compare NAME: each case's median, before against after (both runs of each, where there are two).
@@ -73,6 +84,7 @@ compare() {
     [ -f "$f" ] && files+=("$f")
   done
   python3 scripts/before-after.py "$1" "${files[@]}" >>"$out/before-after.txt" 2>&1
+  record_step "$1 before/after" $? "before-after.txt"
 }
 
 run_tools() {
@@ -82,15 +94,18 @@ run_tools() {
       device_to_device_bidirectional_memcpy_write_sm device_to_device_bidirectional_memcpy_read_sm \
       device_to_device_latency_sm host_to_device_memcpy_ce device_to_host_memcpy_ce \
       >"$out/tools/nvbandwidth.json" 2>"$out/tools/nvbandwidth.stderr"
-    note "nvbandwidth: exit $?"
+    record_step nvbandwidth $? "tools/nvbandwidth.stderr"
   fi
   if [ -x /tmp/nccl-tests/sendrecv_perf ]; then
     # The sizes of configs/nccl-tests-equivalent.json (8 B to 512 MiB, x4), and 1 GiB.
     timeout 120 /tmp/nccl-tests/sendrecv_perf -g 2 -b 8 -e 512M -f 4 -w 5 -n 20 >"$out/tools/sendrecv_perf.txt" 2>&1
+    record_step "nccl-tests sendrecv_perf" $? "tools/sendrecv_perf.txt"
     timeout 60 /tmp/nccl-tests/sendrecv_perf -g 2 -b 1G -e 1G -w 5 -n 20 >"$out/tools/sendrecv_perf_1G.txt" 2>&1
-    note "nccl-tests sendrecv_perf: exit $?"
+    record_step "nccl-tests sendrecv_perf 1 GiB" $? "tools/sendrecv_perf_1G.txt"
     timeout 120 /tmp/nccl-tests/all_reduce_perf -g 2 -b 8 -e 1G -f 8 -w 5 -n 20 >"$out/tools/all_reduce_perf.txt" 2>&1
-    note "nccl-tests all_reduce_perf: exit $?"
+    record_step "nccl-tests all_reduce_perf" $? "tools/all_reduce_perf.txt"
+  elif [ -n "$nccl_tests_src" ]; then
+    record_step "nccl-tests" 127 "no /tmp/nccl-tests/sendrecv_perf: see logs/build-nccl-tests.log"
   fi
 }
 
@@ -100,7 +115,7 @@ config_step() {
   local config=configs/$1.json np=2
   [ "$1" = interference ] && config=${P2PBENCH_INTERFERENCE_CONFIG:-$config}
   case $1 in matrix | patterns) np=4 ;; esac
-  [ -f "$config" ] || { note "unknown step '$1' (no $config)"; return; }
+  [ -f "$config" ] || { record_step "step $1" 2 "unknown step: no $config"; return; }
   run before "$1" "$np" "$config"
   run after "$1" "$np" "$config"
   compare "$1"
@@ -108,9 +123,7 @@ config_step() {
 
 for step in $steps; do
   case $step in
-    build)
-      build_tree . after & build_tree "$before_src" before & build_nccl_tests & wait
-      ;;
+    build) build_all ;;
     default)
       # Two alternated rounds; the expectations are checked on every run.
       run before default 2 configs/default.json --expect "$expect"
@@ -130,9 +143,11 @@ for step in $steps; do
       run after put-signal 2 configs/put-signal.json
       { cmake -S . -B build-gpu-tests -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" &&
         cmake --build build-gpu-tests -j 16 --target test_put_signal_kernels; } >"$out/logs/build-put-signal-test.log" 2>&1
+      record_step "build test_put_signal_kernels" $? "logs/build-put-signal-test.log"
       P2PBENCH_ORDERING_DEVICES=0,1 P2PBENCH_ORDERING_TRIES=${P2PBENCH_ORDERING_TRIES:-200} timeout 300 \
         build-gpu-tests/tests/put_signal/test_put_signal_kernels >"$out/runs/put-signal-kernels-0-1.txt" 2>&1
-      note "put_signal kernels across the GPUs: exit $? ($(grep -c '^ORDERING' "$out/runs/put-signal-kernels-0-1.txt") ordering counts)"
+      record_step "put_signal kernels across the GPUs" $? \
+        "$(grep -c '^ORDERING' "$out/runs/put-signal-kernels-0-1.txt") ordering counts"
       ;;
     tokens) run after tokens 2 configs/tokens.json ;;  # this tree only, as put-signal
     collectives | gemm-rs) run after "$step" 2 "configs/$step.json" ;;  # this tree only, as put-signal
@@ -147,5 +162,7 @@ for step in $steps; do
   esac
   # Packed after every step, so that a call cut short still brings back what it measured.
   rm -f "$out"/runs/*.tmp*
-  tar -czf "$out/remeasure.tgz" -C "$out" runs tools logs summary.txt $(cd "$out" && ls before-after.txt 2>/dev/null)
+  tar -czf "$out/remeasure.tgz" -C "$out" runs tools logs summary.txt $(cd "$out" && ls before-after.txt 2>/dev/null) ||
+    record_step "pack remeasure.tgz after $step" 1
 done
+finish_steps two-gpu-remeasure

@@ -17,6 +17,7 @@ from p2pbench_report.verdicts import run_verdicts
 from p2pbench_report.cases import BANDWIDTH, LATENCY, MatchedCase, Metric, describe_case, match_cases
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.pair_rows import comparison_rows, matches_by_gpu
+from p2pbench_report.provenance import provenance_fields, provenance_warning
 from p2pbench_report.tables import Table
 from p2pbench_report.units import format_value
 
@@ -55,15 +56,24 @@ def compare(result_sets: list[ResultSet], all_cases: bool = False) -> Comparison
 
 
 def metadata_table(result_sets: list[ResultSet]) -> Table:
-    """One row per metadata field (the system, then how the run was made: conditions.py, then how
-    long mapping the peers' buffers took), one column per file, and whether the files differ."""
-    fields = [{**r.system.diff_fields(), **run_conditions(r.document["meta"]),
+    """One row per metadata field (the system, the source tree it was built from: provenance.py,
+    then how the run was made: conditions.py, then how long mapping the peers' buffers took), one
+    column per file, and whether the files differ."""
+    fields = [{**r.system.diff_fields(), **provenance_fields(r.document["meta"]), **run_conditions(r.document["meta"]),
                "peer mapping (max over ranks)": peer_mapping_times(r.document["meta"])} for r in result_sets]
     table = Table(["field"] + [r.name for r in result_sets] + ["differs"])
     for name in fields[0]:
         values = [f[name] for f in fields]
         table.add(name, *values, "≠" if len(set(values)) > 1 else "")
     return table
+
+
+def warnings(comparison: Comparison) -> list[str]:
+    """The sentences printed in bold under the metadata: other source trees, other conditions."""
+    metas = [r.document["meta"] for r in comparison.result_sets]
+    found = [provenance_warning([(r.name, r.document["meta"]) for r in comparison.result_sets]),
+             conditions_warning(metas)]
+    return [w for w in found if w]
 
 
 def _cell(case: MatchedCase, index: int, metric: Metric) -> str:
@@ -120,8 +130,7 @@ def render_markdown(comparison: Comparison) -> str:
     parts += [f"- {r.name}: `{r.path}`{' (INCOMPLETE run)' if r.incomplete else ''}" for r in comparison.result_sets]
     parts += ["", MATCHED_BY_GPU if comparison.by_gpu else MATCHED_BY_RANK]
     parts += ["", "## Metadata", "", metadata_table(comparison.result_sets).to_markdown()]
-    warning = conditions_warning([r.document["meta"] for r in comparison.result_sets])
-    if warning:
+    for warning in warnings(comparison):
         parts += ["", f"**{warning}**"]
     evidence = [f"- {r.name}: {message}" for r in comparison.result_sets
                 for message in run_verdicts(r.document["meta"]).messages]
@@ -166,9 +175,7 @@ def render_html(comparison: Comparison) -> str:
     body += [f"<li>{html.escape(r.name)}: <code>{html.escape(str(r.path))}</code>"
              f"{' (INCOMPLETE run)' if r.incomplete else ''}</li>" for r in comparison.result_sets]
     body += ["</ul>", "<h2>Metadata</h2>", metadata_table(comparison.result_sets).to_html()]
-    warning = conditions_warning([r.document["meta"] for r in comparison.result_sets])
-    if warning:
-        body.append(f"<p><strong>{html.escape(warning)}</strong></p>")
+    body += [f"<p><strong>{html.escape(warning)}</strong></p>" for warning in warnings(comparison)]
     figures = build_figures(comparison.result_sets)
     try:
         if figures:

@@ -17,6 +17,7 @@ import re
 from p2pbench_report.compare import Comparison, _figure_html, render_html as render_tables_html
 from p2pbench_report.plots.figures import close_figures
 from p2pbench_report.plots.ratio import ratio_figures
+from p2pbench_report.provenance import provenance_warning
 from p2pbench_report.ratios import (DEFAULT_THRESHOLD, MethodSummary, Ratio, is_outside,  # noqa: F401
                                     ratios, summaries)
 
@@ -27,15 +28,25 @@ p.summary { font-family: ui-monospace, monospace; font-size: 0.9em; margin: 0.2e
 """
 
 
+TREES_CAVEAT = ("The files may come from different source trees (WARNING under Metadata): the ratios include "
+                "whatever changed in the code.")
+
+
 def summary_lines(comparison: Comparison, threshold: float = DEFAULT_THRESHOLD) -> list[str]:
     return [s.line(threshold) for s in summaries(comparison)]
+
+
+def _trees_differ(comparison: Comparison) -> bool:
+    return provenance_warning([(r.name, r.document["meta"]) for r in comparison.result_sets]) is not None
 
 
 def render_markdown_summary(comparison: Comparison, threshold: float = DEFAULT_THRESHOLD) -> str:
     lines = summary_lines(comparison, threshold)
     if not lines:
         return ""
-    return "\n".join(["", "## Summary: ratio to the first file, per method", ""] + [f"- {line}" for line in lines]) + "\n"
+    caveat = ["", TREES_CAVEAT] if _trees_differ(comparison) else []
+    return "\n".join(["", "## Summary: ratio to the first file, per method", ""] + [f"- {line}" for line in lines]
+                     + caveat) + "\n"
 
 
 # ---- HTML ------------------------------------------------------------------------------------
@@ -96,6 +107,8 @@ def _summary_html(comparison: Comparison, threshold: float) -> str:
     lines = summary_lines(comparison, threshold)
     parts += [f'<p class="summary">{html.escape(line)}</p>' for line in lines] or [
         "<p>No case was measured in the first file and another.</p>"]
+    if lines and _trees_differ(comparison):
+        parts.append(f"<p><strong>{html.escape(TREES_CAVEAT)}</strong></p>")
     parts.append(f"<p>Ratio cells outside ±{threshold * 100:g}% are highlighted in the tables below: "
                  "red where the later file is worse, green where it is better.</p>")
     figures = ratio_figures(comparison, threshold)

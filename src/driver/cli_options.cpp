@@ -65,7 +65,7 @@ void add_run_options(CLI::App& app, CliOptions& o) {
       "Every transfer is verified byte for byte. Results go to one JSON file (schema_version 2), rewritten after\n"
       "every case (\"incomplete\": true until the last case) so a run stopped early keeps what it measured.");
   app.footer(footer());
-  app.set_version_flag("--version", std::string(app.get_name()) + " " + tool_version() + " (git " + tool_git_sha() + ")");
+  app.set_version_flag("--version", version_text(app.get_name()));
   app.add_option("--config", o.config_path,
                  "JSON config file (see configs/); without it, configs/default.json as built in, flags override its keys")
       ->check(CLI::ExistingFile);

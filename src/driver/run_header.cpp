@@ -42,8 +42,10 @@ void print_identity(std::FILE* out, const json& meta) {
   std::string hosts;
   for (const json& h : field(meta, "hosts").is_array() ? field(meta, "hosts") : json::array())
     hosts += (hosts.empty() ? "" : ", ") + h.get<std::string>();
-  std::fprintf(out, "p2pbench %s (git %s), %s, host %s\n", text(tool, "version").c_str(), text(tool, "git_sha").c_str(),
-               text(meta, "timestamp_utc", "started now").c_str(), hosts.empty() ? "unknown" : hosts.c_str());
+  const bool dirty = field(field(meta, "provenance"), "dirty") == json(true);  // a tree that is not its commit
+  std::fprintf(out, "p2pbench %s (git %s%s), %s, host %s\n", text(tool, "version").c_str(), text(tool, "git_sha").c_str(),
+               dirty ? ", dirty" : "", text(meta, "timestamp_utc", "started now").c_str(),
+               hosts.empty() ? "unknown" : hosts.c_str());
   const json& config = field(meta, "config");
   const json& verify = field(meta, "verify");
   std::fprintf(out, "run: label %s, verify %s, %s samples per case of >= %s ms, warm-up %s ms\n",

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "common/cuda_check.hpp"
 #include "common/version.hpp"
 #include "engines/nccl_engine.hpp"
 #include "results/result_writer.hpp"
@@ -22,8 +23,8 @@ json rank_description(int rank, const std::string& host, int device, const json&
 
 json start_meta(const RunFacts& f) {
   int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
+  cuda_check(cudaDriverGetVersion(&driver), "asking the CUDA driver for its version (meta.cuda_driver_version)");
+  cuda_check(cudaRuntimeGetVersion(&runtime), "asking the CUDA runtime for its version (meta.cuda_runtime_version)");
   std::set<std::string> hosts;
   json gpu_list = json::array(), rank_list = json::array();
   for (const json& r : f.ranks) {
@@ -42,6 +43,7 @@ json start_meta(const RunFacts& f) {
       {"group", group},
       {"pairs", f.pairs.is_array() ? f.pairs : json::array()},
       {"tool", {{"name", "p2pbench"}, {"version", tool_version()}, {"git_sha", tool_git_sha()}}},
+      {"provenance", build_provenance()},
       {"timestamp_utc", utc_timestamp()},
       {"command_line", f.command_line},
       {"label", f.config->label},
@@ -65,13 +67,16 @@ json start_meta(const RunFacts& f) {
 
 void add_timer_calibration(json& meta, const std::vector<json>& ranks, const std::vector<json>& clock_end,
                            double sweep_seconds) {
-  json at_start = json::array(), at_end = json::array();
+  json at_start = json::array(), at_end = json::array(), notes = json::array();
   bool end_calibrated = clock_end.size() >= 2;  // an offset between two ranks' clocks
   for (size_t r = 0; r < ranks.size(); ++r) {
     at_start.push_back(ranks[r]["clock_start"]);
     const json end = r < clock_end.size() ? clock_end[r] : json();
     at_end.push_back(end);
     end_calibrated = end_calibrated && end.is_object() && end.value("rounds", 0) > 0;
+    if (end.is_object() && end.contains("failed"))
+      notes.push_back("rank " + std::to_string(r) + ": the end-of-run clock calibration failed (" +
+                      end["failed"].get<std::string>() + "): the timers' drift over the sweep is not known");
   }
   const bool start_calibrated = ranks.size() >= 2 && ranks[0]["clock_start"].value("rounds", 0) > 0 &&
                                 ranks[1]["clock_start"].value("rounds", 0) > 0;
@@ -91,6 +96,7 @@ void add_timer_calibration(json& meta, const std::vector<json>& ranks, const std
                                  ? json((end - start) / (sweep_seconds * 1e3))
                                  : json()},
   };
+  if (!notes.empty()) meta["timer_calibration"]["notes"] = notes;
 }
 
 }  // namespace p2pbench

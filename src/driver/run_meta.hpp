@@ -36,7 +36,8 @@ nlohmann::json rank_description(int rank, const std::string& host, int device, c
 nlohmann::json start_meta(const RunFacts& facts);
 
 // Adds the timer calibration (with the end offsets, when every rank measured them: `clock_end`
-// by rank, each null if not measured) and the sweep's duration.
+// by rank, each null if not measured, {"failed": why} if the calibration threw: a note in
+// timer_calibration.notes) and the sweep's duration.
 void add_timer_calibration(nlohmann::json& meta, const std::vector<nlohmann::json>& ranks,
                            const std::vector<nlohmann::json>& clock_end, double sweep_seconds);
 

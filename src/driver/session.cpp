@@ -253,16 +253,21 @@ json Session::end_meta() {
     buffers_->unmap_peers(comm_, !fatal_ && !stopping_);
     meta["peer_mapping"] = buffers_->mapping_meta();
   }
-  // The timers again: their offset at the end shows how far they drifted during the sweep.
+  // The timers again: their offset at the end shows how far they drifted during the sweep. A
+  // failed calibration costs only the drift figure: it is kept as a note, the results stand.
   json clock_end;
   if (!fatal_ && !sanitizer_mode_ && !stopping_) {
     try {
       clock_end = calibrate_gpu_clock().to_json();
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      clock_end = {{"failed", e.what()}};
     }
   }
   const std::vector<json> ends = gather_values(comm_, clock_end, "gathering the end-of-run clock offsets");
   add_timer_calibration(meta, ranks_, ends, double(host_clock_ns() - sweep_start_ns_) * 1e-9);
+  if (me_ == 0)
+    for (const json& note : meta["timer_calibration"].value("notes", json::array()))
+      std::fprintf(stderr, "p2pbench: note: %s\n", note.get<std::string>().c_str());
   if (link_ && !fatal_) {
     link_->finish(meta);
     // The driver's own version string, where NVML answered (the CUDA number is in meta).

@@ -70,8 +70,8 @@ std::string p2p_text(const TwoGpuSession& s) {
 
 std::vector<std::pair<std::string, std::string>> describe_run(const TwoGpuSession& s, const Config& config) {
   std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back("p2pbench", std::string(tool_version()) + " (git " + tool_git_sha() + "), config '" +
-                                   config.label + "'");
+  out.emplace_back("p2pbench", version_line() + ", config '" + config.label + "'");
+  out.emplace_back("p2pbench_provenance", build_provenance().dump());  // as meta.provenance of p2pbench's files
   out.emplace_back("src_gpu", gpu_text(s.gpu(0).info));
   out.emplace_back("dst_gpu", gpu_text(s.gpu(1).info));
 

@@ -33,8 +33,11 @@ std::string entry_problem(const json& e) {
     if (!is_match_value(value)) return "match." + key + ": " + value.dump() + " is not text, a number, a boolean or null";
   for (const auto& [key, value] : e.items())
     if (key != "match" && key != "pair_class" && key != "metric" && key != "reference" && key != "floor" &&
-        key != "ceiling")
-      return "unknown key '" + key + "' (match, pair_class, metric, reference, floor, ceiling)";
+        key != "ceiling" && key != "runs" && key != "worst_run_pct")
+      return "unknown key '" + key + "' (match, pair_class, metric, reference, floor, ceiling, runs, worst_run_pct)";
+  if (e.contains("runs") && !(e["runs"].is_number_integer() && e["runs"] >= 1)) return "'runs' must be an integer >= 1";
+  if (e.contains("worst_run_pct") && !(is_number(e["worst_run_pct"]) && e["worst_run_pct"] >= 0))
+    return "'worst_run_pct' must be a number >= 0";
   const ExpectationMetric* m = e.contains("metric") ? expectation_metric(e["metric"]) : nullptr;
   if (m == nullptr)
     return "metric " + (e.contains("metric") ? e["metric"].dump() : std::string("(missing)")) +
@@ -60,12 +63,19 @@ bool is_text_list(const json& v) {
   return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& f) { return f.is_string(); });
 }
 bool is_object(const json& v) { return v.is_object(); }
+bool is_source_list(const json& v) {  // what `expect make` records of each source run; read by people
+  return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& s) {
+           return s.is_object() && s.contains("path") && s["path"].is_string();
+         });
+}
 bool is_boolean(const json& v) { return v.is_boolean(); }
 bool is_count(const json& v) { return v.is_number_integer() && v >= 1; }
 
 constexpr KeyRule kTopLevelKeys[] = {{"system", is_text, "text"},
                                      {"tolerance_pct", is_non_negative, "a number >= 0"},
                                      {"made_from", is_text_list, "a list of file names"},
+                                     {"sources", is_source_list, "a list of objects, each with a text 'path'"},
+                                     {"allow_warnings", is_boolean, "true or false"},
                                      {"made_with", is_object, "an object"}};
 constexpr KeyRule kMadeWithKeys[] = {{"verify", is_boolean, "true or false"},
                                      {"samples", is_count, "an integer >= 1"},

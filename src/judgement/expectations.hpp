@@ -2,9 +2,11 @@
 // the run and checked against its cases at the end. Format (shared with `p2pbench-report expect
 // make` / `check`, scripts/p2pbench_report/expectations.py):
 //   {"format": "p2pbench-expectations", "version": 1, "system", "made_from", "tolerance_pct",
+//    "sources": [{"path", ...}] and "allow_warnings" (optional: what the file was made from),
 //    "made_with": {"verify", "samples", "min_sample_time_ms"} (optional),
 //    "expectations": [{"match": {...row fields...}, "pair_class": "NV18",
-//                      "metric": "bandwidth_gbps" | "latency_us", "reference", "floor" | "ceiling"}]}
+//                      "metric": "bandwidth_gbps" | "latency_us", "reference", "floor" | "ceiling",
+//                      "runs", "worst_run_pct" (optional: the sources' spread)}]}
 // The judgement of cases against the file: expectation_check.hpp.
 #pragma once
 

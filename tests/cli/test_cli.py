@@ -179,10 +179,17 @@ def test_config_wins_over_the_default(tmp_path):
     assert "ldst" not in r.stdout
 
 
-def test_version_prints_name_version_and_sha():
+def test_version_prints_name_version_sha_and_the_build_provenance():
     r = run("--version")
     assert r.returncode == 0, r.stderr
-    assert re.fullmatch(r"p2pbench \d+\.\d+\.\d+ \(git ([0-9a-f]{7,40}|unknown)\)\n", r.stdout), r.stdout
+    lines = r.stdout.splitlines()
+    assert re.fullmatch(r"p2pbench \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(, dirty)?|unknown)\)", lines[0]), r.stdout
+    facts = dict(line.split(":", 1) for line in lines[1:])
+    assert list(facts) == ["commit", "dirty", "sources", "build type", "CUDA archs", "compilers", "built"], r.stdout
+    assert re.match(r"\s+([0-9a-f]{40} \(from (git|PROVENANCE.json)|unknown \(no git)", facts["commit"]), r.stdout
+    assert re.match(r"\s+(no|yes \(|unknown \()", facts["dirty"]), r.stdout
+    assert re.match(r"\s+sha256 [0-9a-f]{64} ", facts["sources"]), r.stdout
+    assert re.match(r"\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(UTC\)", facts["built"]), r.stdout
 
 
 @pytest.mark.parametrize("text,bytes_", [("64k", 65536), ("1g", 1 << 30), ("4KiB", 4096), ("4kib", 4096),
@@ -317,8 +324,10 @@ def test_single_process_run_refuses_clearly(tmp_path):
 # --expect FILE: the file is checked before anything runs.
 EXPECT_OK = {"format": "p2pbench-expectations", "version": 1, "system": "h200-nv18", "tolerance_pct": 5.0,
              "made_with": {"verify": True, "samples": 10, "min_sample_time_ms": 1.0},
+             "sources": [{"path": "a.json", "commit": "unknown", "dirty": None, "verdicts": "ok"}],
              "expectations": [{"match": {"method": "ce", "direction": "push", "mode": "uni", "bytes": 1073741824},
-                               "pair_class": "NV18", "metric": "bandwidth_gbps", "reference": 396.0, "floor": 376.2}]}
+                               "pair_class": "NV18", "metric": "bandwidth_gbps", "reference": 396.0, "floor": 376.2,
+                               "runs": 3, "worst_run_pct": 1.5}]}
 
 
 @pytest.mark.parametrize("change, needles", [
@@ -360,6 +369,11 @@ def expectation_variants():
         ("tolerance as text", {"tolerance_pct": "5"}, "tolerance_pct"),
         ("made_from not a list", {"made_from": "default.json"}, "made_from"),
         ("unknown top-level key", {"systm": "x"}, "systm"),
+        ("sources not a list", {"sources": "default.json"}, "sources"),
+        ("a source without its path", {"sources": [{"commit": "abc"}]}, "sources"),
+        ("allow_warnings as text", {"allow_warnings": "yes"}, "allow_warnings"),
+        ("runs 0", {"expectations": [dict(entry, runs=0)]}, "expectations[0]"),
+        ("negative worst_run_pct", {"expectations": [dict(entry, worst_run_pct=-1)]}, "expectations[0]"),
         ("reference as text", {"expectations": [dict(entry, reference="396")]}, "expectations[0]"),
         ("match value a list", {"expectations": [dict(entry, match={"method": ["ce"]})]}, "expectations[0]"),
         ("unknown entry key", {"expectations": [dict(entry, flor=1.0)]}, "expectations[0]"),

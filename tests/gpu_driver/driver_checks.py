@@ -72,6 +72,11 @@ class Checks:
         self.check(all(r["sms_used"] == r["blocks"] for r in sm_rows),
                    f"{name}: one block per SM (sms_used == blocks)",
                    json.dumps([(r["method"], r["blocks"], r["sms_used"]) for r in sm_rows][:6]))
+        provenance, tool = doc["meta"].get("provenance", {}), doc["meta"]["tool"]
+        self.check(len(provenance.get("source_sha256", "")) == 64 and provenance.get("origin") in
+                   ("git", "PROVENANCE.json", "unknown") and tool["git_sha"] == provenance.get("commit", "?")[:12],
+                   f"{name}: meta.provenance names the sources (their hash, the commit as tool.git_sha)",
+                   json.dumps([provenance, tool]))
         mapping = doc["meta"].get("peer_mapping", {})
         self.check(all(r.get("allocator") == "legacy" for r in rows) and mapping.get("allocator") == "legacy"
                    and (mapping.get("map_ms") or 0) > 0 and mapping.get("unmap_ms") is not None,

@@ -103,6 +103,25 @@ TEST(Expectations, BadFilesNameTheFlagAndTheField) {
   EXPECT_THROW(load_expectations("/nonexistent/expect.json"), InputError);
 }
 
+TEST(Expectations, WhatExpectMakeRecordsOfItsSourcesIsAccepted) {
+  json doc = document({entry(ce_match(1024), "bandwidth_gbps", 10, 9)});
+  doc["sources"] = {{{"path", "a.json"}, {"commit", "unknown"}, {"dirty", nullptr}, {"verdicts", "warn: link errors"}}};
+  doc["allow_warnings"] = true;
+  doc["expectations"][0]["runs"] = 3;
+  doc["expectations"][0]["worst_run_pct"] = 1.25;
+  EXPECT_EQ(load_error(doc.dump()), "");
+  json no_path = doc;
+  no_path["sources"][0].erase("path");
+  EXPECT_NE(load_error(no_path.dump()).find("sources: "), std::string::npos) << load_error(no_path.dump());
+  json no_runs = doc;
+  no_runs["expectations"][0]["runs"] = 0;
+  EXPECT_NE(load_error(no_runs.dump()).find("expectations[0]: 'runs' must be an integer >= 1"), std::string::npos)
+      << load_error(no_runs.dump());
+  json negative = doc;
+  negative["expectations"][0]["worst_run_pct"] = -1;
+  EXPECT_NE(load_error(negative.dump()).find("'worst_run_pct' must be a number >= 0"), std::string::npos);
+}
+
 TEST(Expectations, RunMadeWithLessCareIsRefusedBeforeItStarts) {
   const json doc = document(json::array());
   EXPECT_NO_THROW(check_run_comparable(doc, {{"verify", true}, {"samples", 10}, {"min_sample_time_ms", 1.0}}, "e.json"));

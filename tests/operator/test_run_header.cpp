@@ -61,6 +61,17 @@ TEST(RunHeader, StartOfRunMetaWithoutRanksOrNvml) {
   EXPECT_NE(text.find("NVIDIA driver 580.159.04"), std::string::npos) << text;  // from meta.gpus
 }
 
+TEST(RunHeader, SaysWhenTheBinaryWasBuiltFromAChangedTree) {
+  json meta = committed_meta();
+  meta["tool"]["git_sha"] = "fa1d864fae80";
+  EXPECT_NE(header_of(meta).find("p2pbench 0.1.0 (git fa1d864fae80), "), std::string::npos)  // written before it
+      << header_of(meta);
+  meta["provenance"] = {{"commit", "fa1d864fae80aaaa"}, {"dirty", true}, {"diff_sha256", std::string(64, 'a')}};
+  EXPECT_NE(header_of(meta).find("p2pbench 0.1.0 (git fa1d864fae80, dirty), "), std::string::npos) << header_of(meta);
+  meta["provenance"]["dirty"] = false;
+  EXPECT_NE(header_of(meta).find("(git fa1d864fae80), "), std::string::npos) << header_of(meta);
+}
+
 TEST(RunHeader, OneRankHasNoLink) {
   json meta = committed_meta();
   meta["gpus"] = json::array({meta["gpus"][0]});

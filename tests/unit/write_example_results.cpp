@@ -3,7 +3,20 @@
 #include <cstdio>
 #include <string>
 
+#include "common/version.hpp"
 #include "example_results.hpp"
+
+namespace {
+
+// The meta as a run writes it: this build's own tool.git_sha and provenance, so that the schema
+// checks the real record.
+nlohmann::json with_provenance(nlohmann::json document) {
+  document["meta"]["tool"]["git_sha"] = p2pbench::tool_git_sha();
+  document["meta"]["provenance"] = p2pbench::build_provenance();
+  return document;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -11,9 +24,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  p2pbench::write_json_atomically(dir + "/example-complete.json", p2pbench::testing::example_document());
+  p2pbench::write_json_atomically(dir + "/example-complete.json",
+                                  with_provenance(p2pbench::testing::example_document()));
   p2pbench::write_json_atomically(
       dir + "/example-incomplete.json",
-      p2pbench::result_document(p2pbench::testing::example_meta(), {}, nlohmann::json(), true, "stopped early"));
+      with_provenance(
+          p2pbench::result_document(p2pbench::testing::example_meta(), {}, nlohmann::json(), true, "stopped early")));
   return 0;
 }

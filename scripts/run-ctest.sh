@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs CTest in a build folder with the visible GPUs as CTest resources: each GPU test gets as
+# many GPUs as it needs (tests side by side on a node with several) or is skipped, saying why,
+# where fewer are visible (tests/run_on_gpus.py). Lists the skipped GPU tests and why at the end.
+#
+# Usage: scripts/run-ctest.sh BUILD_DIR [CTEST_ARGS...]
+# Env: P2PBENCH_TEST_JOBS (tests at once; default: 2 more than the GPUs), P2PBENCH_REQUIRE_GPUS=N
+#      (a GPU test that needs N or fewer GPUs and skips fails instead).
+# Exit: ctest's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(cd "${1:?usage: scripts/run-ctest.sh BUILD_DIR [CTEST_ARGS...]}" && pwd)
+shift
+python=$(command -v python3)
+[ -x .venv/bin/python3 ] && python=$PWD/.venv/bin/python3
+
+# tests/gpu_resources reads P2PBENCH_GPUS when ctest runs.
+spec="$build/gpu-resources.json"
+P2PBENCH_GPUS=$("$python" tests/run_on_gpus.py --write-spec "$spec")
+export P2PBENCH_GPUS
+export P2PBENCH_SKIP_LOG="$build/skipped-tests.txt"
+: >"$P2PBENCH_SKIP_LOG"
+jobs=${P2PBENCH_TEST_JOBS:-$((P2PBENCH_GPUS + 2))}
+echo "run-ctest: $P2PBENCH_GPUS GPU(s) visible; $jobs tests at a time"
+
+status=0
+ctest --test-dir "$build" --output-on-failure --resource-spec-file "$spec" -j "$jobs" "$@" \
+  || { status=$?; echo "run-ctest: ctest failed (exit $status)" >&2; }
+if [ -s "$P2PBENCH_SKIP_LOG" ]; then
+  echo "Skipped GPU tests and why ($P2PBENCH_GPUS GPU(s) visible):"
+  sort "$P2PBENCH_SKIP_LOG" | sed 's/^/  /'
+fi
+exit $status
