@@ -90,6 +90,8 @@ def check_page(repo: Repository, name: str, text: str) -> PageReport:
         marked.add(token)
         if marker.kind == "fig":
             keys = {**page.defaults(block, figs, marker.start), **marker.keys}
+            if "dir" in keys and "file" in keys:
+                keys["file"] = "+".join(keys["dir"].rstrip("/") + "/" + f for f in keys["file"].split("+"))
             figures.append(_Figure(block, token, marker, keys))
         elif marker.kind == "calc":
             calcs.append(_Figure(block, token, marker, {}))

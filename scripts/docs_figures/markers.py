@@ -11,6 +11,7 @@
 Keys of fig and figs (values with spaces in double quotes):
     file=PATH    the file, from the repository's root (one the block or its caption cites);
                  FILE+FILE for the values of several
+    dir=PATH     the folder file= names are in (a figs default keeps the markers short)
     stat=NAME    the statistic: median (default), min, max, mean, p95, ...
     field=NAME   the figure: bandwidth_gbps or latency_us (default: the rows' metric), tflops,
                  time_us, or any column of the report's row frame (pct_of_peak,
@@ -19,7 +20,8 @@ Keys of fig and figs (values with spaces in double quotes):
     agg=HOW      mean, min, max or sum of the selected rows' values, as one figure
     per=COLUMNS  with agg: one figure per group of rows alike in these columns (bytes+method)
     id=NAME      the name a calc uses for this figure's value (the mean of its values)
-    json=PATH    a number of the document instead of a row (meta.topology.peak_gbps_per_direction)
+    json=PATH    a number of the document instead of a row (meta.topology.peak_gbps_per_direction;
+                 rounds_agreement.*.max_abs_difference_pct: * is every item of a list)
     match=REGEX  a text file: the number is the pattern's first group, in every match
     COLUMN=V[+V] any other key selects rows: the column has one of the values (sizes such as
                  bytes=1G or chunk_bytes=4K in binary units; null for none)
@@ -37,7 +39,7 @@ import shlex
 from dataclasses import dataclass
 
 MARKER = re.compile(r"<!--\s*(fig|figs|calc|param)\b(.*?)-->", re.S)
-RESERVED = ("file", "stat", "field", "scale", "agg", "per", "id", "json", "match")
+RESERVED = ("file", "dir", "stat", "field", "scale", "agg", "per", "id", "json", "match")
 AGGREGATES = ("mean", "min", "max", "sum")
 
 

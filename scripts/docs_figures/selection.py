@@ -44,7 +44,7 @@ def _groups(repo: Repository, path: str, keys: dict[str, str]) -> list[list[floa
     if "match" in keys:
         return [_matched(repo.text(path), keys["match"])]
     if "json" in keys:
-        return [[_document_value(repo.results(path).document, keys["json"])]]
+        return [_document_values(repo.results(path).document, keys["json"])]
     rows, column = _selected_rows(repo, path, keys)
     if "per" not in keys:
         return [rows[column].astype(float).tolist()]
@@ -65,18 +65,25 @@ def _matched(text: str, pattern: str) -> list[float]:
     return [value_of(v) for v in found]
 
 
-def _document_value(document: dict, path: str) -> float:
-    value = document
+def _document_values(document: dict, path: str) -> list[float]:
+    """The numbers at a dotted path of the document; `*` takes every item of a list."""
+    values = [document]
     for part in path.split("."):
-        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        elif isinstance(value, dict) and part in value:
-            value = value[part]
-        else:
-            raise SourceError(f"json={path}: the document has no {part!r} there")
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise SourceError(f"json={path} is {value!r}, not a number")
-    return float(value)
+        found = []
+        for value in values:
+            if part == "*" and isinstance(value, list):
+                found += value
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                found.append(value[int(part)])
+            elif isinstance(value, dict) and part in value:
+                found.append(value[part])
+            else:
+                raise SourceError(f"json={path}: the document has no {part!r} there")
+        values = found
+    bad = [v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool)]
+    if bad or not values:
+        raise SourceError(f"json={path} is {bad[0] if bad else 'empty'!r}, not a number")
+    return [float(v) for v in values]
 
 
 def _selected_rows(repo: Repository, path: str, keys: dict[str, str]) -> tuple[pd.DataFrame, str]:
@@ -87,7 +94,7 @@ def _selected_rows(repo: Repository, path: str, keys: dict[str, str]) -> tuple[p
             continue
         if key not in rows.columns:
             raise SourceError(f"{key}= is no column of the file's rows")
-        rows = rows[rows[key].map(_matcher(key, wanted, rows[key]))]
+        rows = rows.loc[rows[key].map(_matcher(key, wanted, rows[key])).astype(bool)]
     described = " ".join(f"{k}={v}" for k, v in keys.items() if k not in RESERVED)
     if rows.empty:
         raise SourceError(f"no row with {described}")

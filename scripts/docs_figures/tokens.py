@@ -18,14 +18,16 @@ TOKEN = re.compile(rf"(?<![\w.,/\-+\u2212'])(?P<a>{NUMBER})"
                    rf"(?:(?P<sep>\s?[\u2013-]\s?|\s\u2026\s)(?P<b>{NUMBER}))?(?![\w])")
 # Spans blanked before numbers are looked for (kept at their length, so offsets hold).
 NO_FIGURES = re.compile(
-    r"`[^`\n]*`"                                  # code quotes
+    r"`(?:[^`\n]|\n(?!\s*\n))*`"                   # code quotes (a line break, never a blank line)
     r"|<!--.*?-->"                                # comments (markers included)
     r"|\]\([^)\s]*\)"                             # link targets
     r"|<https?://[^>]*>|https?://\S+"             # addresses
     r"|\b\d{4}-\d{2}-\d{2}\b"                     # dates
     r"|\bv?\d+\.\d+\.\d+(?:\.\d+)?\b"             # versions (580.159.04, 2.28.3)
     r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b"  # commit names
-    r"|\d+\s*[\u2192]\s*\d+",                     # ranks: 0→1
+    r"|\d+\s*[\u2192]\s*\d+"                      # ranks: 0→1
+    r"|\{[^{}\n]*\}"                               # sets of a config's values: {4 … 132}
+    r"|\[\d+\]",                                  # indices: [0][1]
     re.S)
 # What may stand between a figure and its marker: its unit sign.
 SUFFIX = re.compile(r"[%\u00d7]?")
@@ -33,15 +35,15 @@ SUFFIX = re.compile(r"[%\u00d7]?")
 PARAMETER_UNITS = (
     "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "bytes?", "bits?", "x", "\u00d7",
     "SMs?", "blocks?", "threads?", "warps?", "stages?", "ranks?", "tokens?", "tiles?", "chunks?",
-    "samples?", "links?", "experts?", "GPUs?", "launches", "loads", "cases?", "rounds?", "runs?", "tries", "copy",
+    "samples?", "links?", "experts?", "GPUs?", "launches", "loads", "cases?", "rounds?", "runs?", "tries", "copy", "columns?",
     "channels?", "operations?", "copies", "streams?", "cores?", "nodes?", "pairs?", "windows?",
     "shapes?", "variants?", "calls?", "elements?", "values", "puts", "lines", "iterations?",
     "processes", "jobs?", "kernels?", "digits?", "entries", "placements", "slots?", "steps?",
-    "deep", "address(?:es)?", "way", "per (?:SM|warp|rank|block|lane)")
+    "deep", "address(?:es)?", "way", "per (?:SM|warp|rank|block|lane|launch)")
 AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s(?:and|or)\s)\d+)*\s?-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
 # ... or preceded by one of these (an axis or a name with its number).
 BEFORE_PARAMETER = re.compile(
-    r"(?:\bK\s?=?\s?|\bexit\s|\btop-|\brank\s|\branks\s|\bGPU\s|\bSM\s|\bwindow\s|\bGen|\bdriver\s|\bCUDA\s"
+    r"(?:\bK\s?=?\s?|\bexits?\s|\btop-|\brank\s|\branks\s|\bGPU\s|\bSM\s|\bwindow\s|\bGen|\bdriver\s|\bCUDA\s"
     r"|\bNCCL\s|\bMPI\s|\bversion\s|\bschema_version`?\s|\bdifferences?\s|\bcall\s|\bcalls\s|#|\bstep\s|\bsample\s|\bslot\s"
     r"|\bdevice\s|\bNVLink\s|\bv|\bx\s|\u00d7\s?|\bsm_|\b[mnk]\s?=\s?|\bexponent\s|\bnode\s|\bK\s)$")
 
