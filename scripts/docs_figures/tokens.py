@@ -40,7 +40,7 @@ PARAMETER_UNITS = (
     "shapes?", "variants?", "calls?", "elements?", "values", "puts", "lines", "iterations?",
     "processes", "jobs?", "kernels?", "digits?", "entries", "placements", "slots?", "steps?",
     "deep", "address(?:es)?", "way", "per (?:SM|warp|rank|block|lane|launch)")
-AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s(?:and|or)\s)\d+)*\s?-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
+AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s(?:and|or)\s)\d+)*\s*-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
 # ... or preceded by one of these (an axis or a name with its number).
 BEFORE_PARAMETER = re.compile(
     r"(?:\bK\s?=?\s?|\bexits?\s|\btop-|\brank\s|\branks\s|\bGPU\s|\bSM\s|\bwindow\s|\bGen|\bdriver\s|\bCUDA\s"
