@@ -51,18 +51,25 @@ class _Page:
     def defaults(self, block: Block, figs: list[Marker], offset: int) -> dict[str, str]:
         """The figs keys that apply at `offset`: caption's, column's (table header), block's."""
         keys: dict[str, str] = {}
-        mine = [m for m in figs if block.start <= m.start < block.end]
         if block.caption is not None:
-            for m in figs:
-                if block.caption.start <= m.start < block.caption.end:
-                    keys.update(m.keys)
+            keys.update(self.scope_keys([m for m in figs if block.caption.start <= m.start < block.caption.end]))
         if block.header is not None:
             column = block.column_at(offset)
-            for m in figs:
-                if block.header.start <= m.start < block.header.end and block.header.column_at(m.start) == column:
-                    keys.update(m.keys)
-        for m in mine:
-            keys.update(m.keys)
+            keys.update(self.scope_keys([m for m in figs if block.header.start <= m.start < block.header.end
+                                         and block.header.column_at(m.start) == column]))
+        keys.update(self.scope_keys([m for m in figs if block.start <= m.start < block.end]))
+        return keys
+
+    def scope_keys(self, figs: list[Marker]) -> dict[str, str]:
+        """The keys of one scope's figs markers; two that disagree on a key are a problem (a figs
+        applies to its whole block, so the second would silently win)."""
+        keys: dict[str, str] = {}
+        for m in figs:
+            for key, value in m.keys.items():
+                if keys.get(key, value) != value:
+                    self.problem(m.start, "figs", f"{key}={value} against {key}={keys[key]} of another figs in the "
+                                 "same block: one figs per block (or table column) and key")
+                keys[key] = value
         return keys
 
 
@@ -91,7 +98,8 @@ def check_page(repo: Repository, name: str, text: str) -> PageReport:
         if marker.kind == "fig":
             keys = {**page.defaults(block, figs, marker.start), **marker.keys}
             if "dir" in keys and "file" in keys:
-                keys["file"] = "+".join(keys["dir"].rstrip("/") + "/" + f for f in keys["file"].split("+"))
+                keys["file"] = "+".join(f if f.startswith("results/") else keys["dir"].rstrip("/") + "/" + f
+                                        for f in keys["file"].split("+"))
             figures.append(_Figure(block, token, marker, keys))
         elif marker.kind == "calc":
             calcs.append(_Figure(block, token, marker, {}))
@@ -99,6 +107,7 @@ def check_page(repo: Repository, name: str, text: str) -> PageReport:
     for figure in calcs:
         _check_calc(page, figure, names)
     _check_unmarked(page, tokens.values(), marked)
+    page.report.problems = list(dict.fromkeys(page.report.problems))  # a scope's problem, once
     page.report.figures = len(figures) + len(calcs)
     page.report.written = _rewritten(text, page.replacements)
     return page.report

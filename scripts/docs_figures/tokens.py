@@ -40,12 +40,12 @@ PARAMETER_UNITS = (
     "shapes?", "variants?", "calls?", "elements?", "values", "puts", "lines", "iterations?",
     "processes", "jobs?", "kernels?", "digits?", "entries", "placements", "slots?", "steps?",
     "deep", "address(?:es)?", "way", "per (?:SM|warp|rank|block|lane|launch)")
-AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s(?:and|or)\s)\d+)*\s*-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
+AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s(?:and|or|to)\s+)\d+)*\s*-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
 # ... or preceded by one of these (an axis or a name with its number).
 BEFORE_PARAMETER = re.compile(
     r"(?:\bK\s?=?\s?|\bexits?\s|\btop-|\brank\s|\branks\s|\bGPU\s|\bSM\s|\bwindow\s|\bGen|\bdriver\s|\bCUDA\s"
     r"|\bNCCL\s|\bMPI\s|\bversion\s|\bschema_version`?\s|\bdifferences?\s|\bcall\s|\bcalls\s|#|\bstep\s|\bsample\s|\bslot\s"
-    r"|\bdevice\s|\bNVLink\s|\bv|\bx\s|\u00d7\s?|\bsm_|\b[mnk]\s?=\s?|\bexponent\s|\bnode\s|\bK\s)$")
+    r"|\bdevice\s|\bNVLink\s|\bv|\bx\s|\u00d7\s?|\bsm_|\b[mnk]\s?=\s?|\bexponent\s|\bnode\s|\bK\s|\bunroll\s)$")
 
 
 @dataclass(frozen=True)
