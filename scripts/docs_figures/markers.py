@@ -22,7 +22,9 @@ Keys of fig and figs (values with spaces in double quotes):
     id=NAME      the name a calc uses for this figure's value (the mean of its values)
     json=PATH    a number of the document instead of a row (meta.topology.peak_gbps_per_direction;
                  rounds_agreement.*.max_abs_difference_pct: * is every item of a list)
-    match=REGEX  a text file: the number is the pattern's first group, in every match
+    match=REGEX  a text file: the number is the first group of the pattern that takes part, in
+                 every match (A(x)|B(y) reads both); after=REGEX / before=REGEX: only
+                 between the first line matching after= and the next matching before=
     COLUMN=V[+V] any other key selects rows: the column has one of the values (sizes such as
                  bytes=1G or chunk_bytes=4K in binary units; null for none)
 
@@ -39,7 +41,7 @@ import shlex
 from dataclasses import dataclass
 
 MARKER = re.compile(r"<!--\s*(fig|figs|calc|param)\b(.*?)-->", re.S)
-RESERVED = ("file", "dir", "stat", "field", "scale", "agg", "per", "id", "json", "match")
+RESERVED = ("file", "dir", "stat", "field", "scale", "agg", "per", "id", "json", "match", "after", "before")
 AGGREGATES = ("mean", "min", "max", "sum")
 
 

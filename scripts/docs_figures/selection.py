@@ -42,7 +42,7 @@ def _aggregate(how: str, values: list[float]) -> float:
 def _groups(repo: Repository, path: str, keys: dict[str, str]) -> list[list[float]]:
     """One file's values: one list, or one per group of the `per` columns."""
     if "match" in keys:
-        return [_matched(repo.text(path), keys["match"])]
+        return [_matched(_between(repo.text(path), keys), keys["match"])]
     if "json" in keys:
         return [_document_values(repo.results(path).document, keys["json"])]
     rows, column = _selected_rows(repo, path, keys)
@@ -55,13 +55,25 @@ def _groups(repo: Repository, path: str, keys: dict[str, str]) -> list[list[floa
     return [group[column].astype(float).tolist() for _, group in rows.groupby(by, dropna=False, sort=True)]
 
 
+def _between(text: str, keys: dict[str, str]) -> str:
+    """The part of a text file after the first line matching `after` and before the next
+    matching `before` (sections of a log: after="^## Call 5")."""
+    for key, keep_after in (("after", True), ("before", False)):
+        if key in keys:
+            found = re.search(keys[key], text, re.M)
+            if not found:
+                raise SourceError(f"{key}={keys[key]!r} finds nothing in the file")
+            text = text[found.end():] if keep_after else text[:found.start()]
+    return text
+
+
 def _matched(text: str, pattern: str) -> list[float]:
     try:
-        found = [m.group(1) for m in re.finditer(pattern, text, re.M)]
-    except (re.error, IndexError) as error:
-        raise SourceError(f"match={pattern!r}: {error} (the number is the first group)") from None
+        found = [next((g for g in m.groups() if g is not None), None) for m in re.finditer(pattern, text, re.M)]
+    except re.error as error:
+        raise SourceError(f"match={pattern!r}: {error}") from None
     if not found or None in found:
-        raise SourceError(f"match={pattern!r} finds nothing in the file (or its first group takes no part)")
+        raise SourceError(f"match={pattern!r} finds nothing in the file (or no group of it takes part)")
     return [value_of(v) for v in found]
 
 

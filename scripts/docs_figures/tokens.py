@@ -39,8 +39,8 @@ PARAMETER_UNITS = (
     "channels?", "operations?", "copies", "streams?", "cores?", "nodes?", "pairs?", "windows?",
     "shapes?", "variants?", "calls?", "elements?", "values", "puts", "lines", "iterations?",
     "processes", "jobs?", "kernels?", "digits?", "entries", "placements", "slots?", "steps?",
-    "deep", "address(?:es)?", "way", "per (?:SM|warp|rank|block|lane|launch)")
-AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s(?:and|or|to)\s+)\d+)*\s*-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
+    "deep", "address(?:es)?", "way", "L2 sizes?", "per (?:SM|warp|rank|block|lane|launch)")
+AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s+(?:and|or|to)\s+|\s/\s(?:\u2265\s)?)\d+(?:\.\d+)?)*\s*-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
 # ... or preceded by one of these (an axis or a name with its number).
 BEFORE_PARAMETER = re.compile(
     r"(?:\bK\s?=?\s?|\bexits?\s|\btop-|\brank\s|\branks\s|\bGPU\s|\bSM\s|\bwindow\s|\bGen|\bdriver\s|\bCUDA\s"
