@@ -96,11 +96,7 @@ def check_page(repo: Repository, name: str, text: str) -> PageReport:
             continue
         marked.add(token)
         if marker.kind == "fig":
-            keys = {**page.defaults(block, figs, marker.start), **marker.keys}
-            if "dir" in keys and "file" in keys:
-                keys["file"] = "+".join(f if f.startswith("results/") else keys["dir"].rstrip("/") + "/" + f
-                                        for f in keys["file"].split("+"))
-            figures.append(_Figure(block, token, marker, keys))
+            figures.append(_Figure(block, token, marker, _figure_keys(page.defaults(block, figs, marker.start), marker)))
         elif marker.kind == "calc":
             calcs.append(_Figure(block, token, marker, {}))
     names = _read_figures(page, figures)
@@ -113,6 +109,15 @@ def check_page(repo: Repository, name: str, text: str) -> PageReport:
     return page.report
 
 
+def _figure_keys(defaults: dict[str, str], marker: Marker) -> dict[str, str]:
+    """A fig's keys over its defaults, its file names under dir= made paths from the root."""
+    keys = {**defaults, **marker.keys}
+    if "dir" in keys and "file" in keys:
+        folder = keys["dir"].rstrip("/") + "/"
+        keys["file"] = "+".join(f if f.startswith("results/") else folder + f for f in keys["file"].split("+"))
+    return keys
+
+
 def _read_figures(page: _Page, figures: list[_Figure]) -> dict[str, float]:
     """Reads and compares every fig; returns the values of those with an id."""
     names: dict[str, float] = {}
@@ -120,9 +125,11 @@ def _read_figures(page: _Page, figures: list[_Figure]) -> dict[str, float]:
         what = figure.token.text
         cited = page.cited(figure.block)
         path = figure.keys.get("file", "")
-        uncited = [p for p in path.split("+") if p and not any(p == c or (c.endswith("/") and p.startswith(c)) for c in cited)]
+        uncited = [p for p in path.split("+") if p and not any(p == c or (c.endswith("/") and p.startswith(c))
+                                                               for c in cited)]
         if uncited:
-            page.problem(figure.token.start, what, f"{', '.join(uncited)} not cited by its block (cites: {', '.join(cited) or 'nothing'})")
+            page.problem(figure.token.start, what, f"{', '.join(uncited)} not cited by its block "
+                         f"(cites: {', '.join(cited) or 'nothing'})")
             continue
         try:
             figure.values = values_of(page.repo, figure.keys)

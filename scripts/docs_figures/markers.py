@@ -58,9 +58,16 @@ class Marker:
     expression: str = ""  # calc
 
 
+CODE = re.compile(r"^\s*```.*?^\s*```|`(?:[^`\n]|\n(?!\s*\n))*`", re.S | re.M)  # fenced, then quoted
+
+
 def markers_in(text: str) -> list[Marker]:
+    """The page's markers, leaving out those shown as code (a page that explains them)."""
+    code = [m.span() for m in CODE.finditer(text)]
     found = []
     for m in MARKER.finditer(text):
+        if any(start <= m.start() < end for start, end in code):
+            continue
         kind, body = m.group(1), m.group(2).strip()
         if kind == "calc":
             found.append(Marker(kind, m.start(), m.end(), {}, body))
