@@ -35,17 +35,20 @@ SUFFIX = re.compile(r"[%\u00d7]?")
 PARAMETER_UNITS = (
     "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "bytes?", "bits?", "x", "\u00d7",
     "SMs?", "blocks?", "threads?", "warps?", "stages?", "ranks?", "tokens?", "tiles?", "chunks?",
-    "samples?", "links?", "experts?", "GPUs?", "launches", "loads", "cases?", "rounds?", "runs?", "tries", "copy", "columns?",
-    "channels?", "operations?", "copies", "streams?", "cores?", "nodes?", "pairs?", "windows?",
-    "shapes?", "variants?", "calls?", "elements?", "values", "puts", "lines", "iterations?",
-    "processes", "jobs?", "kernels?", "digits?", "entries", "placements", "slots?", "steps?",
-    "deep", "address(?:es)?", "way", "L2 sizes?", "per (?:SM|warp|rank|block|lane|launch)")
-AFTER_PARAMETER = re.compile(r"(?:(?:,\s|\s+(?:and|or|to)\s+|\s/\s(?:\u2265\s)?)\d+(?:\.\d+)?)*\s*-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
+    "samples?", "links?", "experts?", "GPUs?", "launches", "loads", "cases?", "rounds?", "runs?",
+    "tries", "copy", "columns?", "channels?", "operations?", "copies", "streams?", "cores?", "nodes?",
+    "pairs?", "windows?", "shapes?", "variants?", "calls?", "elements?", "values", "puts", "lines",
+    "iterations?", "processes", "jobs?", "kernels?", "digits?", "entries", "placements", "slots?",
+    "steps?", "deep", "address(?:es)?", "way", "L2 sizes?", "per (?:SM|warp|rank|block|lane|launch)")
+# A list or range of them counts too: "2 and 4 ranks", "1, 2, 4 or 7 streams", "4 / 8 / ≥ 16 SMs".
+PARAMETER_LIST = r"(?:(?:,\s|\s+(?:and|or|to)\s+|\s/\s(?:\u2265\s)?)\d+(?:\.\d+)?)*"
+AFTER_PARAMETER = re.compile(PARAMETER_LIST + r"\s*-?(?:" + "|".join(PARAMETER_UNITS) + r")(?![\w/])")
 # ... or preceded by one of these (an axis or a name with its number).
 BEFORE_PARAMETER = re.compile(
-    r"(?:\bK\s?=?\s?|\bexits?\s|\btop-|\brank\s|\branks\s|\bGPU\s|\bSM\s|\bwindow\s|\bGen|\bdriver\s|\bCUDA\s"
-    r"|\bNCCL\s|\bMPI\s|\bversion\s|\bschema_version`?\s|\bdifferences?\s|\bcall\s|\bcalls\s|#|\bstep\s|\bsample\s|\bslot\s"
-    r"|\bdevice\s|\bNVLink\s|\bv|\bx\s|\u00d7\s?|\bsm_|\b[mnk]\s?=\s?|\bexponent\s|\bnode\s|\bK\s|\bunroll\s)$")
+    r"(?:\bK\s?=?\s?|\bexits?\s|\btop-|\brank\s|\branks\s|\bGPU\s|\bSM\s|\bwindow\s|\bGen|\bdriver\s"
+    r"|\bCUDA\s|\bNCCL\s|\bMPI\s|\bversion\s|\bschema_version`?\s|\bdifferences?\s|\bcalls?\s|#|\bstep\s"
+    r"|\bsample\s|\bslot\s|\bdevice\s|\bNVLink\s|\bx\s|\u00d7\s?|\bsm_|\b[mnk]\s?=\s?|\bexponent\s"
+    r"|\bnode\s|\bunroll\s)$")
 
 
 @dataclass(frozen=True)
