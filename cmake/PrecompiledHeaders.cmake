@@ -19,7 +19,9 @@ function(p2pbench_targets_below dir out)
 endfunction()
 
 # The C++ targets that can share p2pbench_common's header: static libraries, object libraries
-# and executables with C++ sources (shared libraries are built with other flags: -fPIC).
+# and executables with C++ sources, built without position-independent code as it is (a shared
+# library, or a target with POSITION_INDEPENDENT_CODE, compiles with -fPIC/-fpie, which GCC
+# refuses a header precompiled without: it warns and reads the headers again).
 function(p2pbench_use_precompiled_headers)
   if(NOT P2PBENCH_PRECOMPILED_HEADERS)
     return()
@@ -29,7 +31,8 @@ function(p2pbench_use_precompiled_headers)
   foreach(t ${targets})
     get_target_property(type ${t} TYPE)
     get_target_property(sources ${t} SOURCES)
-    if(t STREQUAL p2pbench_common OR NOT type MATCHES "^(STATIC_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
+    get_target_property(pic ${t} POSITION_INDEPENDENT_CODE)
+    if(t STREQUAL p2pbench_common OR pic OR NOT type MATCHES "^(STATIC_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
       continue()
     endif()
     list(FILTER sources INCLUDE REGEX "\\.cpp$")
