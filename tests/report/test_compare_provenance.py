@@ -34,13 +34,13 @@ def cells(line: str) -> list[str] | None:
 
 
 @pytest.fixture
-def compare_with(cli, write_json, one_baseline_document):
+def compare_with(cli, write_json, synthetic_document):
     """compare of the baseline run as two files, each with the given meta.provenance (None: as
     written before it existed); returns (stdout, table rows by field)."""
     def run(first: dict | None, second: dict | None, *flags: str) -> tuple[str, dict]:
         paths = []
         for index, record in enumerate((first, second)):
-            document = copy.deepcopy(one_baseline_document)
+            document = copy.deepcopy(synthetic_document)
             document["meta"].pop("provenance", None)
             document["meta"]["label"] = f"run-{index + 1}"
             if record is not None:
@@ -111,7 +111,11 @@ def test_a_stale_stamp_is_a_tree_not_known(compare_with):
     assert "run-2 (4bd42987e1ed with changes made after PROVENANCE.json was written)" in out
 
 
-def test_the_html_page_warns_too(compare_with, tmp_path):
+def test_the_html_page_warns_too(compare_with, tmp_path, monkeypatch):
+    from p2pbench_report import compare_view
+    from p2pbench_report.plots import figures
+    monkeypatch.setattr(figures, "build_figures", lambda result_sets: [])  # the page's text, not its figures
+    monkeypatch.setattr(compare_view, "ratio_figures", lambda comparison, threshold: [])
     page = tmp_path / "compare.html"
     compare_with(provenance(), provenance(commit=COMMIT_B, sources="sources-2"), "--html", str(page))
     text = page.read_text(encoding="utf-8")
@@ -119,11 +123,11 @@ def test_the_html_page_warns_too(compare_with, tmp_path):
     assert "may come from different source trees" in text
 
 
-def test_an_imported_file_is_not_a_tree_to_compare(cli, write_json, one_baseline_document):
-    imported = copy.deepcopy(one_baseline_document)
+def test_an_imported_file_is_not_a_tree_to_compare(cli, write_json, synthetic_document):
+    imported = copy.deepcopy(synthetic_document)
     imported["meta"]["config"]["imported_from"] = "nvbandwidth"
     imported["meta"]["label"] = "nvbandwidth"
-    code, out, err = cli("compare", write_json("a.json", one_baseline_document), write_json("b.json", imported))
+    code, out, err = cli("compare", write_json("a.json", synthetic_document), write_json("b.json", imported))
     assert code == 0, err
     rows = {c[0]: c for c in map(cells, out.splitlines()) if c}
     assert rows["commit"][2] == "imported from nvbandwidth (not a p2pbench build)"

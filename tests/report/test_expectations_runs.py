@@ -44,12 +44,12 @@ def per_case(document: dict) -> dict:
 
 
 @pytest.fixture
-def three_runs(write_json, one_baseline_document):
+def three_runs(write_json, synthetic_document):
     provenance = {"commit": "4bd42987e1ed1e8bd1154ef2b3f609956d11435b", "dirty": True,
                   "diff_sha256": "a" * 64, "source_sha256": "b" * 64, "origin": "git"}
-    documents = [run_of(one_baseline_document, 1.0, "2026-11-28T10:00:00Z", provenance),
-                 run_of(one_baseline_document, 0.98, "2026-11-28T11:00:00Z"),
-                 run_of(one_baseline_document, 1.01, "2026-11-28T12:00:00Z")]
+    documents = [run_of(synthetic_document, 1.0, "2026-11-28T10:00:00Z", provenance),
+                 run_of(synthetic_document, 0.98, "2026-11-28T11:00:00Z"),
+                 run_of(synthetic_document, 1.01, "2026-11-28T12:00:00Z")]
     return [write_json(f"run-{i}.json", d) for i, d in enumerate(documents)], documents
 
 
