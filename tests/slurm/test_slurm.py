@@ -1,8 +1,17 @@
 """Under a real Slurm: deadline_probe (no GPU) launched as a job step, stopped by what a
 scheduler sends. The session fixture starts munged, slurmctld and slurmd on localhost in a
-temporary folder (own key, socket, ports, state, logs), and stops them at the end; it skips,
-with the daemons' log tails, where Slurm or munge is missing or slurmd cannot start (a
-container without the rights). P2PBENCH_REQUIRE_SLURM=1 turns that skip into a failure.
+temporary folder and stops them at the end; it skips, with the daemons' log tails, where Slurm
+or munge is missing or slurmd cannot start (a container without the rights).
+P2PBENCH_REQUIRE_SLURM=1 turns that skip into a failure.
+
+Everything a cluster uses is its own, so that two of them run at once on one machine
+(tests/slurm/two_at_once.py runs this file twice concurrently; both clusters number their jobs
+from 1, so job N of one runs beside job N of the other): its munged (key file, socket, seed),
+free ports (picked again if a daemon finds one taken), state, spool and log folders, and a
+temporary folder for everything keyed by the job number: the PMIx client directory
+(spmix_appdir_<uid>_<job>.<step>, under slurm.conf's TmpFS), Open MPI's session directory
+(TMPDIR) and its shared-memory segments (vader_segment.<host>.<job>.<rank>, which Open MPI would
+put in /dev/shm).
 
 Launching: Debian's Slurm 22.05 has the PMIx plugin (`srun --mpi=list`: pmix, pmix_v4) and
 Debian's Open MPI 4.1 is built against the same external PMIx, so `srun --mpi=pmix` starts the
@@ -34,6 +43,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "slurm"
 DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sinfo", "sbatch", "srun", "squeue", "scancel", "scontrol")
 KILL_WAIT_S = 5  # slurm.conf KillWait: SIGTERM at the time limit, SIGKILL this much later
+RECORD_VARIABLE = "P2PBENCH_SLURM_RECORD"  # a file: where this run says what its cluster used
 ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE")
 
 
@@ -57,10 +67,13 @@ class Slurm:
         self.root = Path(root)
         self.logs = self.root / "log"
         self.conf = self.root / "slurm.conf"
-        self.env = dict(os.environ, SLURM_CONF=str(self.conf),
+        self.tmp = self.root / "tmp"  # slurm.conf's TmpFS, and the jobs' TMPDIR
+        self.env = dict(os.environ, SLURM_CONF=str(self.conf), TMPDIR=str(self.tmp),
                         # Containers often forbid the cross-memory attach Open MPI's shared memory uses.
-                        OMPI_MCA_btl_vader_single_copy_mechanism="none")
+                        OMPI_MCA_btl_vader_single_copy_mechanism="none",
+                        OMPI_MCA_btl_vader_backing_directory=str(self.tmp))
         self.procs = {}
+        self.ports = ()
 
     def run(self, *cmd, timeout=30, check=True):
         r = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=timeout)
@@ -111,9 +124,9 @@ class Slurm:
         text = f"\n=== job output ({job_out}) ===\n{tail(job_out, 60)}" if job_out else ""
         return text + f"\n=== daemons ===\n{self.logs_tail()}"
 
-    def stop(self):
+    def stop(self, daemons=("slurmd", "slurmctld", "munged")):
         # Jobs first (their slurmstepd outlives slurmd), then the daemons, each wait bounded.
-        if "slurmctld" in self.procs:
+        if "slurmctld" in daemons and self.procs.get("slurmctld") and self.procs["slurmctld"].poll() is None:
             try:
                 self.run("scancel", "--user", pwd.getpwuid(os.getuid()).pw_name, timeout=10, check=False)
                 deadline = time.monotonic() + 15
@@ -121,7 +134,7 @@ class Slurm:
                     time.sleep(0.5)
             except (OSError, subprocess.SubprocessError):
                 pass
-        for name in ("slurmd", "slurmctld", "munged"):
+        for name in daemons:
             proc = self.procs.get(name)
             if proc is None or proc.poll() is not None:
                 continue
@@ -134,13 +147,16 @@ class Slurm:
 
 
 def write_conf(slurm, user):
+    """slurm.conf and gres.conf, with two ports free now (a daemon that then finds its port taken
+    is started again on new ones: start_slurm)."""
     host = socket.gethostname().split(".")[0]
     ctld_port = free_port()
     slurmd_port = free_port()
     while slurmd_port == ctld_port:
         slurmd_port = free_port()
-    for d in ("state", "spool", "log"):
-        (slurm.root / d).mkdir(mode=0o700)
+    slurm.ports = (ctld_port, slurmd_port)
+    for d in ("state", "spool", "log", "tmp"):
+        (slurm.root / d).mkdir(mode=0o700, exist_ok=True)
     r = slurm.root
     slurm.conf.write_text(f"""\
 ClusterName=p2pbench{os.getpid()}
@@ -154,6 +170,8 @@ CredType=cred/munge
 AuthInfo=socket={r}/munge.socket
 StateSaveLocation={r}/state
 SlurmdSpoolDir={r}/spool
+# The PMIx plugin puts its client directory (spmix_appdir_<uid>_<job>.<step>) under TmpFS.
+TmpFS={r}/tmp
 SlurmctldPidFile={r}/slurmctld.pid
 SlurmdPidFile={r}/slurmd.pid
 SlurmctldLogFile={r}/log/slurmctld.log
@@ -186,6 +204,71 @@ PartitionName=probe Nodes={host} Default=YES MaxTime=INFINITE State=UP
     (slurm.root / "gres.conf").write_text(f"NodeName={host} Name=gpu File=/dev/null\nNodeName={host} Name=gpu File=/dev/zero\n")
 
 
+PORT_TAKEN = "Address already in use"
+PORT_ATTEMPTS = 3
+
+
+class GiveUp(Exception):
+    """The cluster cannot start here (why, with the daemons' log tails)."""
+
+
+def start_munge(cluster):
+    """This cluster's own munged: its key file, socket, seed and pid file under the root."""
+    root = cluster.root
+    key = root / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    cluster.start("munged", "munged", "--foreground", "--force", f"--socket={root}/munge.socket",
+                  f"--key-file={key}", f"--log-file={root}/log/munged.log", f"--pid-file={root}/munged.pid",
+                  f"--seed-file={root}/munged.seed")
+    deadline = time.monotonic() + 10
+    while not (root / "munge.socket").exists() and time.monotonic() < deadline:
+        if cluster.procs["munged"].poll() is not None:
+            break
+        time.sleep(0.2)
+    if not (root / "munge.socket").exists():
+        raise GiveUp(f"munged did not start:\n{cluster.logs_tail()}")
+
+
+def start_slurm(cluster, user):
+    """slurmctld and slurmd, until the node is idle. A port picked free may be taken before the
+    daemon binds it (another cluster starting at the same time, any outgoing connection): then
+    both daemons start again on new ports, at most PORT_ATTEMPTS times."""
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        write_conf(cluster, user)
+        cluster.start("slurmctld", "slurmctld", "-D", "-c", "-f", str(cluster.conf))
+        cluster.start("slurmd", "slurmd", "-D", "-f", str(cluster.conf))
+        deadline = time.monotonic() + 60
+        state = ""
+        while time.monotonic() < deadline:
+            state = cluster.node_state()
+            if state == "idle":
+                return
+            dead = [n for n, p in cluster.procs.items() if p.poll() is not None]
+            if dead:
+                break
+            time.sleep(0.5)
+        else:
+            raise GiveUp(f"the node did not become idle within 60 s (node: {state}):\n{cluster.logs_tail()}")
+        # NAME.out is written afresh by each start; the log files keep earlier attempts' lines.
+        taken = any(PORT_TAKEN in tail(cluster.logs / f"{name}.out", 200) for name in dead)
+        if not taken or attempt == PORT_ATTEMPTS:
+            raise GiveUp(f"{', '.join(dead)} exited (node: {state}, ports {cluster.ports}, "
+                         f"attempt {attempt}):\n{cluster.logs_tail()}")
+        cluster.stop(daemons=("slurmd", "slurmctld"))
+
+
+def record(cluster, path, started):
+    """What this cluster used, for tests/slurm/two_at_once.py: its folders, ports, munge socket
+    and key, the jobs it ran and when it ran."""
+    out = cluster.run("scontrol", "show", "jobs", "-o", timeout=10, check=False).stdout
+    jobs = sorted(int(m) for m in re.findall(r"^JobId=(\d+)", out, re.MULTILINE))
+    Path(path).write_text(json.dumps({
+        "root": str(cluster.root), "tmp": str(cluster.tmp), "ports": list(cluster.ports),
+        "munge_socket": str(cluster.root / "munge.socket"), "munge_key": str(cluster.root / "munge.key"),
+        "jobs": jobs, "started": started, "ended": time.time()}))
+
+
 @pytest.fixture(scope="session")
 def slurm():
     required = os.environ.get("P2PBENCH_REQUIRE_SLURM") == "1"
@@ -203,37 +286,17 @@ def slurm():
     # A short path: the munge socket's must fit in sockaddr_un.
     root = tempfile.mkdtemp(prefix="p2pbench-slurm-", dir="/tmp")
     cluster = Slurm(root)
+    started = time.time()
     try:
-        user = pwd.getpwuid(os.getuid()).pw_name
-        write_conf(cluster, user)
-        key = cluster.root / "munge.key"
-        key.write_bytes(os.urandom(1024))
-        key.chmod(0o400)
-        cluster.start("munged", "munged", "--foreground", "--force", f"--socket={root}/munge.socket",
-                      f"--key-file={key}", f"--log-file={root}/log/munged.log", f"--pid-file={root}/munged.pid",
-                      f"--seed-file={root}/munged.seed")
-        deadline = time.monotonic() + 10
-        while not (cluster.root / "munge.socket").exists() and time.monotonic() < deadline:
-            if cluster.procs["munged"].poll() is not None:
-                break
-            time.sleep(0.2)
-        if not (cluster.root / "munge.socket").exists():
-            give_up(f"munged did not start:\n{cluster.logs_tail()}")
-        cluster.start("slurmctld", "slurmctld", "-D", "-c", "-f", str(cluster.conf))
-        cluster.start("slurmd", "slurmd", "-D", "-f", str(cluster.conf))
-        deadline = time.monotonic() + 60
-        state = ""
-        while time.monotonic() < deadline:
-            state = cluster.node_state()
-            if state == "idle":
-                break
-            dead = [n for n, p in cluster.procs.items() if p.poll() is not None]
-            if dead:
-                give_up(f"{', '.join(dead)} exited (node: {state}):\n{cluster.logs_tail()}")
-            time.sleep(0.5)
-        else:
-            give_up(f"the node did not become idle within 60 s (node: {state}):\n{cluster.logs_tail()}")
+        try:
+            cluster.root.joinpath("log").mkdir(mode=0o700)
+            start_munge(cluster)
+            start_slurm(cluster, pwd.getpwuid(os.getuid()).pw_name)
+        except GiveUp as why:
+            give_up(str(why))
         yield cluster
+        if os.environ.get(RECORD_VARIABLE):
+            record(cluster, os.environ[RECORD_VARIABLE], started)
     finally:
         cluster.stop()
         shutil.rmtree(root, ignore_errors=True)
