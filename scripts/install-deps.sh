@@ -23,7 +23,11 @@ cd "$(dirname "$0")/.."
 
 cmake_min=$(sed -n 's/^cmake_minimum_required(VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 python_required=(pandas matplotlib)                            # the report tool
-python_for_tests=(pytest scipy jsonschema prometheus_client)   # scripts/test.sh
+python_for_tests=(pytest scipy prometheus_client)              # scripts/test.sh
+# Without jsonschema the report validates with its built-in validator, and the test that
+# compares the two (results_schema_jsonschema) is skipped.
+python_optional=(jsonschema)
+python_all=("${python_required[@]}" "${python_for_tests[@]}" "${python_optional[@]}")
 browsers=(chromium chromium-browser chromium-headless-shell google-chrome google-chrome-stable)
 venv_debs=(python3-venv python3-pip)   # what the .venv fallback needs on Debian/Ubuntu
 apt_lock_wait=300   # s; bounded, so that a machine whose apt is stuck still gets its report
@@ -191,11 +195,11 @@ check_python() {
   py=$(python_cmd)
   if [ -z "$py" ]; then
     lack required "python3 (the report tool and the tests)" python3 "install Python 3.11 or newer"
-    pip_missing=("${python_required[@]}" "${python_for_tests[@]}")
+    pip_missing=("${python_all[@]}")
     return
   fi
   local absent
-  absent=$("$py" - "${python_required[@]}" "${python_for_tests[@]}" <<'PY'
+  absent=$("$py" - "${python_all[@]}" <<'PY'
 import importlib, sys
 for name in sys.argv[1:]:
     try:
@@ -206,12 +210,15 @@ PY
 )
   pip_missing=()
   local m
-  for m in "${python_required[@]}" "${python_for_tests[@]}"; do
+  for m in "${python_all[@]}"; do
     if grep -qx "$m" <<<"$absent"; then
       pip_missing+=("$m")
-      local class=tests
+      local class=tests what="Python package $m ($py)"
       [[ " ${python_required[*]} " == *" $m "* ]] && class=required
-      lack "$class" "Python package $m ($py)" "" "$py -m pip install '$(pip_spec "$m")'"
+      if [[ " ${python_optional[*]} " == *" $m "* ]]; then
+        class=optional what="$what: the report validates with its built-in validator"
+      fi
+      lack "$class" "$what" "" "$py -m pip install '$(pip_spec "$m")'"
     else
       ok "Python package $m"
     fi

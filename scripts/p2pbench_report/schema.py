@@ -7,6 +7,10 @@ checked against the schema whose `properties.schema_version.const` equals its ow
 version 1 files are read exactly as before. P2PBENCH_SCHEMA may name another schema file or
 folder (e.g. when the package is copied elsewhere): a file serves its own version, and the other
 versions are looked for beside it.
+
+The validator is jsonschema's where that package is installed, else the project's own
+(draft7_subset: the draft 7 keywords these schemas use), so that a GPU node without a package
+index can check its files; both give the same verdict and message.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from p2pbench_report import draft7_subset
 from p2pbench_report.errors import InputError, require
 
 SCHEMA_ENV_VARIABLE = "P2PBENCH_SCHEMA"
@@ -67,16 +72,54 @@ def known_versions() -> list[int]:
     return sorted(v for v in _schema_files(schema_path()) if isinstance(v, int))
 
 
-@functools.lru_cache(maxsize=8)
-def _validators(path: Path):
-    """(validator of a whole document, validator of one `results` row) for the schema at path."""
-    jsonschema = require("jsonschema", "to validate results files against the schema")
-    schema = _read_schema(path)
+JSONSCHEMA = "jsonschema"
+BUILT_IN = "built-in"
+
+
+@functools.lru_cache(maxsize=1)
+def _jsonschema():
+    """The jsonschema package, or None where it is not installed (a GPU node without a package
+    index): then the built-in validator (draft7_subset) checks the files."""
+    try:
+        import jsonschema
+        import jsonschema.exceptions
+    except ImportError:
+        return None
+    return jsonschema
+
+
+def engine() -> str:
+    """The validator in use: jsonschema where it is importable, else the built-in one."""
+    return JSONSCHEMA if _jsonschema() is not None else BUILT_IN
+
+
+def schema_validator(schema: dict, use: str | None = None):
+    """A draft 7 validator of `schema` (iter_errors, is_valid) of `use` (default: engine()).
+    Raises DependencyError for jsonschema where it is missing, UnsupportedSchema where the
+    built-in validator does not implement all the schema uses."""
+    if (use or engine()) == BUILT_IN:
+        return draft7_subset.Validator(schema)
+    jsonschema = require("jsonschema", "to validate with jsonschema (the built-in validator needs nothing)")
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
+    return validator_class(schema)
+
+
+def _best_match(use: str):
+    return draft7_subset.best_match if use == BUILT_IN else _jsonschema().exceptions.best_match
+
+
+@functools.lru_cache(maxsize=8)
+def _validators(path: Path, use: str):
+    """(validator of a whole document, validator of one `results` row) for the schema at path."""
+    schema = _read_schema(path)
     # The row schema carries the definitions along, so that its "#/definitions/..." resolve.
     row_schema = dict(schema["properties"]["results"]["items"], definitions=schema.get("definitions", {}))
-    return validator_class(schema), validator_class(row_schema)
+    try:
+        return schema_validator(schema, use), schema_validator(row_schema, use)
+    except draft7_subset.UnsupportedSchema as error:
+        raise InputError(path, f"the schema uses what the built-in validator does not implement ({error}); "
+                               f"install jsonschema (pip install -r scripts/requirements.txt)") from None
 
 
 def _json_path(path_parts) -> str:
@@ -110,37 +153,39 @@ def _describe(error, prefix: list) -> tuple[str, str]:
     return _json_path(parts), f"{error.message.replace(repr(error.instance), shown)}"
 
 
-def first_error(document: Any) -> tuple[str, str] | None:
+def first_error(document: Any, use: str | None = None) -> tuple[str, str] | None:
     """The (field, message) of the first schema violation, or None if valid. The document
     without its rows is checked first, then the rows in order (a person fixes a file top-down;
-    an early bad row also spares validating the rest)."""
+    an early bad row also spares validating the rest). `use`: JSONSCHEMA or BUILT_IN, by default
+    engine(); both give the same answer."""
     version = document.get("schema_version") if isinstance(document, dict) else None
     if isinstance(version, int) and not isinstance(version, bool) and version not in known_versions():
         readable = ", ".join(str(v) for v in known_versions())
         return "$.schema_version", f"{version} is not a schema_version this tool reads ({readable})"
-    document_validator, row_validator = _validators(schema_path_for(version))
-    import jsonschema.exceptions  # importable: _validators checked
+    use = use or engine()
+    document_validator, row_validator = _validators(schema_path_for(version), use)
+    best_match = _best_match(use)
     rows = document.get("results") if isinstance(document, dict) else None
     if not isinstance(rows, list):
-        return _best(jsonschema.exceptions, document_validator.iter_errors(document), [])
-    problem = _best(jsonschema.exceptions, document_validator.iter_errors(dict(document, results=[])), [])
+        return _best(best_match, document_validator.iter_errors(document), [])
+    problem = _best(best_match, document_validator.iter_errors(dict(document, results=[])), [])
     if problem:
         return problem
     for index, row in enumerate(rows):
-        problem = _best(jsonschema.exceptions, row_validator.iter_errors(row), ["results", index])
+        problem = _best(best_match, row_validator.iter_errors(row), ["results", index])
         if problem:
             return problem
     return None
 
 
-def _best(exceptions, errors, prefix: list) -> tuple[str, str] | None:
+def _best(best_match, errors, prefix: list) -> tuple[str, str] | None:
     """The most specific error, described: among the errors deepest in the instance, jsonschema's
-    best_match (which descends into oneOf/anyOf alternatives)."""
+    best_match (which descends into oneOf/anyOf alternatives), or the built-in one's copy of it."""
     errors = list(errors)
     if not errors:
         return None
     deepest = max(len(e.path) for e in errors)
-    return _describe(exceptions.best_match(e for e in errors if len(e.path) == deepest), prefix)
+    return _describe(best_match(e for e in errors if len(e.path) == deepest), prefix)
 
 
 def validate(document: Any, source: str | Path) -> None:

@@ -7,13 +7,15 @@ import os
 import pathlib
 import sys
 
-import jsonschema
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-VALIDATOR = jsonschema.Draft7Validator(json.loads((REPO / "schema" / "results.schema.json").read_text()))
-EXAMPLES = pathlib.Path(os.environ.get("P2PBENCH_EXAMPLE_RESULTS", "/nonexistent"))
 sys.path.insert(0, str(REPO / "tests" / "report"))
+sys.path.insert(0, str(REPO / "scripts"))
+from p2pbench_report.schema import schema_validator  # noqa: E402  (jsonschema's, or the built-in one)
+
+VALIDATOR = schema_validator(json.loads((REPO / "schema" / "results.schema.json").read_text()))
+EXAMPLES = pathlib.Path(os.environ.get("P2PBENCH_EXAMPLE_RESULTS", "/nonexistent"))
 
 MAPPED_VMM = {"allocator": "vmm", "mapped": True, "map_ms": 38.2, "map_ms_by_rank": [38.2, 35.9], "unmap_ms": 1.7,
               "unmap_ms_by_rank": [1.7, 1.2], "granularity_bytes": 2097152, "own_buffers": "cuMemCreate"}

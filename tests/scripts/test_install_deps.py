@@ -125,6 +125,15 @@ def test_missing_test_package_offline_is_reported_and_not_fatal(node):
     assert not (node.repo / ".venv").exists(), "a venv that could not be filled must be removed"
 
 
+def test_missing_jsonschema_is_optional(node):
+    """The report validates with its built-in validator where jsonschema is missing."""
+    node.hide_python("jsonschema")
+    result, out, _ = node.run("--check")
+    assert result.returncode == 0, out
+    assert "MISSING  [optional] Python package jsonschema" in out and "built-in validator" in out, out
+    assert "pip install 'jsonschema==" in out and "[tests]" not in out, out
+
+
 def test_missing_required_package_exits_1(node):
     node.hide_python("pandas")
     result, out, _ = node.run()
