@@ -15,7 +15,8 @@
 #       ignored; and the SHA-256 of the lines "SHA256  PATH" (PATH's content now, "deleted" for
 #       a removed file), sorted by path, of those files: the same change gives the same hash
 #       whatever git's version or diff settings. null where the tree is clean.
-#     from SOURCE_DIR/PROVENANCE.json where git cannot tell (origin "PROVENANCE.json");
+#     from SOURCE_DIR/PROVENANCE.json where it matches the sources found, before git (a copy
+#       may sit beside another tree's .git), and where git cannot tell (origin "PROVENANCE.json");
 #       stale_stamp: the sources changed after it was written (then dirty, diff unknown).
 #     else commit "unknown", dirty and diff_sha256 null (origin "unknown").
 #   source_sha256  always, from the files themselves: SHA-256 of sha256sum's lines for every file
@@ -230,16 +231,23 @@ if(NOT DEFINED GIT_EXECUTABLE)
   find_program(GIT_EXECUTABLE git)
 endif()
 source_hash(source_sha256)
-from_git(git_found)
 if(WRITE_STAMP)
+  from_git(git_found)
   write_stamp("${WRITE_STAMP}")
   return()
 endif()
-if(git_found)
-  set(origin git)
+# A stamp that matches these sources was written where the tree had its history: it wins over a
+# git checkout found here, which may be another tree's (seen: a GPU node's copy of the tree beside
+# an older .git, which named an old commit and called the tree dirty).
+from_stamp(stamp_found "${source_sha256}")
+if(stamp_found AND stale_stamp STREQUAL "false")
+  set(origin PROVENANCE.json)
 else()
-  from_stamp(stamp_found "${source_sha256}")
-  if(stamp_found)
+  from_git(git_found)
+  if(git_found)
+    set(origin git)
+  elseif(stamp_found)
+    from_stamp(stamp_found "${source_sha256}")
     set(origin PROVENANCE.json)
   else()
     set(origin unknown)

@@ -28,7 +28,9 @@ case $name in
     else
       while [ $# -gt 0 ]; do [ "$1" = -B ] && mkdir -p "$2" && echo "CMAKE_CUDA_ARCHITECTURES:STRING=90" >"$2/CMakeCache.txt"; shift; done
     fi ;;
-  ctest) echo "${STUB_CTEST_OUTPUT:-100% tests passed, 0 tests failed out of 3}" ;;
+  ctest)  # STUB_CTEST_SKIP: a GPU test's skip, as tests/run_on_gpus.py records it
+    [ -z "${STUB_CTEST_SKIP:-}" ] || echo "$STUB_CTEST_SKIP" >>"$P2PBENCH_SKIP_LOG"
+    echo "${STUB_CTEST_OUTPUT:-100% tests passed, 0 tests failed out of 3}" ;;
   nvidia-smi) echo "GPU 0: NVIDIA H200 (UUID: GPU-stub)" ;;
 esac
 exit 0
@@ -39,7 +41,7 @@ TOOLS = ("cmake", "ctest", "nvidia-smi", "mpirun", "compute-sanitizer")
 def scratch_tree(tmp_path: pathlib.Path) -> pathlib.Path:
     """The scripts under test and what they call from the tree, the rest stubbed."""
     tree = tmp_path / "tree"
-    for script in ("gpu-check.sh", "end-of-run-check.sh", "lib/steps.sh"):
+    for script in ("gpu-check.sh", "end-of-run-check.sh", "lib/steps.sh", "run-ctest.sh"):
         (tree / "scripts" / script).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / "scripts" / script, tree / "scripts" / script)
     stub_bin = tmp_path / "bin"
@@ -51,6 +53,7 @@ def scratch_tree(tmp_path: pathlib.Path) -> pathlib.Path:
     (tree / "scripts" / "check-sass.sh").symlink_to(stub_bin / "stub")
     (tree / "scripts" / "gbench-crosscheck.py").write_text("import sys\nprint('all cases within 2%')\n")
     (tree / "tests" / "gpu_driver").mkdir(parents=True)
+    shutil.copy(REPO / "tests" / "run_on_gpus.py", tree / "tests" / "run_on_gpus.py")
     for checks in ("end_checks.py", "fault_checks.py"):
         (tree / "tests" / "gpu_driver" / checks).write_text(
             "import os, sys\nprint('9 passed, 0 failed')\nsys.exit(int(os.environ.get('STUB_CHECKS_EXIT', 0)))\n")
@@ -98,9 +101,14 @@ def test_gpu_check_fails_naming_the_step_and_runs_the_others(tmp_path, fail, ste
 
 
 def test_a_gpu_test_skipped_on_a_gpu_node_is_a_failure(tmp_path):
-    done, _ = gpu_check(tmp_path, STUB_CTEST_OUTPUT="The following tests did not run:\n  ***Skipped 1")
+    done, _ = gpu_check(tmp_path, STUB_CTEST_SKIP="gpu_driver_end_to_end: needs 2 GPUs, 1 visible")
     assert done.returncode == 1
     assert "gpu+mpi tests (exit 77)" in done.stdout.splitlines()[-1]
+
+
+def test_a_skip_for_a_missing_service_is_no_failure(tmp_path):
+    done, _ = gpu_check(tmp_path, STUB_CTEST_SKIP="test_peer_memory_gpu_fabric: missing service: an IMEX channel")
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_a_gbench_that_was_not_built_is_a_failure(tmp_path):
