@@ -1,0 +1,295 @@
+// Where a copy-engine put with signal spends its time: the same chunks moved by the copy engine
+// with each way of ordering a signal behind them, timed with CUDA events, every command queued on
+// the GPU before a start gate opens (so the host's enqueue cost is not in the figure, as in the
+// case loop's captured samples).
+//
+// Usage: p2pbench-probe-ce-signal [--dst-device D] [--chunk-bytes B[,B...]] [--chunks N] [--reps R]
+// Source on device 0, destination on device D (default: 1 where a second GPU is visible, else 0:
+// a copy within one GPU, which shows the commands' cost but is no P2P figure). One JSON object per
+// line on stdout: variant, chunk bytes, chunks, median and spread of the whole transfer's time,
+// microseconds per chunk and GB/s (1e9 bytes per second).
+#include <cuda.h>  // types only: the driver's functions come through driver_entry_point
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/driver_entry_point.hpp"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(int r, const char* what) {
+  if (r != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + ": CUresult " + std::to_string(r));
+}
+
+using WaitWrite = int (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned);
+using BatchMemOp = int (*)(CUstream, unsigned, CUstreamBatchMemOpParams*, unsigned);
+
+struct Driver {
+  WaitWrite wait = p2pbench::driver_entry_point<WaitWrite>("cuStreamWaitValue32", 12000);
+  WaitWrite write = p2pbench::driver_entry_point<WaitWrite>("cuStreamWriteValue32", 12000);
+  BatchMemOp batch = p2pbench::driver_entry_point<BatchMemOp>("cuStreamBatchMemOp", 12000);
+};
+
+CUdeviceptr ptr(const void* p) { return CUdeviceptr(reinterpret_cast<uintptr_t>(p)); }
+
+// The buffers of one probe: chunks of `src` to `dst`, a word per chunk for signals, a word that is
+// always zero (the credit a wait finds free), a word of ones (a signal's source for a copy).
+struct Buffers {
+  char* src = nullptr;
+  char* dst = nullptr;
+  uint32_t* signals = nullptr;
+  uint32_t* zero = nullptr;
+  uint32_t* ones = nullptr;
+  uint32_t* busy = nullptr;
+  uint32_t* gate = nullptr;
+};
+
+struct Shape {
+  size_t chunk = 0;
+  size_t chunks = 0;
+};
+
+using Variant = std::function<void(const Driver&, const Buffers&, const Shape&, cudaStream_t)>;
+
+void copy_chunk(const Buffers& b, size_t k, size_t chunk, cudaStream_t s) {
+  check(cudaMemcpyAsync(b.dst + k * chunk, b.src + k * chunk, chunk, cudaMemcpyDeviceToDevice, s), "chunk copy");
+}
+void signal_write(const Driver& d, const Buffers& b, size_t k, unsigned flags, cudaStream_t s) {
+  check(d.write(s, ptr(b.signals + k), 1, flags), "cuStreamWriteValue32 signal");
+}
+
+// Every way of ordering the signals behind the chunks that the driver offers.
+std::vector<std::pair<std::string, Variant>> variants() {
+  std::vector<std::pair<std::string, Variant>> v;
+  v.push_back({"bulk", [](const Driver&, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 check(cudaMemcpyAsync(b.dst, b.src, s.chunk * s.chunks, cudaMemcpyDeviceToDevice, st), "bulk copy");
+               }});
+  v.push_back({"copies", [](const Driver&, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 for (size_t k = 0; k < s.chunks; ++k) copy_chunk(b, k, s.chunk, st);
+               }});
+  v.push_back({"copy+write", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 for (size_t k = 0; k < s.chunks; ++k) {
+                   copy_chunk(b, k, s.chunk, st);
+                   signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
+                 }
+               }});
+  v.push_back({"copy+write_nobarrier", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 for (size_t k = 0; k < s.chunks; ++k) {
+                   copy_chunk(b, k, s.chunk, st);
+                   signal_write(d, b, k, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER, st);
+                 }
+               }});
+  v.push_back({"copy+signal_copy", [](const Driver&, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 for (size_t k = 0; k < s.chunks; ++k) {
+                   copy_chunk(b, k, s.chunk, st);
+                   check(cudaMemcpyAsync(b.signals + k, b.ones, 4, cudaMemcpyDeviceToDevice, st), "signal copy");
+                 }
+               }});
+  v.push_back({"credit+copy+write", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 for (size_t k = 0; k < s.chunks; ++k) {  // today's protocol: wait, take, copy, signal
+                   check(d.wait(st, ptr(b.zero), 0, CU_STREAM_WAIT_VALUE_EQ), "credit wait");
+                   check(d.write(st, ptr(b.busy + k), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "credit take");
+                   copy_chunk(b, k, s.chunk, st);
+                   signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
+                 }
+               }});
+  v.push_back({"credit_batched+copy+write", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 for (size_t k = 0; k < s.chunks; ++k) {  // the wait and the take as one batch
+                   CUstreamBatchMemOpParams ops[2] = {};
+                   ops[0].waitValue = {CU_STREAM_MEM_OP_WAIT_VALUE_32, ptr(b.zero), {0}, CU_STREAM_WAIT_VALUE_EQ, 0};
+                   ops[1].writeValue = {CU_STREAM_MEM_OP_WRITE_VALUE_32, ptr(b.busy + k), {1}, 0, 0};
+                   check(d.batch(st, 2, ops, 0), "cuStreamBatchMemOp credit");
+                   copy_chunk(b, k, s.chunk, st);
+                   signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
+                 }
+               }});
+  for (size_t group : {4, 16}) {
+    v.push_back({"group" + std::to_string(group) + "+write",
+                 [group](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                   for (size_t k = 0; k < s.chunks; ++k) {
+                     copy_chunk(b, k, s.chunk, st);
+                     if ((k + 1) % group == 0 || k + 1 == s.chunks) signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
+                   }
+                 }});
+    v.push_back({"batch" + std::to_string(group) + "+write",
+                 [group](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                   for (size_t first = 0; first < s.chunks; first += group) {
+                     const size_t n = std::min(group, s.chunks - first);
+                     std::vector<void*> dsts(n);
+                     std::vector<const void*> srcs(n);
+                     std::vector<size_t> sizes(n, s.chunk);
+                     for (size_t i = 0; i < n; ++i) {
+                       dsts[i] = b.dst + (first + i) * s.chunk;
+                       srcs[i] = b.src + (first + i) * s.chunk;
+                     }
+                     cudaMemcpyAttributes attr = {};
+                     attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+                     attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+                     size_t attr_index = 0;
+                     check(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), n, &attr, &attr_index, 1, st),
+                           "cudaMemcpyBatchAsync");
+                     signal_write(d, b, first + n - 1, CU_STREAM_WRITE_VALUE_DEFAULT, st);
+                   }
+                 }});
+  }
+  return v;
+}
+
+struct Options {
+  int dst_device = -1;
+  std::vector<size_t> chunk_bytes{65536, 262144, 1048576, 4194304};
+  size_t chunks = 64;
+  int reps = 20;
+};
+
+std::vector<size_t> parse_sizes(const std::string& list) {
+  std::vector<size_t> out;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    out.push_back(std::stoull(list.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return out;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+    if (a == "--dst-device") o.dst_device = std::stoi(argv[++i]);
+    else if (a == "--chunk-bytes") o.chunk_bytes = parse_sizes(argv[++i]);
+    else if (a == "--chunks") o.chunks = std::stoull(argv[++i]);
+    else if (a == "--reps") o.reps = std::stoi(argv[++i]);
+    else throw std::invalid_argument("unknown argument " + a);
+  }
+  return o;
+}
+
+template <typename T>
+T* device_alloc(size_t bytes, int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes), "cudaMalloc");
+  check(cudaMemset(p, 0, bytes), "cudaMemset");
+  return static_cast<T*>(p);
+}
+
+Buffers allocate(size_t bytes, size_t chunks, int dst_device) {
+  Buffers b;
+  b.dst = device_alloc<char>(bytes, dst_device);
+  b.signals = device_alloc<uint32_t>(chunks * 4, dst_device);
+  b.src = device_alloc<char>(bytes, 0);
+  b.zero = device_alloc<uint32_t>(4, 0);
+  b.busy = device_alloc<uint32_t>(chunks * 4, 0);
+  b.gate = device_alloc<uint32_t>(4, 0);
+  b.ones = device_alloc<uint32_t>(4, 0);
+  const uint32_t one = 1;
+  check(cudaMemcpy(b.ones, &one, 4, cudaMemcpyHostToDevice), "setting the word of ones");
+  return b;
+}
+
+// Milliseconds of each rep: the variant's commands (directly or as a graph) queued behind a
+// closed gate, then the gate opened from a second stream.
+std::vector<float> time_variant(const Driver& d, const Buffers& b, const Shape& s, const Variant& run, bool graph,
+                                int reps, cudaStream_t st, cudaStream_t opener) {
+  cudaGraphExec_t exec = nullptr;
+  if (graph) {
+    cudaGraph_t g = nullptr;
+    check(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), "begin capture");
+    try {
+      run(d, b, s, st);
+    } catch (...) {
+      cudaStreamEndCapture(st, &g);  // leave the stream usable for the next variant
+      if (g) cudaGraphDestroy(g);
+      cudaGetLastError();
+      throw;
+    }
+    check(cudaStreamEndCapture(st, &g), "end capture");
+    check(cudaGraphInstantiate(&exec, g, 0), "instantiate");
+    check(cudaGraphDestroy(g), "graph destroy");
+  }
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  std::vector<float> ms;
+  for (int r = 0; r < reps + 2; ++r) {  // two warm-up reps
+    check(d.write(st, ptr(b.gate), 0, CU_STREAM_WRITE_VALUE_DEFAULT), "gate close");
+    check(cudaStreamSynchronize(st), "sync");
+    check(d.wait(st, ptr(b.gate), 1, CU_STREAM_WAIT_VALUE_EQ), "gate wait");
+    check(cudaEventRecord(start, st), "record");
+    if (graph) check(cudaGraphLaunch(exec, st), "graph launch");
+    else run(d, b, s, st);
+    check(cudaEventRecord(stop, st), "record");
+    check(d.write(opener, ptr(b.gate), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "gate open");
+    check(cudaStreamSynchronize(st), "sync");
+    float t = 0;
+    check(cudaEventElapsedTime(&t, start, stop), "elapsed");
+    if (r >= 2) ms.push_back(t);
+  }
+  check(cudaEventDestroy(start), "event destroy");
+  check(cudaEventDestroy(stop), "event destroy");
+  if (exec) check(cudaGraphExecDestroy(exec), "graph exec destroy");
+  return ms;
+}
+
+float quantile(std::vector<float> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Options o = parse(argc, argv);
+  int devices = 0;
+  check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+  if (o.dst_device < 0) o.dst_device = devices > 1 ? 1 : 0;
+  if (o.dst_device != 0) {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    check(cudaDeviceEnablePeerAccess(o.dst_device, 0), "enabling peer access 0 -> dst");
+  }
+  const Driver d;
+  const size_t largest = *std::max_element(o.chunk_bytes.begin(), o.chunk_bytes.end());
+  const Buffers b = allocate(largest * o.chunks, o.chunks, o.dst_device);
+  check(cudaSetDevice(0), "cudaSetDevice");
+  cudaStream_t st, opener;
+  check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
+  check(cudaStreamCreateWithFlags(&opener, cudaStreamNonBlocking), "stream");
+  std::fprintf(stderr, "source GPU 0, destination GPU %d%s; %zu chunks, %d reps\n", o.dst_device,
+               o.dst_device == 0 ? " (one GPU: not a P2P figure)" : "", o.chunks, o.reps);
+  for (size_t chunk : o.chunk_bytes)
+    for (bool graph : {false, true})
+      for (const auto& [name, run] : variants()) {
+        const Shape s{chunk, o.chunks};
+        std::vector<float> ms;
+        try {
+          ms = time_variant(d, b, s, run, graph, o.reps, st, opener);
+        } catch (const std::exception& e) {  // a variant the driver refuses: say so, go on
+          std::printf("{\"variant\": \"%s\", \"graph\": %s, \"chunk_bytes\": %zu, \"error\": \"%s\"}\n", name.c_str(),
+                      graph ? "true" : "false", chunk, e.what());
+          continue;
+        }
+        const double med_us = 1e3 * quantile(ms, 0.5);
+        std::printf("{\"variant\": \"%s\", \"graph\": %s, \"dst_device\": %d, \"chunk_bytes\": %zu, \"chunks\": %zu, "
+                    "\"median_us\": %.2f, \"min_us\": %.2f, \"p90_us\": %.2f, \"us_per_chunk\": %.3f, \"GBps\": %.1f}\n",
+                    name.c_str(), graph ? "true" : "false", o.dst_device, chunk, o.chunks, med_us,
+                    1e3 * quantile(ms, 0.0), 1e3 * quantile(ms, 0.9), med_us / double(o.chunks),
+                    double(chunk * o.chunks) / (med_us * 1e3));
+        std::fflush(stdout);
+      }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "p2pbench-probe-ce-signal: %s\n", e.what());
+  return 1;
+}
