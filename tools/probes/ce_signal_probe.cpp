@@ -4,6 +4,9 @@
 // case loop's captured samples).
 //
 // Usage: p2pbench-probe-ce-signal [--dst-device D] [--chunk-bytes B[,B...]] [--chunks N] [--reps R]
+//                                 [--variant NAME] [--list]
+// --variant runs one variant (a variant whose commands never finish ends the process after 10 s,
+// exit 3: run each in a process of its own to survive one); --list prints the variants' names.
 // Source on device 0, destination on device D (default: 1 where a second GPU is visible, else 0:
 // a copy within one GPU, which shows the commands' cost but is no P2P figure). One JSON object per
 // line on stdout: variant, chunk bytes, chunks, median and spread of the whole transfer's time,
@@ -12,11 +15,13 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/driver_entry_point.hpp"
@@ -146,6 +151,8 @@ std::vector<std::pair<std::string, Variant>> variants() {
 
 struct Options {
   int dst_device = -1;
+  std::string variant;  // empty: all
+  bool list = false;
   std::vector<size_t> chunk_bytes{65536, 262144, 1048576, 4194304};
   size_t chunks = 64;
   int reps = 20;
@@ -166,14 +173,36 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--list") {
+      o.list = true;
+      continue;
+    }
     if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
     if (a == "--dst-device") o.dst_device = std::stoi(argv[++i]);
     else if (a == "--chunk-bytes") o.chunk_bytes = parse_sizes(argv[++i]);
     else if (a == "--chunks") o.chunks = std::stoull(argv[++i]);
     else if (a == "--reps") o.reps = std::stoi(argv[++i]);
+    else if (a == "--variant") o.variant = argv[++i];
     else throw std::invalid_argument("unknown argument " + a);
   }
   return o;
+}
+
+// A stream's work waited for with a deadline: a variant whose commands never finish cannot be
+// recovered from, so the process says which and ends.
+void sync_within(cudaStream_t st, double seconds, const std::string& what) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (true) {
+    const cudaError_t e = cudaStreamQuery(st);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) check(e, what.c_str());
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) {
+      std::printf("{\"error\": \"%s did not finish within %.0f s\"}\n", what.c_str(), seconds);
+      std::fflush(stdout);
+      std::_Exit(3);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
 }
 
 template <typename T>
@@ -225,14 +254,14 @@ std::vector<float> time_variant(const Driver& d, const Buffers& b, const Shape& 
   std::vector<float> ms;
   for (int r = 0; r < reps + 2; ++r) {  // two warm-up reps
     check(d.write(st, ptr(b.gate), 0, CU_STREAM_WRITE_VALUE_DEFAULT), "gate close");
-    check(cudaStreamSynchronize(st), "sync");
+    sync_within(st, 10.0, "closing the gate");
     check(d.wait(st, ptr(b.gate), 1, CU_STREAM_WAIT_VALUE_EQ), "gate wait");
     check(cudaEventRecord(start, st), "record");
     if (graph) check(cudaGraphLaunch(exec, st), "graph launch");
     else run(d, b, s, st);
     check(cudaEventRecord(stop, st), "record");
     check(d.write(opener, ptr(b.gate), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "gate open");
-    check(cudaStreamSynchronize(st), "sync");
+    sync_within(st, 10.0, "a rep of a variant");
     float t = 0;
     check(cudaEventElapsedTime(&t, start, stop), "elapsed");
     if (r >= 2) ms.push_back(t);
@@ -252,6 +281,10 @@ float quantile(std::vector<float> v, double q) {
 
 int main(int argc, char** argv) try {
   Options o = parse(argc, argv);
+  if (o.list) {
+    for (const auto& v : variants()) std::printf("%s\n", v.first.c_str());
+    return 0;
+  }
   int devices = 0;
   check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
   if (o.dst_device < 0) o.dst_device = devices > 1 ? 1 : 0;
@@ -271,6 +304,7 @@ int main(int argc, char** argv) try {
   for (size_t chunk : o.chunk_bytes)
     for (bool graph : {false, true})
       for (const auto& [name, run] : variants()) {
+        if (!o.variant.empty() && name != o.variant) continue;
         const Shape s{chunk, o.chunks};
         std::vector<float> ms;
         try {

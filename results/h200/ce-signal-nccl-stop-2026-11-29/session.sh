@@ -23,8 +23,12 @@ trap finish EXIT
 build-gpu/src/p2pbench --version >"$work/version.txt" 2>&1
 
 start=$(date +%s)
-build-gpu/tools/p2pbench-probe-ce-signal >"$work/ce-signal-probe.jsonl" 2>"$work/ce-signal-probe.log"
-echo "ce-signal probe: exit $? after $(( $(date +%s) - start )) s" | tee "$work/summary.txt"
+probe=build-gpu/tools/p2pbench-probe-ce-signal
+for v in $($probe --list); do  # a process each: a variant that never finishes ends only itself
+  timeout -s KILL 60 $probe --variant "$v" >>"$work/ce-signal-probe.jsonl" 2>>"$work/ce-signal-probe.log"
+  echo "ce-signal probe $v: exit $?" >>"$work/summary.txt"
+done
+echo "ce-signal probe: $(( $(date +%s) - start )) s" | tee -a "$work/summary.txt"
 
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/p2pbench-mps CUDA_MPS_LOG_DIRECTORY=/tmp/p2pbench-mps-log
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
@@ -38,13 +42,14 @@ echo "nccl, no fault: exit $? after $(( $(date +%s) - start )) s" | tee -a "$wor
 for fault in "rank=1,case=2,fault=stop,step=3" "rank=0,case=2,fault=stop,step=3"; do
   tag=${fault%%,*}; tag=${tag#rank=}
   start=$(date +%s)
-  P2PBENCH_FAULT=$fault timeout -s KILL 150 "${nccl[@]}" --output "$work/nccl-stop$tag.json" >"$work/nccl-stop$tag.log" 2>&1 &
+  P2PBENCH_FAULT=$fault timeout -s KILL 100 "${nccl[@]}" --output "$work/nccl-stop$tag.json" >"$work/nccl-stop$tag.log" 2>&1 &
   job=$!
   for _ in $(seq 45); do sleep 1; kill -0 $job 2>/dev/null || break; done
   if kill -0 $job 2>/dev/null; then
+    ps -eo pid,ppid,stat,etimes,wchan:24,args | grep -E "mpirun|p2pbench|orted" | grep -v grep >>"$work/nccl-stop$tag-stacks.txt"
     for pid in $(pgrep -f "build-gpu/src/p2pbench --config"); do
       { echo "== pid $pid state $(awk '/State/{print $2}' /proc/$pid/status)"; \
-        timeout 60 gdb -p "$pid" -batch -ex "thread apply all bt 20" 2>&1 | grep -E "^#|^Thread" | head -150; } \
+        for t in /proc/$pid/task/*; do echo "$(cat $t/comm) $(cat $t/wchan) $(cut -d' ' -f1 $t/syscall)"; done; } \
         >>"$work/nccl-stop$tag-stacks.txt"
     done
   fi
