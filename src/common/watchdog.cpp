@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/errors.hpp"
+#include "common/stop_signal.hpp"
 
 namespace p2pbench {
 
@@ -14,7 +15,8 @@ constexpr auto kTick = std::chrono::milliseconds(100);
 constexpr double kPauseGapS = 1.0;  // a longer gap between ticks: this process was stopped
 }  // namespace
 
-Watchdog::Watchdog(Expiry on_expiry) : on_expiry_(std::move(on_expiry)), thread_([this] { loop(); }) {}
+Watchdog::Watchdog(Expiry on_expiry, double stop_grace_s)
+    : on_expiry_(std::move(on_expiry)), stop_grace_s_(stop_grace_s), thread_([this] { loop(); }) {}
 
 Watchdog::~Watchdog() {
   {
@@ -33,16 +35,36 @@ void Watchdog::loop() {
     const auto now = std::chrono::steady_clock::now();
     const double gap = std::chrono::duration<double>(now - last).count();
     last = now;
-    if (left_s_ <= 0 || gap > kPauseGapS) continue;  // not armed, or this process was stopped
-    left_s_ -= gap;
-    if (left_s_ > 0) continue;
-    const std::string message = what_ + " did not finish in time: ending the process (watchdog)";
+    if (gap > kPauseGapS) continue;  // this process was stopped: no time passed for it
+    std::string message;
+    int status = kExitFailure;
+    if (stop_grace_spent(gap)) {
+      status = 128 + stop_signal_received();
+      message = signal_name(stop_signal_received()) + " arrived " + std::to_string(int(stop_grace_s_)) +
+                " s ago and the run has not ended (" + (what_.empty() ? "between guarded steps" : "in: " + what_) +
+                "): ending the process (watchdog)";
+    } else {
+      if (left_s_ <= 0) continue;  // not armed
+      left_s_ -= gap;
+      if (left_s_ > 0) continue;
+      message = what_ + " did not finish in time: ending the process (watchdog)";
+    }
     lock.unlock();
     on_expiry_(message);
     std::fflush(stdout);
     std::fflush(stderr);
-    _exit(kExitFailure);
+    _exit(status);
   }
+}
+
+bool Watchdog::stop_grace_spent(double gap_s) {
+  if (stop_grace_s_ <= 0 || stop_signal_received() == 0) return false;
+  if (stop_left_s_ < 0) {
+    stop_left_s_ = stop_grace_s_;
+    return false;
+  }
+  stop_left_s_ -= gap_s;
+  return stop_left_s_ <= 0;
 }
 
 Watchdog::Scope::Scope(Watchdog* dog, double seconds, std::string what) : dog_(dog) {

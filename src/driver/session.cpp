@@ -36,6 +36,7 @@ constexpr double kTeardownS = 60.0;        // freeing buffers (the peers unmap t
 constexpr double kFinalizeS = 20.0;        // NCCL's teardown and MPI_Finalize: under a second when well
 constexpr double kLastRankWaitS = 15.0;    // the writer waits this long for the other local ranks to exit
 constexpr double kGpuFaultWaitS = 5.0;     // how long the injected hang is waited for
+constexpr double kStopGraceS = 20.0;       // after a stop signal, the run ends within this (watchdog)
 
 CaseOutcome skipped(const std::string& why) {
   CaseOutcome out;
@@ -57,7 +58,7 @@ Session::Session(Communicator& comm, const CliOptions& options, const Config& co
       fault_(options.fault),
       step_faults_(options.fault, comm.rank()),
       results_(std::make_unique<ResultsFile>(options.output_path, cases_.size(), comm.rank() == 0)),
-      watchdog_([this](const std::string& message) { on_watchdog(message); }) {
+      watchdog_([this](const std::string& message) { on_watchdog(message); }, kStopGraceS * comm.timeouts().scale) {
   if (sanitizer_mode_) {
     // One small sample per case: the figures are not measurements anyway.
     config_.samples = 1;

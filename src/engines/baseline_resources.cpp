@@ -22,6 +22,10 @@ namespace p2pbench {
 
 namespace {
 
+// How long one of NCCL's background steps (connecting, enqueuing a group, finalizing) may take
+// before the communicator is aborted: seconds on one node when every peer runs.
+constexpr double kNcclStepS = 60.0;
+
 // An engine that only says why its method cannot run here (the case is then `skipped`).
 class UnavailableEngine final : public TwoSidedEngine {
  public:
@@ -209,7 +213,7 @@ class Baselines final : public BaselineResources {
       return why;
     peers.broadcast(id, 0, "sharing the NCCL unique id");
     if (auto why = agree(peers, "creating the NCCL communicator", [&] {
-          nccl_ = std::make_unique<NcclCommunicator>(id, peers.size(), peers.rank());
+          nccl_ = std::make_unique<NcclCommunicator>(id, peers.size(), peers.rank(), kNcclStepS * timeout_scale_);
         }))
       return "nccl: " + *why;
     return std::nullopt;

@@ -1,10 +1,13 @@
 #include "engines/nccl_engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "engines/collective_engine.hpp"
 
 #ifdef P2PBENCH_HAVE_NCCL
@@ -76,13 +79,18 @@ namespace {
 
 ncclComm_t as_comm(void* p) { return static_cast<ncclComm_t>(p); }
 
-// Throws RuntimeFailure("<what>: <NCCL error string> (<NCCL's last message>)").
-void nccl_check(ncclResult_t result, const std::string& what, ncclComm_t comm = nullptr) {
-  if (result == ncclSuccess) return;
+std::string describe(const std::string& what, ncclResult_t result, ncclComm_t comm) {
   std::string message = what + ": " + ncclGetErrorString(result);
   const char* detail = ncclGetLastError(comm);
   if (detail && *detail) message += std::string(" (") + detail + ")";
-  throw RuntimeFailure(message);
+  return message;
+}
+
+// Throws RuntimeFailure("<what>: <NCCL error string> (<NCCL's last message>)"). A non-blocking
+// communicator's ncclInProgress is no failure: the caller awaits it.
+void nccl_check(ncclResult_t result, const std::string& what, ncclComm_t comm = nullptr) {
+  if (result == ncclSuccess || result == ncclInProgress) return;
+  throw RuntimeFailure(describe(what, result, comm));
 }
 
 }  // namespace
@@ -102,36 +110,70 @@ std::string NcclCommunicator::unique_id() {
   return std::string(reinterpret_cast<const char*>(&id), sizeof id);
 }
 
-NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int rank) : rank_(rank), size_(nranks) {
+NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int rank, double deadline_s)
+    : rank_(rank), size_(nranks), deadline_s_(deadline_s) {
   ncclUniqueId id;
   if (unique_id.size() != sizeof id)
     throw RuntimeFailure("the NCCL unique id has " + std::to_string(unique_id.size()) + " bytes, expected " +
                          std::to_string(sizeof id));
   std::memcpy(&id, unique_id.data(), sizeof id);
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
   ncclComm_t comm = nullptr;
-  nccl_check(ncclCommInitRank(&comm, nranks, id, rank),
-             "creating the NCCL communicator (ncclCommInitRank, rank " + std::to_string(rank) + " of " +
-                 std::to_string(nranks) + ")");
-  comm_ = comm;
+  const std::string what = "creating the NCCL communicator (ncclCommInitRankConfig, rank " + std::to_string(rank) +
+                           " of " + std::to_string(nranks) + ")";
+  const ncclResult_t result = ncclCommInitRankConfig(&comm, nranks, id, rank, &config);
+  comm_ = comm;  // set even on failure, so that it is aborted
+  if (result != ncclSuccess && result != ncclInProgress) {
+    const std::string message = describe(what, result, comm);
+    abort();
+    throw RuntimeFailure(message);
+  }
+  await(what);
 }
 
-NcclCommunicator::~NcclCommunicator() {
-  if (comm_) ncclCommAbort(as_comm(comm_));
+NcclCommunicator::~NcclCommunicator() { abort(); }
+
+void NcclCommunicator::abort() {
+  if (!comm_) return;
+  ncclCommAbort(as_comm(comm_));
+  comm_ = nullptr;
 }
 
+void NcclCommunicator::await(const std::string& what) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (comm_) {
+    ncclResult_t state = ncclSuccess;
+    const ncclResult_t read = ncclCommGetAsyncError(as_comm(comm_), &state);
+    if (read != ncclSuccess) state = read;
+    if (state == ncclSuccess) return;
+    if (state != ncclInProgress) {
+      const std::string message = describe(what, state, as_comm(comm_));
+      abort();
+      throw RuntimeFailure(message);
+    }
+    if (seconds_since(t0) > deadline_s_) {
+      abort();
+      throw RuntimeFailure(what + ": NCCL had not finished after " + std::to_string(int(deadline_s_)) +
+                           " s (is a peer stopped or gone?); the communicator was aborted");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  throw RuntimeFailure(what + ": the NCCL communicator was aborted");
+}
+
+// ncclCommFinalize waits (in the background, awaited) for every operation still queued.
 void NcclCommunicator::close() {
   if (!comm_) return;
-  ncclComm_t comm = as_comm(comm_);
-  try {
-    cuda_check(cudaDeviceSynchronize(), "waiting for the last NCCL transfers");
-    nccl_check(ncclCommFinalize(comm), "finalizing the NCCL communicator", comm);
-    nccl_check(ncclCommDestroy(comm), "destroying the NCCL communicator", comm);
-    comm_ = nullptr;
-  } catch (...) {
-    ncclCommAbort(comm);
-    comm_ = nullptr;
-    throw;
+  nccl_check(ncclCommFinalize(as_comm(comm_)), "finalizing the NCCL communicator", as_comm(comm_));
+  await("finalizing the NCCL communicator");
+  const ncclResult_t destroyed = ncclCommDestroy(as_comm(comm_));
+  if (destroyed != ncclSuccess && destroyed != ncclInProgress) {
+    const std::string message = describe("destroying the NCCL communicator", destroyed, as_comm(comm_));
+    abort();
+    throw RuntimeFailure(message);
   }
+  comm_ = nullptr;
 }
 
 std::string NcclCommunicator::async_error() const {
@@ -174,6 +216,7 @@ void NcclEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream
     throw;
   }
   nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
+  comm_.await("enqueuing an NCCL send/receive group");
 }
 
 // The ranks' indices are their NCCL ranks: the case spans the communicator, in rank order.
@@ -185,11 +228,14 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
   const std::string what = std::string("enqueuing NCCL's ") + to_string(op()) + " of " + std::to_string(size().bytes) + " bytes";
   switch (op()) {
     case Collective::kReduceScatter:
-      return nccl_check(ncclReduceScatter(base, out, size().chunk_elements, ncclFloat, ncclSum, comm, stream), what, comm);
+      nccl_check(ncclReduceScatter(base, out, size().chunk_elements, ncclFloat, ncclSum, comm, stream), what, comm);
+      return comm_.await(what);
     case Collective::kAllGather:
-      return nccl_check(ncclAllGather(base, out, size().chunk_elements, ncclFloat, comm, stream), what, comm);
+      nccl_check(ncclAllGather(base, out, size().chunk_elements, ncclFloat, comm, stream), what, comm);
+      return comm_.await(what);
     case Collective::kAllReduce:
-      return nccl_check(ncclAllReduce(base, out, size().elements, ncclFloat, ncclSum, comm, stream), what, comm);
+      nccl_check(ncclAllReduce(base, out, size().elements, ncclFloat, ncclSum, comm, stream), what, comm);
+      return comm_.await(what);
     case Collective::kNone: break;
   }
   throw RuntimeFailure("an NCCL collective method names no operation");
@@ -200,9 +246,11 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
 bool nccl_in_build() { return false; }
 std::string nccl_version() { return ""; }
 std::string NcclCommunicator::unique_id() { throw RuntimeFailure(kNoNcclReason); }
-NcclCommunicator::NcclCommunicator(const std::string&, int, int) { throw RuntimeFailure(kNoNcclReason); }
+NcclCommunicator::NcclCommunicator(const std::string&, int, int, double) { throw RuntimeFailure(kNoNcclReason); }
 NcclCommunicator::~NcclCommunicator() = default;
 void NcclCommunicator::close() {}
+void NcclCommunicator::await(const std::string&) {}
+void NcclCommunicator::abort() {}
 std::string NcclCommunicator::async_error() const { return ""; }
 void NcclEngine::launch_fused(const std::vector<Transfer>&, cudaStream_t) { throw RuntimeFailure(kNoNcclReason); }
 void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>&, cudaStream_t) { throw RuntimeFailure(kNoNcclReason); }

@@ -28,20 +28,31 @@ bool nccl_in_build();
 // "2.28.9": the version of the NCCL library loaded at run time ("" without NCCL).
 std::string nccl_version();
 
-// The NCCL communicator of the ranks, on the current device.
+// The NCCL communicator of the ranks, on the current device. Non-blocking (NCCL's blocking = 0):
+// no NCCL call holds this thread; what NCCL still does in the background (connecting to a peer,
+// enqueuing a group, finalizing) is polled with a deadline, and a wait past it aborts the
+// communicator (ncclCommAbort, which also ends NCCL's kernels) so that a stopped or lost peer
+// cannot hold this rank inside NCCL.
 class NcclCommunicator {
  public:
   // On one rank (rank 0): a fresh ncclUniqueId, as bytes to broadcast.
   static std::string unique_id();
-  // Collective over all `nranks` ranks (ncclCommInitRank). Throws RuntimeFailure.
-  NcclCommunicator(const std::string& unique_id, int nranks, int rank);
+  // Collective over all `nranks` ranks (ncclCommInitRankConfig). `deadline_s`: how long any one
+  // of NCCL's background steps may take. Throws RuntimeFailure.
+  NcclCommunicator(const std::string& unique_id, int nranks, int rank, double deadline_s);
   ~NcclCommunicator();  // aborts a communicator that was not closed
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
 
-  // Waits for the device, then ncclCommFinalize and ncclCommDestroy. Throws RuntimeFailure
-  // (the communicator is aborted then).
+  // Waits for the device, then ncclCommFinalize and ncclCommDestroy, each within the deadline.
+  // Throws RuntimeFailure (the communicator is aborted then).
   void close();
+  // Waits, within the deadline, for what NCCL does in the background after a call that
+  // returned ncclInProgress. Past the deadline or on NCCL's error: aborts the communicator and
+  // throws RuntimeFailure naming `what`.
+  void await(const std::string& what);
+  // ncclCommAbort now (NCCL's kernels end); later uses find no communicator.
+  void abort();
 
   void* handle() const { return comm_; }  // ncclComm_t
   int rank() const { return rank_; }
@@ -53,6 +64,7 @@ class NcclCommunicator {
   void* comm_ = nullptr;
   int rank_ = -1;
   int size_ = 0;
+  double deadline_s_ = 0;
 };
 
 class NcclEngine final : public TwoSidedEngine {

@@ -8,8 +8,8 @@ and SIGKILL of a rank at a random point, SIGUSR1, SIGTERM and SIGINT to mpirun. 
 results file: incomplete, with the finished cases and the reason.
 
 Two GPUs (one rank each) unless --one-gpu (both ranks on GPU 0: the figures are not P2P, the
-faults and their ends are the same; NCCL and the ping-pong, which need two GPUs, are left out and
-the output says so). The scenarios run P2PBENCH_FAULT_JOBS at a time (default 3): each is a job of
+faults and their ends are the same; NCCL runs between two emulated nodes over sockets, and the
+ping-pong, which needs two GPUs, is left out; the output says so). The scenarios run P2PBENCH_FAULT_JOBS at a time (default 3): each is a job of
 its own that mostly waits for a deadline.
 Exits 77 (CTest: skipped) when the GPUs are not visible. Prints 'N passed, N failed'.
 Usage: fault_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...] [--config FILE] [--keep DIR]
@@ -113,10 +113,10 @@ class FaultChecks:
                 return int(parts[0]) - 1
         raise RuntimeError(f"no {method} case in the plan of {config}:\n{r.stdout}{r.stderr}")
 
-    def injected(self, kind, rank, at_case, reason_has, rows_at_least=None, config=None, tag="", step=0):
+    def injected(self, kind, rank, at_case, reason_has, rows_at_least=None, config=None, tag="", step=0, extra=()):
         name = f"inject-{kind}-rank{rank}{tag}"
         fault = f"rank={rank},case={at_case},fault={kind}" + (f",step={step}" if step else "")
-        proc, out, log, cmd, t0 = self.start(name, fault, config=config)
+        proc, out, log, cmd, t0 = self.start(name, fault, extra=extra, config=config)
         rc, took, text = self.wait(name, proc, log, cmd, t0, fault)
         self.check(rc != 0, f"{name}: nonzero exit ({rc})", text)
         self.check(took < END_WITHIN_S, f"{name}: ended within {END_WITHIN_S} s ({took:.1f} s)", text)
@@ -238,18 +238,21 @@ def scenarios(c, groups):
         # Faults inside the loops of the other methods (step=S: as the case's S-th lock-step begins):
         # the baselines (staged, NCCL), latency, atomics and interference, on either rank.
         both = ("staged", "latency_read", "latency_ce", "atomic")
-        baselines = both + (() if c.gpu_flags else ("nccl", "latency_signal"))
+        baselines = both + (("nccl",) if c.gpu_flags else ("nccl", "latency_signal"))
         if c.gpu_flags:
-            print("one GPU: NCCL refuses two ranks on one GPU and the ping-pong needs both sides at once; "
-                  "their faults are checked on two GPUs (gpu_driver_faults_methods)", flush=True)
+            print("one GPU: NCCL runs between the ranks as two emulated nodes (--ranks-per-node 1: NCCL refuses "
+                  "two ranks on one GPU of one node), over sockets, not NVLink; the ping-pong needs both sides "
+                  "at once and is checked on two GPUs (gpu_driver_faults_methods)", flush=True)
         for config, method in [(BASELINES, m) for m in baselines] + [(INTERFERENCE, "interference")]:
             k = c.first_case_of(config, method)
-            todo.append(lambda config=config, method=method, k=k: c.injected(
-                "stop", 1, k, ["rank 1 was lost"], config=config, tag="-" + method, step=3))
+            extra = ("--ranks-per-node", "1") if c.gpu_flags and method == "nccl" else ()
+            todo.append(lambda config=config, method=method, k=k, extra=extra: c.injected(
+                "stop", 1, k, ["rank 1 was lost"], config=config, tag="-" + method, step=3, extra=extra))
             # mpirun ends the job at the first non-zero exit: where it kills the survivor before
             # it has named the lost rank, the checkpoint of the cases before is the account.
-            todo.append(lambda config=config, method=method, k=k: c.injected(
-                "exit", 0, k, ["rank 0 was lost", "ended before all cases"], config=config, tag="-" + method, step=2))
+            todo.append(lambda config=config, method=method, k=k, extra=extra: c.injected(
+                "exit", 0, k, ["rank 0 was lost", "ended before all cases"], config=config, tag="-" + method, step=2,
+                extra=extra))
     return todo
 
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/end_deadline.hpp"
+#include "common/stop_signal.hpp"
 #include "common/watchdog.hpp"
 
 namespace p2pbench {
@@ -77,6 +78,34 @@ TEST(Watchdog, TimeSpentStoppedIsNotCounted) {
   kill(child, SIGCONT);
   EXPECT_EQ(exit_status(child), 0) << read_text(path);
   std::remove(path.c_str());
+}
+
+// Forks a child that watches stop signals with `grace_s`, receives SIGTERM and then waits
+// `stay_s` outside any guarded region (as a rank resumed inside a long GPU wait would).
+pid_t stopped_child(double grace_s, double stay_s, const std::string& message_path) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  install_stop_signal_handlers();
+  Watchdog dog([&](const std::string& message) { std::ofstream(message_path) << message; }, grace_s);
+  raise(SIGTERM);
+  sleep_s(stay_s);
+  _exit(0);
+}
+
+TEST(Watchdog, AStopSignalEndsTheProcessWithinTheGrace) {
+  const std::string path = temp_path("stop-grace");
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(exit_status(stopped_child(1.0, 30.0, path)), 128 + SIGTERM);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  EXPECT_EQ(read_text(path).rfind("SIGTERM arrived 1 s ago and the run has not ended (between guarded steps)", 0), 0u)
+      << read_text(path);
+  std::remove(path.c_str());
+}
+
+TEST(Watchdog, AStopThatEndsWithinTheGraceKeepsItsOwnEnd) {
+  const std::string path = temp_path("stop-in-time");
+  EXPECT_EQ(exit_status(stopped_child(3.0, 0.3, path)), 0);
+  EXPECT_EQ(read_text(path), "");
 }
 
 // The last deadline of a process (after its results are written): it ends the process with the

@@ -257,8 +257,14 @@ std::vector<float> time_variant(const Driver& d, const Buffers& b, const Shape& 
     sync_within(st, 10.0, "closing the gate");
     check(d.wait(st, ptr(b.gate), 1, CU_STREAM_WAIT_VALUE_EQ), "gate wait");
     check(cudaEventRecord(start, st), "record");
-    if (graph) check(cudaGraphLaunch(exec, st), "graph launch");
-    else run(d, b, s, st);
+    try {
+      if (graph) check(cudaGraphLaunch(exec, st), "graph launch");
+      else run(d, b, s, st);
+    } catch (...) {  // open the gate, so that what was queued ends, then say why
+      check(d.write(opener, ptr(b.gate), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "gate open");
+      sync_within(st, 10.0, "the commands queued before a refusal");
+      throw;
+    }
     check(cudaEventRecord(stop, st), "record");
     check(d.write(opener, ptr(b.gate), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "gate open");
     sync_within(st, 10.0, "a rep of a variant");
