@@ -21,12 +21,17 @@ echo "test.sh: exit $? after $(( $(date +%s) - start )) s" | tee -a "$work/summa
 grep -E "tests passed|Failed|\*\*\*|^  [a-z_0-9]+: " "$work/test.log" | tee -a "$work/summary.txt"
 cp build/Testing/Temporary/LastTest.log "$work/LastTest.log" 2>/dev/null
 build/src/p2pbench --version >"$work/version.txt" 2>&1
+# NCCL's collectives need both ranks' kernels at once: an MPS daemon of this script's own.
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/p2pbench-mps CUDA_MPS_LOG_DIRECTORY=/tmp/p2pbench-mps-log
+mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+nvidia-cuda-mps-control -d || echo "MPS did not start" | tee -a "$work/summary.txt"
+trap 'echo quit | nvidia-cuda-mps-control; finish' EXIT
 two_nodes=(mpirun -np 2 --bind-to none build/src/p2pbench --allow-same-device --devices 0,0 --ranks-per-node 1)
 for run in "baselines:tests/gpu_driver/baselines.json:nccl" \
-           "collectives:tests/gpu_driver/collectives-small.json:nccl_reduce_scatter,nccl_all_gather,nccl_all_reduce"; do
-  IFS=: read -r tag config methods <<<"$run"
+           "collectives:tests/gpu_driver/collectives-small.json:nccl_reduce_scatter,nccl_all_gather,nccl_all_reduce:--patterns all_to_all"; do
+  IFS=: read -r tag config methods flags <<<"$run"
   start=$(date +%s)
-  timeout -s KILL 120 "${two_nodes[@]}" --config "$config" --methods "$methods" --output "$work/nccl-$tag.json" \
+  timeout -s KILL 120 "${two_nodes[@]}" --config "$config" --methods "$methods" $flags --output "$work/nccl-$tag.json" \
     >"$work/nccl-$tag.log" 2>&1
   rc=$?
   echo "nccl $tag ($methods, two emulated nodes): exit $rc after $(( $(date +%s) - start )) s; $(python3 -c "import json,sys
