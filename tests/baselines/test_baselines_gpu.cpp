@@ -165,7 +165,7 @@ void run_nccl_case(int ranks, const std::vector<Flow>& flows) {
   testing::run_ranks(one_node, [&](const PeerGroup& peers) {
     const int me = peers.rank();
     cuda_check(cudaSetDevice(me), "selecting the GPU");
-    NcclCommunicator comm(id, ranks, me);
+    NcclCommunicator comm(id, ranks, me, 60.0);
     Stream stream = make_stream("a test stream");
     RankBuffers b(me, ranks, bytes, stream.get());
     NcclEngine engine(comm);
