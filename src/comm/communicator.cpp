@@ -151,6 +151,15 @@ std::optional<std::string> Communicator::peer_stopped_at_exit(double limit_s) co
   return std::nullopt;
 }
 
+std::optional<std::string> Communicator::peer_not_running() const {
+  if (!liveness_) return std::nullopt;
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_ || !liveness_->observable(r)) continue;
+    if (auto reason = liveness_->not_running(r)) return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *reason;
+  }
+  return std::nullopt;
+}
+
 std::string Communicator::ipc_domain() const {
   const std::string ns = own_pid_namespace();
   return ns.empty() ? host_ : host_ + " (PID namespace " + ns + ")";

@@ -59,6 +59,8 @@ class Communicator final : public PeerGroup {
   // The node of each rank (PeerGroup). Until set_nodes(): one node per host, numbered in order
   // of each host's lowest rank.
   int node_of(int rank) const override { return node_of_rank_.at(size_t(rank)); }
+  // PeerGroup: read from the peers' process states (same host and PID namespace only).
+  std::optional<std::string> peer_not_running() const override;
   // The plan's nodes (the node override splits a host): one entry per rank, the same on every
   // rank. Throws std::invalid_argument on a list of the wrong length or a negative entry.
   void set_nodes(std::vector<int> node_of_rank);

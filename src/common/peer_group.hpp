@@ -31,6 +31,11 @@ class PeerGroup {
   // The node index of `rank` (0, 1, ... in order of each node's lowest rank).
   virtual int node_of(int rank) const = 0;
 
+  // A peer seen not running (exited, or stopped longer than the stale time), in words, or
+  // nullopt while every peer that can be seen from here runs. For waits outside the group's own
+  // exchanges (NCCL's), so that they end when a peer is gone rather than at their deadline.
+  virtual std::optional<std::string> peer_not_running() const { return std::nullopt; }
+
   // Collective: returns once every rank has arrived.
   void barrier(const char* what, std::optional<double> timeout_s = std::nullopt) const {
     exchange(std::string(), what, timeout_s);

@@ -213,7 +213,8 @@ class Baselines final : public BaselineResources {
       return why;
     peers.broadcast(id, 0, "sharing the NCCL unique id");
     if (auto why = agree(peers, "creating the NCCL communicator", [&] {
-          nccl_ = std::make_unique<NcclCommunicator>(id, peers.size(), peers.rank(), kNcclStepS * timeout_scale_);
+          nccl_ = std::make_unique<NcclCommunicator>(id, peers.size(), peers.rank(), kNcclStepS * timeout_scale_,
+                                                   [&peers] { return peers.peer_not_running(); });
         }))
       return "nccl: " + *why;
     return std::nullopt;

@@ -110,8 +110,9 @@ std::string NcclCommunicator::unique_id() {
   return std::string(reinterpret_cast<const char*>(&id), sizeof id);
 }
 
-NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int rank, double deadline_s)
-    : rank_(rank), size_(nranks), deadline_s_(deadline_s) {
+NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int rank, double deadline_s,
+                                   PeerWatch watch)
+    : rank_(rank), size_(nranks), deadline_s_(deadline_s), watch_(std::move(watch)) {
   ncclUniqueId id;
   if (unique_id.size() != sizeof id)
     throw RuntimeFailure("the NCCL unique id has " + std::to_string(unique_id.size()) + " bytes, expected " +
@@ -141,8 +142,9 @@ void NcclCommunicator::abort() {
 }
 
 void NcclCommunicator::await(const std::string& what) {
+  constexpr int kPollsPerLook = 100;  // a look at the peers' processes every ~10 ms
   const auto t0 = std::chrono::steady_clock::now();
-  while (comm_) {
+  for (int polls = 1; comm_; ++polls) {
     ncclResult_t state = ncclSuccess;
     const ncclResult_t read = ncclCommGetAsyncError(as_comm(comm_), &state);
     if (read != ncclSuccess) state = read;
@@ -152,6 +154,11 @@ void NcclCommunicator::await(const std::string& what) {
       abort();
       throw RuntimeFailure(message);
     }
+    if (polls % kPollsPerLook == 0 && watch_)
+      if (const auto gone = watch_()) {
+        abort();
+        throw RuntimeFailure(what + ": " + *gone + "; the NCCL communicator was aborted");
+      }
     if (seconds_since(t0) > deadline_s_) {
       abort();
       throw RuntimeFailure(what + ": NCCL had not finished after " + std::to_string(int(deadline_s_)) +
@@ -246,7 +253,9 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
 bool nccl_in_build() { return false; }
 std::string nccl_version() { return ""; }
 std::string NcclCommunicator::unique_id() { throw RuntimeFailure(kNoNcclReason); }
-NcclCommunicator::NcclCommunicator(const std::string&, int, int, double) { throw RuntimeFailure(kNoNcclReason); }
+NcclCommunicator::NcclCommunicator(const std::string&, int, int, double, PeerWatch) {
+  throw RuntimeFailure(kNoNcclReason);
+}
 NcclCommunicator::~NcclCommunicator() = default;
 void NcclCommunicator::close() {}
 void NcclCommunicator::await(const std::string&) {}

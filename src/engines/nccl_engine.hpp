@@ -12,6 +12,7 @@
 // still compiles, nccl_in_build() is false and the communicator refuses to open.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,9 +38,12 @@ class NcclCommunicator {
  public:
   // On one rank (rank 0): a fresh ncclUniqueId, as bytes to broadcast.
   static std::string unique_id();
+  // A peer that is not running, in words, or nullopt (PeerGroup::peer_not_running).
+  using PeerWatch = std::function<std::optional<std::string>()>;
   // Collective over all `nranks` ranks (ncclCommInitRankConfig). `deadline_s`: how long any one
-  // of NCCL's background steps may take. Throws RuntimeFailure.
-  NcclCommunicator(const std::string& unique_id, int nranks, int rank, double deadline_s);
+  // of NCCL's background steps may take; `watch`, asked while one runs, ends it early when a
+  // peer is gone. Throws RuntimeFailure.
+  NcclCommunicator(const std::string& unique_id, int nranks, int rank, double deadline_s, PeerWatch watch = {});
   ~NcclCommunicator();  // aborts a communicator that was not closed
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
@@ -48,8 +52,8 @@ class NcclCommunicator {
   // Throws RuntimeFailure (the communicator is aborted then).
   void close();
   // Waits, within the deadline, for what NCCL does in the background after a call that
-  // returned ncclInProgress. Past the deadline or on NCCL's error: aborts the communicator and
-  // throws RuntimeFailure naming `what`.
+  // returned ncclInProgress. Past the deadline, on NCCL's error or with a peer gone: aborts the
+  // communicator and throws RuntimeFailure naming `what`.
   void await(const std::string& what);
   // ncclCommAbort now (NCCL's kernels end); later uses find no communicator.
   void abort();
@@ -65,6 +69,7 @@ class NcclCommunicator {
   int rank_ = -1;
   int size_ = 0;
   double deadline_s_ = 0;
+  PeerWatch watch_;
 };
 
 class NcclEngine final : public TwoSidedEngine {

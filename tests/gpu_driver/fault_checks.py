@@ -13,7 +13,8 @@ ping-pong, which needs two GPUs, is left out; the output says so). The scenarios
 its own that mostly waits for a deadline.
 Exits 77 (CTest: skipped) when the GPUs are not visible. Prints 'N passed, N failed'.
 Usage: fault_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...] [--config FILE] [--keep DIR]
-       [--seed N] [--only copies|methods] [--one-gpu]   (--keep: copy every results file and log there,
+       [--seed N] [--only copies|methods] [--method M] [--one-gpu]   (--method: the methods group's
+       faults of method M only)   (--keep: copy every results file and log there,
        with the commands)
 """
 import json
@@ -220,8 +221,9 @@ class FaultChecks:
         return 0 if self.failed == 0 and self.passed > 0 else 1  # a check that ran nothing fails
 
 
-def scenarios(c, groups):
-    """The fault scenarios, each a call that runs one job and checks how it ended."""
+def scenarios(c, groups, only_method=None):
+    """The fault scenarios, each a call that runs one job and checks how it ended (the methods
+    group's limited to `only_method` where given)."""
     todo = []
     if "copies" in groups:
         todo += [lambda: c.injected("stop", 1, 5, ["rank 1 was lost"]),
@@ -244,6 +246,8 @@ def scenarios(c, groups):
                   "two ranks on one GPU of one node), over sockets, not NVLink; the ping-pong needs both sides "
                   "at once and is checked on two GPUs (gpu_driver_faults_methods)", flush=True)
         for config, method in [(BASELINES, m) for m in baselines] + [(INTERFERENCE, "interference")]:
+            if only_method and method != only_method:
+                continue
             k = c.first_case_of(config, method)
             extra = ("--ranks-per-node", "1") if c.gpu_flags and method == "nccl" else ()
             todo.append(lambda config=config, method=method, k=k, extra=extra: c.injected(
@@ -264,7 +268,7 @@ def throw_is_reported(c):
 
 def main(argv):
     args, config, keep, seed, groups = [], str(HERE / "tiny.json"), None, int(time.time()), {"copies", "methods"}
-    one_gpu = False
+    one_gpu, only_method = False, None
     it = iter(argv[1:])
     for a in it:
         if a == "--config":
@@ -277,6 +281,8 @@ def main(argv):
             groups = {next(it)}
         elif a == "--one-gpu":
             one_gpu = True
+        elif a == "--method":
+            only_method = next(it)
         else:
             args.append(a)
     gpus = gpu_count()
@@ -289,7 +295,7 @@ def main(argv):
     print(f"fault checks on {config}, seed {seed}, {'both ranks on one GPU' if one_gpu else 'two GPUs'}, "
           f"{jobs} at a time", flush=True)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for done in [pool.submit(s) for s in scenarios(c, groups)]:
+        for done in [pool.submit(s) for s in scenarios(c, groups, only_method)]:
             done.result()  # a scenario that raised fails the run
     return c.finish()
 
