@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs CTest in a build folder with the visible GPUs as CTest resources: each GPU test gets as
 # many GPUs as it needs (tests side by side on a node with several) or is skipped, saying why,
-# where fewer are visible (tests/run_on_gpus.py). Lists the skipped GPU tests and why at the end.
+# where fewer are visible (tests/run_on_gpus.py). Lists the skipped tests and why at the end (GPU
+# tests, and committed_results_traceable where the repository has no full history).
 #
 # Usage: scripts/run-ctest.sh BUILD_DIR [CTEST_ARGS...]
 # Env: P2PBENCH_TEST_JOBS (tests at once; default: 2 more than the GPUs), P2PBENCH_REQUIRE_GPUS=N
@@ -27,7 +28,7 @@ status=0
 ctest --test-dir "$build" --output-on-failure --resource-spec-file "$spec" -j "$jobs" "$@" \
   || { status=$?; echo "run-ctest: ctest failed (exit $status)" >&2; }
 if [ -s "$P2PBENCH_SKIP_LOG" ]; then
-  echo "Skipped GPU tests and why ($P2PBENCH_GPUS GPU(s) visible):"
+  echo "Skipped tests and why ($P2PBENCH_GPUS GPU(s) visible):"
   sort "$P2PBENCH_SKIP_LOG" | sed 's/^/  /'
 fi
 exit $status

@@ -17,7 +17,9 @@ the caption's. markers.py lists the keys.
 Every number in a block that cites a results file (a `results/...` path, or a file or folder
 name in code quotes that exists under results/) must be marked, or be a parameter by its unit
 (512 B, 16 SMs, 4 ranks: tokens.py); the file a marker reads must be one the block (or its
-caption) cites, and a complete results file (`incomplete` false). The value must round to the
+caption) cites, and a complete results file (`incomplete` false) whose commit can be traced (not
+`meta.provenance` "unknown": tests/committed_results); a file that cannot be traced is cited
+nowhere (sources.py: untraceable_reason). The value must round to the
 written figure at the figure's own precision. `scripts/docs-figures --write` rewrites every
 marked figure from its file, so a re-measured file updates the pages.
 """

@@ -103,6 +103,7 @@ def check_page(repo: Repository, name: str, text: str) -> PageReport:
     for figure in calcs:
         _check_calc(page, figure, names)
     _check_unmarked(page, tokens.values(), marked)
+    _check_untraceable_citations(page)
     page.report.problems = list(dict.fromkeys(page.report.problems))  # a scope's problem, once
     page.report.figures = len(figures) + len(calcs)
     page.report.written = _rewritten(text, page.replacements)
@@ -189,6 +190,15 @@ def _check_unmarked(page: _Page, tokens, marked: set[Token]) -> None:
         page.report.unmarked.append((token, page.cited(block)))
         page.problem(token.start, token.text, "a number in a block citing results, without a marker "
                      "(fig, calc, or param if it is a case's parameter)")
+
+
+def _check_untraceable_citations(page: _Page) -> None:
+    """A page cites no results file whose commit cannot be traced (marked meta.provenance
+    "unknown"), figures or not: cite a traceable file that carries the claim, or drop it."""
+    for block in page.blocks:
+        for path, why in page.repo.untraceable_citations(page.text[block.start:block.end]):
+            page.problem(block.start, path, f"cited, but cannot be traced to the code that made it ({why}): "
+                         "cite a traceable file that carries the claim, or drop it")
 
 
 def _rewritten(text: str, replacements: dict[Token, str]) -> str:

@@ -25,7 +25,8 @@ class Provenance:
     dirty: bool | None         # None: not known
     diff_sha256: str | None
     source_sha256: str | None
-    origin: str                # git, PROVENANCE.json, unknown, "git_sha only" (older files), imported
+    origin: str                # git, PROVENANCE.json, unknown, "git_sha only" (older files), imported,
+                               # COMMANDS.md, "marked unknown" (older committed files: docs/results.md)
     stale_stamp: bool = False
     built: str | None = None   # "Release, CUDA 90, GNU 12.2.0 / NVIDIA 12.8.93, 2026-11-28T10:00:00Z"
 
@@ -37,6 +38,8 @@ class Provenance:
         return self.commit[:SHORT], self.diff_sha256 if self.dirty else None
 
     def unknown_reason(self) -> str:
+        if self.origin == "marked unknown":
+            return 'marked meta.provenance "unknown": its commit cannot be traced'
         if self.origin == "git_sha only":
             return f"written before provenance was recorded: git {self.commit or 'unknown'} only, changes unknown"
         if self.commit is None:
@@ -67,6 +70,8 @@ def provenance_of(meta: dict) -> Provenance:
     if isinstance(config.get("imported_from"), str):
         return Provenance(None, None, None, None, f"imported from {config['imported_from']}")
     record = meta.get("provenance")
+    if record == "unknown":  # a committed file whose tool.git_sha was not the code that ran, or is missing
+        return Provenance(None, None, None, None, "marked unknown")
     if not isinstance(record, dict):
         tool = meta.get("tool") if isinstance(meta.get("tool"), dict) else {}
         return Provenance(_text(tool.get("git_sha")), None, None, None, "git_sha only")

@@ -134,3 +134,43 @@ def test_an_incomplete_file_is_refused_even_when_its_figure_matches(repo):
     assert document["incomplete"] is True
     text = f"CE 85.7<!--fig file={INCOMPLETE} bytes=256K src_rank=0--> GB/s (`{INCOMPLETE}`)."
     assert any("incomplete" in p for p in problems(repo, text))
+
+
+@pytest.fixture(scope="module")
+def traced_repo(tmp_path_factory) -> Repository:
+    """The complete file as committed, and copies of it: marked meta.provenance "unknown", with the
+    commit a COMMANDS.md records, built without git, and an older file without a commit."""
+    root = tmp_path_factory.mktemp("traced")
+    document = json.loads((REPO / COMPLETE).read_text())
+    recorded = {"commit": "a" * 40, "origin": "COMMANDS.md", "recorded_in": "results/recorded/COMMANDS.md",
+                "quote": "Tree of aaaaaaa"}
+    no_git = {"commit": "unknown", "dirty": None, "diff_sha256": None, "source_sha256": "b" * 64, "origin": "unknown"}
+    copies = {"traced": {}, "marked": {"provenance": "unknown"}, "recorded": {"provenance": recorded},
+              "nogit": {"provenance": no_git}, "nosha": {"tool": dict(document["meta"]["tool"], git_sha="unknown")}}
+    for name, meta in copies.items():
+        (root / "results" / name).mkdir(parents=True)
+        (root / "results" / name / "run.json").write_text(json.dumps(dict(document, meta={**document["meta"], **meta})))
+    return Repository(root)
+
+
+@pytest.mark.parametrize("name", ["traced", "recorded"])
+def test_a_traceable_file_gives_figures(traced_repo, name):
+    path = f"results/{name}/run.json"
+    assert problems(traced_repo, f"CE push 394<!--fig file={path} method=ce mode=uni direction=push--> GB/s (`{path}`).") == []
+
+
+@pytest.mark.parametrize("name,why", [("marked", 'marked meta.provenance "unknown"'),
+                                      ("nogit", 'built without git (meta.provenance.commit "unknown")'),
+                                      ("nosha", 'no commit recorded (meta.tool.git_sha "unknown")')])
+def test_a_file_that_cannot_be_traced_is_refused_and_not_cited(traced_repo, name, why):
+    path = f"results/{name}/run.json"
+    figure = problems(traced_repo, f"CE push 394<!--fig file={path} method=ce mode=uni direction=push--> GB/s (`{path}`).")
+    assert any("cannot be traced to the code that made it" in p and why in p for p in figure), figure
+    as_text = problems(traced_repo, f"Peak 478<!--fig file={path} match=\"peak_gbps_per_direction\\\": ([0-9.]+)\"--> GB/s (`{path}`).")
+    assert any("cannot be traced" in p for p in as_text), as_text
+    cited = problems(traced_repo, f"Measured on two H200 (`{path}`).")
+    assert any(f"{path}: cited, but cannot be traced" in p for p in cited), cited
+
+
+def test_a_name_that_also_stands_for_traceable_files_is_no_citation_of_the_untraceable_one(traced_repo):
+    assert problems(traced_repo, "Measured on two H200 (`run.json`).") == []
