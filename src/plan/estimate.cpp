@@ -53,6 +53,23 @@ double verify_seconds(const Config& config, const CaseSpec& c, const GroupLayout
   return per_gb * slots * busiest_received_bytes(c, layout) / 1e9;
 }
 
+// What a case of some method families costs beyond the model's common terms (CaseCostModel's
+// fitted family costs): read from the case's own fields and its method's kind.
+double family_seconds(const Config& config, const CaseSpec& c, const CaseCostModel& costs) {
+  const double samples = config.samples;
+  double seconds = 0;
+  // A copy pattern's flows (a matrix case's two at most are in per_case_s; a collective's flows
+  // are one operation).
+  if (c.pattern != Pattern::kMatrix && method_info(c.method).kind == MethodKind::kCopy)
+    seconds += samples * double(c.flows.size() - std::min<size_t>(c.flows.size(), 1)) * costs.extra_flow_sample_s;
+  if (c.routing_skew && c.chunk_bytes && *c.chunk_bytes)
+    seconds += double(c.bytes / *c.chunk_bytes) * costs.tokens_case_s_per_token;
+  if (c.workload && *c.workload == "gemm") seconds += costs.gemm_workload_case_s;
+  if (method_info(c.method).kind == MethodKind::kAtomic) seconds += samples * costs.atomic_sample_s;
+  if (c.tiles) seconds += costs.tiled_case_s;
+  return seconds;
+}
+
 // Warm-up launches before a case's samples: as many samples as fill warmup_time_ms for timed
 // transfers (TransferTimer::warmup_launches_for), else the procedure's one warm-up sample.
 double warmup_launches_for(const Config& config, const CaseSpec& c, double sample_seconds) {
@@ -91,7 +108,7 @@ void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout
     warmup_launches = 2;
   }
   e.samples += uint64_t(config.samples);
-  e.setup_seconds += costs.per_case_s + samples * phases * costs.per_sample_s;
+  e.setup_seconds += costs.per_case_s + samples * phases * costs.per_sample_s + family_seconds(config, c, costs);
   e.transfer_seconds += samples * phases * work.seconds;
   e.warmup_seconds += warmup_launches * work.seconds;
   e.verify_seconds += samples * transfer_phases * verify;
@@ -105,7 +122,8 @@ void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout
 
 double fixed_sample_seconds(const Config& config, const CaseSpec& c, const CaseCostModel& costs) {
   switch (method_info(c.method).cost) {
-    case SampleCost::kRoundTrips: return double(config.latency.round_trips) * 2 * costs.signal_one_way_s;
+    case SampleCost::kRoundTrips:
+      return double(config.latency.round_trips) * 2 * (costs.signal_one_way_s + double(c.bytes) * costs.signal_s_per_byte);
     case SampleCost::kSmallCopies: return double(config.latency.ce_copies) * costs.ce_copy_latency_s;
     case SampleCost::kChaseLoads: {
       const ReadChase r = c.read_chase.value_or(ReadChase{});
