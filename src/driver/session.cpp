@@ -21,7 +21,7 @@
 #include "results/result_writer.hpp"
 #include "results/pair_matrix.hpp"
 #include "results/summary.hpp"
-#include "plan/estimate.hpp"
+#include "plan/load_length.hpp"
 #include "plan/sweep.hpp"
 
 namespace p2pbench {
@@ -178,7 +178,7 @@ CaseOutcome Session::measure_under_load(const CaseSpec& c, size_t index) {
                    " ranks in the run)");
   CaseLoop load(*group_, runner_options_, c.load_case(), index, engine_factory());
   CaseOutcome l;
-  if (!load.agree_on_skips(l) || !load.prepare(l) || !load.start_background(load_seconds(c), l)) {
+  if (!load.agree_on_skips(l) || !load.prepare(l) || !load.start_background(load_seconds(config_, c), l)) {
     CaseOutcome out = l;
     out.error = "the load beside the latency: " + l.error;
     if (out.status == CaseStatus::kOk) out.status = CaseStatus::kFailed;
@@ -197,13 +197,6 @@ CaseOutcome Session::measure_under_load(const CaseSpec& c, size_t index) {
   figures.error = l.error;
   out.load = figures;
   return out;
-}
-
-// How long the latency case could take (an upper bound: a slow link, every step's overhead);
-// the load runs twice that plus half a second, and says so when it did not cover the case.
-double Session::load_seconds(const CaseSpec& c) const {
-  const double samples = double(config_.samples + 1);  // and the warm-up sample
-  return 2 * samples * fixed_sample_seconds(config_, c, CaseCostModel::upper_bound()) + 0.5;
 }
 
 // The GPU faults of the test switch surface inside a step, as a real one would.

@@ -74,7 +74,6 @@ class Session {
   CaseOutcome measure(const CaseSpec& c, size_t index, double budget_s = 0.0);
   std::unique_ptr<CaseProcedure> procedure_for(const CaseSpec& c, size_t index);
   CaseOutcome measure_under_load(const CaseSpec& c, size_t index);
-  double load_seconds(const CaseSpec& c) const;
   EngineFactory engine_factory();
   std::optional<CaseOutcome> inject_gpu_fault(size_t index);
   void switch_baseline(const CaseSpec& c);

@@ -6,6 +6,7 @@
 
 #include "plan/device_memory.hpp"
 #include "plan/group_skip.hpp"
+#include "plan/load_length.hpp"
 #include "plan/sweep.hpp"
 
 namespace p2pbench {
@@ -52,16 +53,52 @@ double verify_seconds(const Config& config, const CaseSpec& c, const GroupLayout
   return per_gb * slots * busiest_received_bytes(c, layout) / 1e9;
 }
 
+// What a case of some method families costs beyond the model's common terms (CaseCostModel's
+// fitted family costs): read from the case's own fields and its method's kind.
+double family_seconds(const Config& config, const CaseSpec& c, const CaseCostModel& costs) {
+  const double samples = config.samples;
+  double seconds = 0;
+  // A copy pattern's flows (a matrix case's two at most are in per_case_s; a collective's flows
+  // are one operation).
+  if (c.pattern != Pattern::kMatrix && method_info(c.method).kind == MethodKind::kCopy)
+    seconds += samples * double(c.flows.size() - std::min<size_t>(c.flows.size(), 1)) * costs.extra_flow_sample_s;
+  if (c.routing_skew && c.chunk_bytes && *c.chunk_bytes)
+    seconds += double(c.bytes / *c.chunk_bytes) * costs.tokens_case_s_per_token;
+  if (c.workload && *c.workload == "gemm") seconds += costs.gemm_workload_case_s;
+  if (method_info(c.method).kind == MethodKind::kAtomic) seconds += samples * costs.atomic_sample_s;
+  if (c.tiles) seconds += costs.tiled_case_s;
+  return seconds;
+}
+
+// Warm-up launches before a case's samples: as many samples as fill warmup_time_ms for timed
+// transfers (TransferTimer::warmup_launches_for), else the procedure's one warm-up sample.
+double warmup_launches_for(const Config& config, const CaseSpec& c, double sample_seconds) {
+  if (method_info(c.method).cost != SampleCost::kTimedTransfers) return 1.0;
+  return std::clamp(std::ceil(config.warmup_time_ms * 1e-3 / std::max(sample_seconds, 1e-9)), 1.0, kMaxWarmupLaunches);
+}
+
+// A latency case under load waits for its load to end (Session::measure_under_load): what that
+// adds to the latency case's own samples. The load is a bandwidth case of its own: its set-up,
+// warm-up and one verification, and it runs load_seconds, the latency samples inside that time.
+void add_load(const Config& config, const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs,
+              double latency_seconds, SweepEstimate& e) {
+  const CaseSpec load = c.load_case();
+  const SampleWork work = transfer_sample(config, load, layout, costs);
+  const double running = std::max(load_seconds(config, c), latency_seconds);
+  e.setup_seconds += costs.per_case_s;
+  e.warmup_seconds += warmup_launches_for(config, load, work.seconds) * work.seconds;
+  e.transfer_seconds += running - latency_seconds;
+  e.verify_seconds += verify_seconds(config, load, layout, work.transfers, costs);
+  e.bytes_moved += double(load.bytes) * double(load.flows.size()) * running / work.seconds * work.transfers;
+}
+
 void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs, SweepEstimate& e) {
   const SampleCost cost = method_info(c.method).cost;
   const SampleWork work = fixed_steps(c.method) ? SampleWork{fixed_sample_seconds(config, c, costs), 1}
                                                 : transfer_sample(config, c, layout, costs);
   const double verify = verify_seconds(config, c, layout, work.transfers, costs);
   const double samples = config.samples;
-  double warmup_launches =
-      cost == SampleCost::kTimedTransfers
-          ? std::clamp(std::ceil(config.warmup_time_ms * 1e-3 / std::max(work.seconds, 1e-9)), 1.0, kMaxWarmupLaunches)
-          : 1.0;  // the procedure's one warm-up sample
+  double warmup_launches = warmup_launches_for(config, c, work.seconds);
   // interference: transfer alone, workload alone (twice where partitioned), both at
   // once; a warm-up of each instead of warmup_time_ms; the transfer moves bytes in two phases.
   double phases = 1, transfer_phases = 1;
@@ -71,19 +108,22 @@ void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout
     warmup_launches = 2;
   }
   e.samples += uint64_t(config.samples);
-  e.setup_seconds += costs.per_case_s + samples * phases * costs.per_sample_s;
+  e.setup_seconds += costs.per_case_s + samples * phases * costs.per_sample_s + family_seconds(config, c, costs);
   e.transfer_seconds += samples * phases * work.seconds;
   e.warmup_seconds += warmup_launches * work.seconds;
   e.verify_seconds += samples * transfer_phases * verify;
   if (!fixed_steps(c.method))
     e.bytes_moved += double(c.bytes) * double(c.flows.size()) * work.transfers * (transfer_phases * samples + warmup_launches);
+  if (is_latency(c.method) && c.load && !c.load->flows.empty())
+    add_load(config, c, layout, costs, (samples + 1) * work.seconds, e);
 }
 
 }  // namespace
 
 double fixed_sample_seconds(const Config& config, const CaseSpec& c, const CaseCostModel& costs) {
   switch (method_info(c.method).cost) {
-    case SampleCost::kRoundTrips: return double(config.latency.round_trips) * 2 * costs.signal_one_way_s;
+    case SampleCost::kRoundTrips:
+      return double(config.latency.round_trips) * 2 * (costs.signal_one_way_s + double(c.bytes) * costs.signal_s_per_byte);
     case SampleCost::kSmallCopies: return double(config.latency.ce_copies) * costs.ce_copy_latency_s;
     case SampleCost::kChaseLoads: {
       const ReadChase r = c.read_chase.value_or(ReadChase{});

@@ -55,6 +55,40 @@ struct CaseCostModel {
   // 0.4 s of it its 14 cases by the costs above; baselines.json then comes out within 1%.
   double nccl_setup_s = 1.0;
 
+  // Costs of some method families beyond the terms above, fitted (after the terms above and the
+  // load beside a latency case) by non-negative least squares, relative to each run's length,
+  // over every complete two-H200 run in results/h200-nv18/ but contention/contended.json (GPUs
+  // shared with another job) and remeasure-2026-11-27/runs/latency-0ad2a69.json (the ping-pong
+  // regression its COMMANDS.md records): 45 runs. What each case does beyond the terms above:
+  // - tokens (CaseSpec::routing_skew): the router's routes, gathers and combine rows, built on
+  //   the host and uploaded per case, in proportion to a rank's tokens: tokens-2026-11-27
+  //   (168 cases of 4096 tokens: 8.18 s, 3.9 s by the terms above) and tokens-tune-2026-11-27
+  //   (108: 5.89 s, 2.5 s) against tokens-128 (168 of 128 tokens);
+  double tokens_case_s_per_token = 6.56e-6;
+  // - interference beside the GEMM workload (CaseSpec::workload "gemm"): cuBLASLt's algorithm
+  //   choice for each SM target, and a transfer slowed by the GEMM in the together phase that
+  //   the workload keeps being fed for: interference.json (11 of 22 cases beside the GEMM,
+  //   147.5 s, 75 s by the terms above), interference-gaussian (145.8 s), interference-both-busy
+  //   (3 cases, 20.3 s), remeasure interference (62.8 s); the HBM-only runs need nothing more;
+  double gemm_workload_case_s = 5.58;
+  // - atomics (MethodKind::kAtomic): a launch and its wait per sample beside the timed ones
+  //   (atomics.json 1.07 s, remeasure 1.49 s: 520 samples);
+  double atomic_sample_s = 0.46e-3;
+  // - gemm_rs (CaseSpec::tiles): the GEMM's operands and reference per case (gemm-rs-2gpu 9.64 s,
+  //   its repeat 10.21 s: 120 cases, 6.8 s by the terms above);
+  double tiled_case_s = 23.6e-3;
+  // - latency_signal's payload (kRoundTrips): each way moves the payload (latency.json: 4 B to
+  //   64 KiB; 13 s by the terms above of 16.4 s);
+  double signal_s_per_byte = 4.27e-11;
+  // - each flow of a pattern's case (not the matrix) beyond its first, per sample: its own
+  //   timer's wait and figures in the lock-step, on ranks sharing a GPU (groups/patterns 6.82 s
+  //   and its remeasure 6.46 s, 4.4 s by the terms above, 940 such flow-samples: 2.57 and
+  //   2.19 ms each; the matrix runs, whose bidir cases have two flows, need none).
+  double extra_flow_sample_s = 2.35e-3;
+  // Not explained by these terms (estimate/real): groups/odd-3-ranks 0.64 and groups/crossnode
+  // 0.46 (three and four ranks on two GPUs; crossnode's NCCL between emulated nodes),
+  // ce-bidir 0.61 (a 0.5 s run), tokens-128 1.31 (168 cases of 128 tokens).
+
   // Latency costs no GPU should exceed (a slow link, every step's overhead): what a load beside
   // a latency case must outlast.
   static CaseCostModel upper_bound();

@@ -118,7 +118,8 @@ std::string estimate_lines(const Config& config, const std::vector<CaseSpec>& ca
                   config.burn_in.window_s / double(std::max<size_t>(cases.size(), 1)));
   const CaseCostModel costs;
   const SweepEstimate e = estimate(config, cases, layout, costs);
-  return format(e.seconds < 10 ? "estimated: about %.1f s" : "estimated: about %.0f s", e.seconds) +
+  return format(e.seconds < 1 ? "estimated: about %.2f s" : e.seconds < 10 ? "estimated: about %.1f s" : "estimated: about %.0f s",
+                e.seconds) +
          format(": set-up %.1f s (%.2f ms a case), transfers %.1f s, warm-up %.1f s", e.setup_seconds, costs.per_case_s * 1e3,
                 e.transfer_seconds, e.warmup_seconds) +
          format(", verification %.1f s; %.1f GB moved (1 GB = 1e9 B)\n", e.verify_seconds, e.bytes_moved / 1e9) +
