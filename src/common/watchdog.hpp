@@ -1,8 +1,8 @@
 // The last line against a hang: a thread that ends the process when the main thread has not
-// left a guarded region in time. It guards calls that cannot be given a deadline of their own
-// (NCCL's communicator set-up and teardown, a CUDA call blocked in the driver behind a hung
-// kernel, MPI_Finalize). On expiry it runs the owner's action (say what hung, write what
-// finished), then ends the process with exit status 1: mpirun then ends the other ranks.
+// left a guarded region in time. It guards calls that cannot be given a deadline of their own (a
+// CUDA call blocked in the driver behind a hung kernel, MPI_Finalize) and the steps around those
+// that have one (NCCL's set-up and teardown). On expiry it runs the owner's action (say what hung,
+// write what finished), then ends the process with exit status 1: mpirun then ends the others.
 // Time this process spent stopped (SIGSTOP, a suspended job) is not counted.
 // It also bounds a stop: once a stop signal has arrived (common/stop_signal.hpp), the process has
 // `stop_grace_s` of running time to end on its own (finish the step, write the file) wherever it

@@ -218,7 +218,8 @@ std::optional<CaseOutcome> Session::inject_gpu_fault(size_t index) {
 }
 
 // Baseline methods hold session resources (NCCL communicator, staging area) only while their
-// cases run. NCCL's set-up and teardown cannot be given a deadline: the watchdog guards them.
+// cases run. NCCL's own steps have deadlines (nccl_engine.hpp); the watchdog guards the whole set-up
+// and teardown beside them.
 void Session::switch_baseline(const CaseSpec& c) {
   if (open_baseline_ && *open_baseline_ != c.method) close_baseline();
   if (needs_session_resource(c.method) && !open_baseline_ && !(sanitizer_mode_ && sanitizer_skip_reason(c.method))) {
