@@ -10,7 +10,7 @@
 # (a machine without a GPU skips them all): scripts/run-ctest.sh. The skips and their reasons are
 # listed at the end.
 # Env: P2PBENCH_REQUIRE_GPUS=N (a GPU test that needs N or fewer GPUs and skips fails instead),
-#      P2PBENCH_TEST_JOBS (tests at once; default: 2 more than the GPUs),
+#      P2PBENCH_TEST_JOBS (tests at once; default: 3 more than the GPUs),
 #      P2PBENCH_BUILD_DIR, P2PBENCH_CUDA_ARCHITECTURES, P2PBENCH_JOBS (build jobs).
 set -euo pipefail
 cd "$(dirname "$0")/.."

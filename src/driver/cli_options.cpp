@@ -1,5 +1,7 @@
 #include "driver/cli_options.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "common/errors.hpp"
 #include "common/version.hpp"
 #include "config/axis.hpp"

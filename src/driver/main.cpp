@@ -1,5 +1,7 @@
 // p2pbench: parses flags and the config BEFORE MPI starts, so bad input gets one clear message
 // and exit status 2 with no result file; then hands over to the session of the MPI group.
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

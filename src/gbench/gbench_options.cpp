@@ -1,5 +1,7 @@
 #include "gbench/gbench_options.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -4,8 +4,6 @@
 // before these are parsed.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <string>
 
 #include "config/config.hpp"

@@ -2,6 +2,7 @@
 // GPUs. Order matters: Google Benchmark takes its --benchmark_* flags out of argv first; ours
 // are parsed strictly from what is left; cases are registered without touching CUDA; the GPUs
 // are opened only when Google Benchmark is about to run (never for --benchmark_list_tests).
+#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 
 #include <cstdio>

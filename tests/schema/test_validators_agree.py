@@ -5,6 +5,7 @@ and the same best error on the expectations files and their broken copies.
 Also the schemas themselves against draft 7's meta-schema. Needs the jsonschema package: where it
 is missing every test here is skipped, with the reason (CTest: results_schema_jsonschema)."""
 import copy
+import functools
 import gzip
 import json
 import pathlib
@@ -95,6 +96,7 @@ def trimmed(node):
     return node
 
 
+@functools.lru_cache(maxsize=1)  # read once for the parametrization and each test (mutated copies)
 def documents():
     """A version 1 run, the writer's version 2 shapes (the synthetic group run) and a cross-node
     group run, trimmed."""
@@ -106,19 +108,25 @@ def documents():
     return {name: trimmed(doc) for name, doc in runs.items()}
 
 
-@pytest.mark.parametrize("name", sorted(documents()))
-def test_same_answer_on_broken_documents(name):
-    document = documents()[name]
-    rng = random.Random(name)  # the same mutations on every run
+def same_answers_on_mutations(name, document, answers):
+    """Mutates `document` (seeded by `name`: the same mutations on every run) until
+    BROKEN_PER_DOCUMENT copies are rejected, asserting that answers(copy), a (jsonschema, built-in)
+    pair, agree on each; fails where too few mutations break it to compare."""
+    rng = random.Random(name)
     rejected = 0
     for _ in range(MUTATIONS_AT_MOST):
         broken, path = mutated(document, rng)
-        by_jsonschema, built_in = both(broken)
+        by_jsonschema, built_in = answers(broken)
         assert by_jsonschema == built_in, f"{name}, {path} changed"
         rejected += by_jsonschema is not None
         if rejected == BROKEN_PER_DOCUMENT:
             return
     pytest.fail(f"only {rejected} of {MUTATIONS_AT_MOST} mutations broke {name}: too few to compare")
+
+
+@pytest.mark.parametrize("name", sorted(documents()))
+def test_same_answer_on_broken_documents(name):
+    same_answers_on_mutations(name, documents()[name], both)
 
 
 def test_same_answer_on_the_malformed_documents_of_the_schema_tests():
@@ -149,13 +157,4 @@ def expectations_answers(document):
 def test_same_answer_on_expectations_files_and_their_broken_copies(path):
     document = read(path)
     assert expectations_answers(document) == [None, None]
-    rng = random.Random(path.name)
-    rejected = 0
-    for _ in range(MUTATIONS_AT_MOST):
-        broken, where = mutated(trimmed(document), rng)
-        by_jsonschema, built_in = expectations_answers(broken)
-        assert by_jsonschema == built_in, f"{path.name}, {where} changed"
-        rejected += by_jsonschema is not None
-        if rejected == BROKEN_PER_DOCUMENT:
-            return
-    pytest.fail(f"only {rejected} of {MUTATIONS_AT_MOST} mutations broke {path.name}: too few to compare")
+    same_answers_on_mutations(path.name, trimmed(document), expectations_answers)

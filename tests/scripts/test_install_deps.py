@@ -15,6 +15,7 @@ installed" and checks that the script says so. python3 is a wrapper that logs it
 packages are made present or absent with a directory on PYTHONPATH, so the outcome does not
 depend on what this machine has installed.
 """
+import functools
 import json
 import os
 import re
@@ -36,7 +37,10 @@ def write_exe(path, text):
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
+@functools.lru_cache(maxsize=None)
 def importable(name):
+    """Whether this interpreter imports `name`: asked once a session (every simulated node asks,
+    and importing pandas, matplotlib or scipy in a new interpreter takes seconds)."""
     probe = subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True)
     return probe.returncode == 0
 
@@ -193,12 +197,19 @@ def apt_packages_of_the_script():
     return packages
 
 
-def apt_candidate(pkg):
-    """apt-cache policy's candidate version, read to the end; None for none or unknown."""
-    out = subprocess.run(["apt-cache", "policy", pkg], capture_output=True, text=True,
+def apt_candidates(packages):
+    """{package: apt-cache policy's candidate version, None for none or unknown}, read to the end
+    of one apt-cache call for all of them (each call reads every apt list where apt keeps no
+    binary cache: a second a call)."""
+    out = subprocess.run(["apt-cache", "policy", *packages], capture_output=True, text=True,
                          env=dict(os.environ, LC_ALL="C")).stdout
-    found = re.search(r"^\s*Candidate:\s*(\S+)", out, re.M)
-    return found.group(1) if found and found.group(1) != "(none)" else None
+    candidates = dict.fromkeys(packages)
+    for block in re.split(r"^(?=\S+:$)", out, flags=re.M):   # a block per package apt knows
+        name = re.match(r"(\S+):$", block, re.M)
+        found = re.search(r"^\s*Candidate:\s*(\S+)", block, re.M)
+        if name and found and found.group(1) != "(none)":
+            candidates[name.group(1)] = found.group(1)
+    return candidates
 
 
 def test_the_script_names_the_packages_it_installs():
@@ -213,7 +224,7 @@ def test_available_agrees_with_real_apt_every_time():
     if shutil.which("apt-cache") is None:
         pytest.skip("no apt-cache on this machine")
     packages = apt_packages_of_the_script() + ["p2pbench-no-such-package"]
-    truth = {pkg: "yes" if apt_candidate(pkg) else "no" for pkg in packages}
+    truth = {pkg: "yes" if candidate else "no" for pkg, candidate in apt_candidates(packages).items()}
     if all(v == "no" for v in truth.values()):
         pytest.skip("apt-cache knows none of the script's packages (empty lists: no apt-get update yet?)")
     assert truth["p2pbench-no-such-package"] == "no"
