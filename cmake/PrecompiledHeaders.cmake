@@ -1,9 +1,7 @@
 # Precompiled headers for the C++ sources. nlohmann/json is the slowest header the project reads
 # (most translation units reach it through a header of ours) and with the standard headers below
 # it is most of each file's compile time on a small machine. One precompiled header is built with
-# p2pbench_common from cmake/precompiled.hpp and every other C++ target reuses it, so it is compiled once per build;
-# a second, from the same header, with p2pbench_topology for the position-independent targets
-# (topology, the methods, the kernels' C++ files), which cannot use the first.
+# p2pbench_common from cmake/precompiled.hpp and every other C++ target reuses it, so it is compiled once per build.
 # CUDA sources are left alone (nvcc does not take CMake's precompiled headers). Turn it off with
 # -DP2PBENCH_PRECOMPILED_HEADERS=OFF (e.g. to check that each file includes what it uses).
 option(P2PBENCH_PRECOMPILED_HEADERS "Precompile nlohmann/json and the standard headers" ON)
@@ -20,32 +18,26 @@ function(p2pbench_targets_below dir out)
   set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
-# The C++ targets that share a header: static libraries, object libraries and executables with
-# C++ sources. GCC refuses a header precompiled with other code-generation flags (it warns and
-# reads the headers again), so a target with POSITION_INDEPENDENT_CODE (-fPIC) takes
-# p2pbench_topology's and the others p2pbench_common's. Shared libraries are left alone.
+# The C++ targets that can share p2pbench_common's header: static libraries, object libraries
+# and executables with C++ sources, built without position-independent code as it is (a shared
+# library, or a target with POSITION_INDEPENDENT_CODE, compiles with -fPIC/-fpie, which GCC
+# refuses a header precompiled without: it warns and reads the headers again).
 function(p2pbench_use_precompiled_headers)
   if(NOT P2PBENCH_PRECOMPILED_HEADERS)
     return()
   endif()
-  set(header "$<$<COMPILE_LANGUAGE:CXX>:${CMAKE_SOURCE_DIR}/cmake/precompiled.hpp>")
-  target_precompile_headers(p2pbench_common PRIVATE "${header}")
-  target_precompile_headers(p2pbench_topology PRIVATE "${header}")
+  target_precompile_headers(p2pbench_common PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${CMAKE_SOURCE_DIR}/cmake/precompiled.hpp>")
   p2pbench_targets_below(${CMAKE_SOURCE_DIR} targets)
   foreach(t ${targets})
     get_target_property(type ${t} TYPE)
     get_target_property(sources ${t} SOURCES)
     get_target_property(pic ${t} POSITION_INDEPENDENT_CODE)
-    set(host p2pbench_common)
-    if(pic)
-      set(host p2pbench_topology)
-    endif()
-    if(t STREQUAL host OR NOT type MATCHES "^(STATIC_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
+    if(t STREQUAL p2pbench_common OR pic OR NOT type MATCHES "^(STATIC_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
       continue()
     endif()
     list(FILTER sources INCLUDE REGEX "\\.cpp$")
     if(sources)
-      target_precompile_headers(${t} REUSE_FROM ${host})
+      target_precompile_headers(${t} REUSE_FROM p2pbench_common)
     endif()
   endforeach()
 endfunction()
