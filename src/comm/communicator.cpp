@@ -141,7 +141,7 @@ std::optional<std::string> Communicator::peer_stopped_at_exit(double limit_s) co
       const auto peer = liveness_->condition(r);
       if (peer.kind == PeerLiveness::Condition::Kind::kExited) continue;  // done, as it should be
       if (peer.kind == PeerLiveness::Condition::Kind::kStopped)
-        return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + peer.reason;
+        return named(r, peer.reason);
       waiting = true;  // running (ending) or stopped for less than the stale time
     }
     if (!waiting) return std::nullopt;
@@ -151,11 +151,15 @@ std::optional<std::string> Communicator::peer_stopped_at_exit(double limit_s) co
   return std::nullopt;
 }
 
+std::string Communicator::named(int r, const std::string& condition) const {
+  return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + condition;
+}
+
 std::optional<std::string> Communicator::peer_not_running() const {
   if (!liveness_) return std::nullopt;
   for (int r = 0; r < size_; ++r) {
     if (r == rank_ || !liveness_->observable(r)) continue;
-    if (auto reason = liveness_->not_running(r)) return "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *reason;
+    if (auto reason = liveness_->not_running(r)) return named(r, *reason);
   }
   return std::nullopt;
 }
@@ -259,7 +263,7 @@ void Communicator::check_peers(const std::vector<bool>& arrived, const char* wha
     missing.push_back(r);
     if (!liveness_) continue;
     if (auto reason = liveness_->not_running(r); reason && why.empty())
-      why = "rank " + std::to_string(r) + " (" + liveness_->where(r) + ") " + *reason;
+      why = named(r, *reason);
   }
   if (why.empty() && waited_s <= deadline_s) return;
   char waited[64];

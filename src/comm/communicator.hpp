@@ -99,6 +99,8 @@ class Communicator final : public PeerGroup {
 
  private:
   void check_peers(const std::vector<bool>& arrived, const char* what, double waited_s, double deadline_s) const;
+  // "rank R (pid P on HOST) <condition>": a peer as every message about its process names it.
+  std::string named(int r, const std::string& condition) const;
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::string host_;

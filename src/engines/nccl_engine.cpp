@@ -93,6 +93,15 @@ void nccl_check(ncclResult_t result, const std::string& what, ncclComm_t comm = 
   throw RuntimeFailure(describe(what, result, comm));
 }
 
+// The same for the communicator's own steps, which abort it first: a communicator in error
+// is never used again, and aborting ends whatever NCCL still runs for it.
+void check_or_abort(ncclResult_t result, const std::string& what, NcclCommunicator& comm) {
+  if (result == ncclSuccess || result == ncclInProgress) return;
+  const std::string message = describe(what, result, as_comm(comm.handle()));
+  comm.abort();
+  throw RuntimeFailure(message);
+}
+
 }  // namespace
 
 bool nccl_in_build() { return true; }
@@ -125,11 +134,7 @@ NcclCommunicator::NcclCommunicator(const std::string& unique_id, int nranks, int
                            " of " + std::to_string(nranks) + ")";
   const ncclResult_t result = ncclCommInitRankConfig(&comm, nranks, id, rank, &config);
   comm_ = comm;  // set even on failure, so that it is aborted
-  if (result != ncclSuccess && result != ncclInProgress) {
-    const std::string message = describe(what, result, comm);
-    abort();
-    throw RuntimeFailure(message);
-  }
+  check_or_abort(result, what, *this);
   await(what);
 }
 
@@ -149,11 +154,7 @@ void NcclCommunicator::await(const std::string& what) {
     const ncclResult_t read = ncclCommGetAsyncError(as_comm(comm_), &state);
     if (read != ncclSuccess) state = read;
     if (state == ncclSuccess) return;
-    if (state != ncclInProgress) {
-      const std::string message = describe(what, state, as_comm(comm_));
-      abort();
-      throw RuntimeFailure(message);
-    }
+    check_or_abort(state, what, *this);
     if (polls % kPollsPerLook == 0 && watch_)
       if (const auto gone = watch_()) {
         abort();
@@ -172,14 +173,9 @@ void NcclCommunicator::await(const std::string& what) {
 // ncclCommFinalize waits (in the background, awaited) for every operation still queued.
 void NcclCommunicator::close() {
   if (!comm_) return;
-  nccl_check(ncclCommFinalize(as_comm(comm_)), "finalizing the NCCL communicator", as_comm(comm_));
+  check_or_abort(ncclCommFinalize(as_comm(comm_)), "finalizing the NCCL communicator", *this);
   await("finalizing the NCCL communicator");
-  const ncclResult_t destroyed = ncclCommDestroy(as_comm(comm_));
-  if (destroyed != ncclSuccess && destroyed != ncclInProgress) {
-    const std::string message = describe("destroying the NCCL communicator", destroyed, as_comm(comm_));
-    abort();
-    throw RuntimeFailure(message);
-  }
+  check_or_abort(ncclCommDestroy(as_comm(comm_)), "destroying the NCCL communicator", *this);
   comm_ = nullptr;
 }
 
@@ -233,19 +229,17 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
   void* base = addresses_of(transfers).base[me()];
   void* out = output_of(base);
   const std::string what = std::string("enqueuing NCCL's ") + to_string(op()) + " of " + std::to_string(size().bytes) + " bytes";
+  ncclResult_t enqueued = ncclSuccess;
   switch (op()) {
     case Collective::kReduceScatter:
-      nccl_check(ncclReduceScatter(base, out, size().chunk_elements, ncclFloat, ncclSum, comm, stream), what, comm);
-      return comm_.await(what);
-    case Collective::kAllGather:
-      nccl_check(ncclAllGather(base, out, size().chunk_elements, ncclFloat, comm, stream), what, comm);
-      return comm_.await(what);
-    case Collective::kAllReduce:
-      nccl_check(ncclAllReduce(base, out, size().elements, ncclFloat, ncclSum, comm, stream), what, comm);
-      return comm_.await(what);
-    case Collective::kNone: break;
+      enqueued = ncclReduceScatter(base, out, size().chunk_elements, ncclFloat, ncclSum, comm, stream);
+      break;
+    case Collective::kAllGather: enqueued = ncclAllGather(base, out, size().chunk_elements, ncclFloat, comm, stream); break;
+    case Collective::kAllReduce: enqueued = ncclAllReduce(base, out, size().elements, ncclFloat, ncclSum, comm, stream); break;
+    case Collective::kNone: throw RuntimeFailure("an NCCL collective method names no operation");
   }
-  throw RuntimeFailure("an NCCL collective method names no operation");
+  nccl_check(enqueued, what, comm);
+  comm_.await(what);
 }
 
 #else  // no NCCL in this build
