@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "vocab/row_fields.hpp"
+
 namespace p2pbench {
 
 enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
@@ -97,12 +99,11 @@ struct MethodInfo {
   Collective collective = Collective::kNone;  // kCollective methods: the operation
   bool needs_nccl = false;  // runs on the session's NCCL communicator (opened while its cases run)
   CollectiveElement collective_element = CollectiveElement::kF32;  // kCollective methods: what they add or move
-  // Its case is one bf16 GEMM (D f32 m x m from bytes = 4 m^2, inner dimension gemm_k): its rows
-  // add the GEMM's shape and TFLOP/s (2 m m k per operation over time_us).
-  bool gemm_alone = false;
   // Reads and writes a file in the config's gds.directory (CaseSpec::file_directory).
   bool uses_directory = false;
   bool on_own_gpu = false;  // a latency method of one GPU and its host memory: cases r -> r, as kHostLink's
+  // The fields its rows add beyond those of every row and of its kind (results/method_row_fields.hpp).
+  std::vector<RowField> row_fields = {};
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered.
