@@ -52,6 +52,9 @@ METHOD_ORDER = tuple(m["name"] for m in _IN_REPORT_ORDER)
 METHOD_COLORS = {m["name"]: m["color"] for m in _IN_REPORT_ORDER if m["color"] is not None}
 METHOD_TITLES = {m["name"]: m["title"] for m in _IN_REPORT_ORDER}
 LATENCY_METHODS = tuple(m["name"] for m in _IN_REPORT_ORDER if m["figure"] == "latency")
+# The methods that may run beside another case: a latency case's load, an interference case's
+# transfer (its row's `engine`).
+LOAD_METHODS = tuple(m["name"] for m in _IN_REPORT_ORDER if m["runs_as_load"])
 
 
 def names_of_kinds(*kinds: str) -> tuple[str, ...]:

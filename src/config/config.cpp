@@ -110,9 +110,10 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
                   "methods; latency_read "
                   "axes {\"read_protocols\" (plain, relaxed_sys, absolute, generic), \"read_launch\" (single, every_sm), "
                   "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
-                  "\"read_stride_bytes\", \"read_footprint_bytes\"}; \"load\" {\"method\" (ce, ldst, tma), \"direction\", "
-                  "\"pattern\" (all_to_all, ring, bisection), \"bytes\"}: measure each latency case again while that "
-                  "traffic runs between the ranks outside its pair"},
+                  "\"read_stride_bytes\", \"read_footprint_bytes\"}; \"load\" {\"method\" (" +
+                      method_list([](const MethodInfo& m) { return m.runs_as_load; }) +
+                      "), \"direction\", \"pattern\" (all_to_all, ring, bisection), \"bytes\"}: measure each "
+                      "latency case again while that traffic runs between the ranks outside its pair"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
       {"host", "{\"memory\" (pinned: cudaHostAlloc, the default; registered: 4 KiB pages + cudaHostRegister; "
                "huge_pages: 2 MiB pages + cudaHostRegister; pageable: never registered), \"numa\" (local, the default; "
@@ -164,7 +165,7 @@ void parse_sweep_keys(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, "\"uni\", \"bidir\"");
   // Latency and atomic methods take their sizes from their own sections.
   const bool needs_sizes = std::any_of(c.methods.begin(), c.methods.end(),
-                                       [](Method m) { return !is_latency(m) && m != Method::kAtomic; });
+                                       [](Method m) { return !is_probe(m); });
   if (!doc.contains("sizes") && needs_sizes)
     throw InputError(name("sizes"), "(missing)", "the config must list message sizes");
   if (doc.contains("sizes") && !(doc["sizes"].is_null() && !needs_sizes)) {

@@ -41,7 +41,7 @@ constexpr double kMaxGateTimeoutS = 3600.0;
 
 struct Config {
   std::string label = "p2pbench";
-  std::vector<Method> methods{Method::kCe};
+  std::vector<Method> methods{kDefaultMethod};
   std::vector<Direction> directions{Direction::kPush, Direction::kPull};
   std::vector<Mode> modes{Mode::kUni, Mode::kBidir};
   std::vector<uint64_t> sizes;
