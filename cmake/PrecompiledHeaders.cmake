@@ -26,7 +26,11 @@ function(p2pbench_use_precompiled_headers)
   if(NOT P2PBENCH_PRECOMPILED_HEADERS)
     return()
   endif()
-  target_precompile_headers(p2pbench_common PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${CMAKE_SOURCE_DIR}/cmake/precompiled.hpp>")
+  # Named by the include path, not by its absolute path: the generated cmake_pch.hxx is then the
+  # same in every copy of the tree, and a compiler cache (ccache's base_dir) reuses one copy's
+  # objects in another (tests/registry/test_adding_a_method.py builds a scratch copy).
+  target_include_directories(p2pbench_common PUBLIC ${CMAKE_SOURCE_DIR}/cmake)
+  target_precompile_headers(p2pbench_common PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:<precompiled.hpp$<ANGLE-R>>")
   p2pbench_targets_below(${CMAKE_SOURCE_DIR} targets)
   foreach(t ${targets})
     get_target_property(type ${t} TYPE)

@@ -4,8 +4,11 @@
 Usage: scripts/update-method-lists.py P2PBENCH_BINARY
 
 Writes schema/methods.json (`p2pbench --list-methods --json`) and, in schema/results.schema.json,
-the row's method enum (every method) and the enum of the rule that asks ok bidir rows of the copy
-and two-sided baseline methods for their per-direction figures. The version 1 schema describes
+the row's method enum (every method), the enum of the rule that asks ok bidir rows of the copy
+and two-sided baseline methods for their per-direction figures, the enum of the engines an
+interference row may name (the methods that may run as a load), and a property for each field a
+method declares for its rows (methods.json's row_fields; marked with GENERATED_FIELD as their
+$comment, so that a field no method declares any longer goes). The version 1 schema describes
 files that can hold only the methods of version 1 and stays as it is. Exit 2 when the binary
 cannot list its methods.
 """
@@ -39,6 +42,56 @@ def bidir_rule(row: dict) -> dict:
     return rules[0]["if"]["properties"]["method"]
 
 
+GENERATED_FIELD = "a method's row field: scripts/update-method-lists.py writes it from schema/methods.json"
+STATS = {"$ref": "#/definitions/stats"}
+
+
+def field_schema(field: dict) -> dict:
+    """The JSON Schema of a declared row field (its type, values, nullability and members)."""
+    kind, nullable = field["type"], field.get("nullable", False)
+    if kind == "text" and field.get("values"):
+        schema = {"enum": field["values"] + ([None] if nullable else [])}
+    elif kind == "text":
+        schema = {"type": ["string", "null"] if nullable else "string"}
+    elif kind == "count":
+        schema = {"$ref": "#/definitions/nullable_count" if nullable else "#/definitions/count"}
+    elif kind == "number":
+        schema = {"type": ["number", "null"] if nullable else "number", "minimum": 0}
+    elif kind == "stats":
+        schema = {"oneOf": [STATS, {"type": "null"}]} if nullable else dict(STATS)
+    elif kind == "numbers":
+        schema = {"type": "array", "items": {"type": "number"}}
+    elif kind == "object":
+        members = field.get("members", [])
+        schema = {"type": ["object", "null"] if nullable else "object", "required": [m["name"] for m in members],
+                  "additionalProperties": False, "properties": {m["name"]: field_schema(m) for m in members}}
+    else:
+        sys.exit(f"update-method-lists: row field {field['name']}: unknown type {kind!r}")
+    words = [field.get("description") or "", f"unit: {field['unit']}" if field.get("unit") else ""]
+    description = "; ".join(w for w in words if w)
+    return {**({"description": description} if description else {}), **schema}
+
+
+def write_row_fields(row: dict, fields: list[dict]) -> None:
+    """Replaces the generated properties of the row with those of the declared fields."""
+    properties = row["properties"]
+    for name in [n for n, p in properties.items() if p.get("$comment") == GENERATED_FIELD]:
+        del properties[name]
+    for field in fields:
+        if field["name"] in properties:
+            sys.exit(f"update-method-lists: {SCHEMA}: the row field {field['name']} that methods "
+                     f"{', '.join(field['methods'])} declare is already a property of every row")
+        properties[field["name"]] = {"$comment": GENERATED_FIELD, **field_schema(field)}
+
+
+def engine_enum(row: dict) -> list:
+    """The enum of the engines an interference row names (null on other rows)."""
+    enum = row["properties"].get("engine", {}).get("enum")
+    if enum is None:
+        sys.exit(f"update-method-lists: {SCHEMA}: the row has no engine enum")
+    return enum
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -50,8 +103,11 @@ def main() -> int:
     row = schema["definitions"]["row"]
     row["properties"]["method"]["enum"] = [m["name"] for m in methods]
     bidir_rule(row)["enum"] = [m["name"] for m in methods if m["kind"] in BIDIR_WITH_DIRECTIONS_KINDS]
+    engine_enum(row)[:] = [m["name"] for m in methods if m["runs_as_load"]] + [None]
+    write_row_fields(row, json.loads(listing).get("row_fields", []))
     SCHEMA.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"{METHODS.relative_to(REPO)}: {len(methods)} methods; {SCHEMA.relative_to(REPO)}: method enums")
+    print(f"{METHODS.relative_to(REPO)}: {len(methods)} methods; {SCHEMA.relative_to(REPO)}: method enums, "
+          "row fields")
     return 0
 
 

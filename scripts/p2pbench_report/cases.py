@@ -4,8 +4,9 @@ and how cases of several results files are matched.
 A case is identified by method, direction, mode, bytes, src_rank, dst_rank, blocks, threads,
 unroll, smem_bytes, stages, buffer_pool_bytes (missing means 0: no pool) and the payload
 variables of latency and atomic rows: protocol, atomic_type, atomic_pattern, hot_addresses (null,
-or absent, elsewhere), and host-link rows' host_memory and host_numa (their defaults, pinned and
-local, key as absent: files from before the host axis measured exactly those). An atomic row's ops_per_thread is not among them: with blocks, threads and
+or absent, elsewhere), and the identity fields methods declare (schema/methods.json's row_fields:
+host-link rows' host_memory and host_numa; their defaults, pinned and local, key as absent:
+files from before the host axis measured exactly those). An atomic row's ops_per_thread is not among them: with blocks, threads and
 atomic_type it fixes `bytes`. Two rows with the same identity in one file are told apart by their order (the 2nd
 such row of A matches the 2nd of B).
 
@@ -37,17 +38,17 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from p2pbench_report.methods import LATENCY_METHODS, METHOD_ORDER
+from p2pbench_report.methods import IDENTITY_DEFAULTS, IDENTITY_FIELDS, IDENTITY_LABELS, LATENCY_METHODS, METHOD_ORDER
 from p2pbench_report.units import format_size
 
 PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses",
-                     "engine", "workload", "sm_partition", "both_gpus_busy",  # these four: interference rows
-                     "host_memory", "host_numa")  # host-link rows (docs/host-memory.md)
+                     "engine", "workload", "sm_partition", "both_gpus_busy"  # these four: interference rows
+                     ) + IDENTITY_FIELDS  # the methods' own (host-link rows: host_memory, host_numa)
 PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses",  # a bare number would not say what it counts
-                   "host_memory": "{} host memory", "host_numa": "{} NUMA node"}
-# A host-link row's defaults are the case every file before the host axis measured (no such
-# field): they key as absent, so old and new files' pinned, local rows match.
-PAYLOAD_DEFAULTS = {"host_memory": "pinned", "host_numa": "local"}
+                   **IDENTITY_LABELS}
+# A method's identity field at its default is the case every file before the field measured (no
+# such field): it keys as absent, so old and new files' rows match (host-link: pinned, local).
+PAYLOAD_DEFAULTS = dict(IDENTITY_DEFAULTS)
 # The kernel-shape axes of a row (the registry's ShapeAxis, in its order) and their short labels.
 KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"),
                ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"), ("routing_skew", "skew "), ("tiles", "tiles "),

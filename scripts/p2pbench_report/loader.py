@@ -35,6 +35,7 @@ from p2pbench_report.cases import INTEGER_VARIABLES, PAYLOAD_VARIABLES, metric_n
 from p2pbench_report.consistency import check_statistics
 from p2pbench_report.errors import InputError
 from p2pbench_report.group_rows import group_columns, is_group_row, without_group_fields
+from p2pbench_report.methods import STATS_ROW_FIELDS
 from p2pbench_report.schema import schema_path, validate
 from p2pbench_report.system import SystemInfo, describe_system
 
@@ -44,8 +45,8 @@ STATS_FIELDS = {
     "latency_us": ("min", "median", "p95", "max", "mean", "stdev"),
 }
 # Statistics objects only some rows carry (latency_ce, latency_read, atomic): flattened where present.
-OPTIONAL_STATS_FIELDS = ("issue_interval_us", "cycles", "latency_at_peak_clock_us", "atomic_ops_per_s",
-                         "tflops")  # tflops: the gemm method's TFLOP/s (1e12 FLOP/s)
+OPTIONAL_STATS_FIELDS = ("issue_interval_us", "cycles", "latency_at_peak_clock_us", "atomic_ops_per_s"
+                         ) + STATS_ROW_FIELDS  # and the methods' own (gemm: tflops, 1e12 FLOP/s)
 # Tails (docs/burn-in.md): per-transfer times of a bandwidth row, and the latency quantiles a row
 # written since then adds. Flattened after the statistics where some row has them (older files:
 # no such columns, so their frame and CSV stay as they were).

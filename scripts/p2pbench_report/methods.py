@@ -23,21 +23,38 @@ def methods_path() -> Path:
     return beside if beside.is_file() else REPOSITORY_SCHEMA.parent / METHODS_FILE_NAME
 
 
-def _read_methods(path: Path) -> list[dict]:
+def _read_list(path: Path) -> dict:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))["methods"]
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise InputError(path, f"cannot read the method list ({error.strerror}); set {SCHEMA_ENV_VARIABLE} "
                                f"to the folder of the results schema and {METHODS_FILE_NAME}") from None
 
 
-METHODS: list[dict] = _read_methods(methods_path())  # in the file's (the C++ enum's) order
+_LIST = _read_list(methods_path())
+METHODS: list[dict] = _LIST["methods"]  # in the file's (the registry's) order
+# The fields methods declare for their rows (name, type, unit, description, ..., the methods that
+# write each): src/results/method_row_fields.hpp. A list written before methods declared fields
+# has none.
+ROW_FIELDS: list[dict] = _LIST.get("row_fields", [])
+# The declared variables of a case (host_memory, host_numa): every row has them, null where its
+# method declares none; the report matches cases on them.
+IDENTITY_FIELDS = tuple(f["name"] for f in ROW_FIELDS if f.get("identity"))
+# The value a row without an identity field (written before it existed), or with null there, ran on.
+IDENTITY_DEFAULTS = {f["name"]: f["default"] for f in ROW_FIELDS if f.get("identity") and "default" in f}
+# How a case's description names an identity field's value ("{} host memory").
+IDENTITY_LABELS = {f["name"]: f["label"] for f in ROW_FIELDS if f.get("identity") and "label" in f}
+# Declared statistics objects (tflops): flattened to <field>_<stat> columns where rows have them.
+STATS_ROW_FIELDS = tuple(f["name"] for f in ROW_FIELDS if f["type"] == "stats")
 _IN_REPORT_ORDER = sorted(METHODS, key=lambda m: m["report_order"])
 METHOD_ORDER = tuple(m["name"] for m in _IN_REPORT_ORDER)
 # Report order also orders whatever iterates the colours (the uni-vs-bidir bar groups).
 METHOD_COLORS = {m["name"]: m["color"] for m in _IN_REPORT_ORDER if m["color"] is not None}
 METHOD_TITLES = {m["name"]: m["title"] for m in _IN_REPORT_ORDER}
 LATENCY_METHODS = tuple(m["name"] for m in _IN_REPORT_ORDER if m["figure"] == "latency")
+# The methods that may run beside another case: a latency case's load, an interference case's
+# transfer (its row's `engine`).
+LOAD_METHODS = tuple(m["name"] for m in _IN_REPORT_ORDER if m["runs_as_load"])
 
 
 def names_of_kinds(*kinds: str) -> tuple[str, ...]:

@@ -10,15 +10,20 @@ efficiency from the same terms.
 
 from __future__ import annotations
 
-VARIANTS = {"gemm_rs_fused": "fused", "gemm_rs_sequential": "sequential", "gemm_rs_beside": "beside",
-            "gemm_rs_gemm_only": "gemm_only", "gemm_rs_rs_only": "rs_only", "gemm_rs_fused_green": "fused_green"}
+from p2pbench_report.methods import METHOD_ORDER, METHODS
+
+# The pipeline's methods: those whose rows carry the `gemm_rs` field they declare, named
+# gemm_rs_<variant> (fused, sequential, beside, gemm_only, rs_only, fused_green), in report order.
+FIELD = "gemm_rs"
+_PIPELINE_METHODS = {m["name"] for m in METHODS if FIELD in m.get("row_fields", [])}
+VARIANTS = {name: name.removeprefix(FIELD + "_") for name in METHOD_ORDER if name in _PIPELINE_METHODS}
 # Each fused variant's overlap efficiency, by the key it takes in a shape.
 EFFICIENCIES = {"fused": "overlap_efficiency", "fused_green": "overlap_efficiency_green"}
 
 
 def pipeline_rows(document: dict) -> list[dict]:
     return [r for r in document.get("results") or []
-            if r.get("status") == "ok" and isinstance(r.get("gemm_rs"), dict) and isinstance(r.get("time_us"), dict)
+            if r.get("status") == "ok" and isinstance(r.get(FIELD), dict) and isinstance(r.get("time_us"), dict)
             and r.get("method") in VARIANTS]
 
 
@@ -31,7 +36,7 @@ def pipeline_shapes(document: dict) -> list[dict]:
     all four terms were measured, each fused variant's overlap efficiency; in the order first seen."""
     shapes: dict[tuple, dict] = {}
     for row in pipeline_rows(document):
-        g = row["gemm_rs"]
+        g = row[FIELD]
         key = (g["m"], g["k"], g["tiles"], row.get("blocks"), row.get("threads"), _ranks(row))
         shape = shapes.setdefault(key, dict(zip(("m", "k", "tiles", "blocks", "threads", "ranks"), key), times_us={}))
         shape["times_us"][VARIANTS[row["method"]]] = row["time_us"]["median"]

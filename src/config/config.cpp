@@ -110,9 +110,10 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
                   "methods; latency_read "
                   "axes {\"read_protocols\" (plain, relaxed_sys, absolute, generic), \"read_launch\" (single, every_sm), "
                   "\"read_timing\" (kernel_timer, events), \"read_owner\" (idle, busy), \"read_loads\" (per launch), "
-                  "\"read_stride_bytes\", \"read_footprint_bytes\"}; \"load\" {\"method\" (ce, ldst, tma), \"direction\", "
-                  "\"pattern\" (all_to_all, ring, bisection), \"bytes\"}: measure each latency case again while that "
-                  "traffic runs between the ranks outside its pair"},
+                  "\"read_stride_bytes\", \"read_footprint_bytes\"}; \"load\" {\"method\" (" +
+                      method_list([](const MethodInfo& m) { return m.runs_as_load; }) +
+                      "), \"direction\", \"pattern\" (all_to_all, ring, bisection), \"bytes\"}: measure each "
+                      "latency case again while that traffic runs between the ranks outside its pair"},
       {"atomic", "{\"types\", \"patterns\", \"blocks\", \"threads\", \"ops_per_thread\", \"hot_addresses\"} of remote atomics"},
       {"host", "{\"memory\" (pinned: cudaHostAlloc, the default; registered: 4 KiB pages + cudaHostRegister; "
                "huge_pages: 2 MiB pages + cudaHostRegister; pageable: never registered), \"numa\" (local, the default; "
@@ -164,7 +165,7 @@ void parse_sweep_keys(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, "\"uni\", \"bidir\"");
   // Latency and atomic methods take their sizes from their own sections.
   const bool needs_sizes = std::any_of(c.methods.begin(), c.methods.end(),
-                                       [](Method m) { return !is_latency(m) && m != Method::kAtomic; });
+                                       [](Method m) { return !is_probe(m); });
   if (!doc.contains("sizes") && needs_sizes)
     throw InputError(name("sizes"), "(missing)", "the config must list message sizes");
   if (doc.contains("sizes") && !(doc["sizes"].is_null() && !needs_sizes)) {
@@ -274,6 +275,56 @@ const std::vector<uint64_t>& KernelAxes::of(Method m, ShapeAxis a) const {
   throw std::logic_error(std::string("method ") + to_string(m) + " sweeps no " + to_string(a));
 }
 
+std::vector<Method> Config::methods_used() const {
+  std::vector<Method> used;
+  auto add = [&used](Method m) {
+    if (std::find(used.begin(), used.end(), m) == used.end()) used.push_back(m);
+  };
+  for (Method m : methods) {
+    add(m);
+    if (is_interference(m))
+      for (Method engine : interference.engines) add(engine);
+    if (is_latency(m) && latency.load) add(latency.load->method);
+  }
+  return used;
+}
+
+namespace {
+
+json names_of(const std::vector<Method>& list) {
+  json out = json::array();
+  for (Method m : list) out.push_back(to_string(m));
+  return out;
+}
+
+json latency_json(const LatencySettings& latency) {
+  json out = {{"payload_bytes", latency.payload_bytes},
+              {"protocols", latency.protocols},
+              {"round_trips", latency.round_trips},
+              {"read_loads", latency.read_loads},
+              {"read_protocols", latency.read_protocols},
+              {"read_launch", latency.read_launch},
+              {"read_timing", latency.read_timing},
+              {"read_owner", latency.read_owner},
+              {"read_stride_bytes", latency.read_stride_bytes},
+              {"read_footprint_bytes", latency.read_footprint_bytes},
+              {"ce_copies", latency.ce_copies}};
+  if (latency.load)
+    out["load"] = {{"method", to_string(latency.load->method)},
+                   {"direction", to_string(latency.load->direction)},
+                   {"pattern", to_string(latency.load->pattern)},
+                   {"bytes", latency.load->bytes}};
+  return out;
+}
+
+json atomic_json(const AtomicSettings& atomic) {
+  return {{"types", atomic.types},       {"patterns", atomic.patterns},
+          {"blocks", atomic.blocks},     {"threads", atomic.threads},
+          {"ops_per_thread", atomic.ops_per_thread}, {"hot_addresses", atomic.hot_addresses}};
+}
+
+}  // namespace
+
 json Config::to_json() const {
   auto names = [](const auto& list) {
     json out = json::array();
@@ -281,48 +332,34 @@ json Config::to_json() const {
     return out;
   };
   json out{{"label", label},
-              {"methods", names(methods)},
-              {"directions", names(directions)},
-              {"modes", names(modes)},
-              {"sizes", sizes.empty() ? json() : json(sizes)},
-              {"samples", samples},
-              {"min_sample_time_ms", min_sample_time_ms},
-              {"warmup_time_ms", warmup_time_ms},
-              {"verify", verify},
-              {"buffer_pool_bytes", buffer_pool_bytes},
-              {"gate_timeout_s", gate_timeout_s},
-              {"allocator", p2pbench::to_string(allocator)},
-              {"latency",
-               {{"payload_bytes", latency.payload_bytes},
-                {"protocols", latency.protocols},
-                {"round_trips", latency.round_trips},
-                {"read_loads", latency.read_loads},
-                {"read_protocols", latency.read_protocols},
-                {"read_launch", latency.read_launch},
-                {"read_timing", latency.read_timing},
-                {"read_owner", latency.read_owner},
-                {"read_stride_bytes", latency.read_stride_bytes},
-                {"read_footprint_bytes", latency.read_footprint_bytes},
-                {"ce_copies", latency.ce_copies}}},
-              {"atomic",
-               {{"types", atomic.types},
-                {"patterns", atomic.patterns},
-                {"blocks", atomic.blocks},
-                {"threads", atomic.threads},
-                {"ops_per_thread", atomic.ops_per_thread},
-                {"hot_addresses", atomic.hot_addresses}}},
-              {"interference", interference.to_json()},
-              {"host", host.to_json()}};
-  if (burn_in.enabled()) out["burn_in"] = burn_in.to_json();
-  if (latency.load)
-    out["latency"]["load"] = {{"method", to_string(latency.load->method)},
-                              {"direction", to_string(latency.load->direction)},
-                              {"pattern", to_string(latency.load->pattern)},
-                              {"bytes", latency.load->bytes}};
+           {"methods", names_of(methods)},
+           {"directions", names(directions)},
+           {"modes", names(modes)},
+           {"sizes", sizes.empty() ? json() : json(sizes)},
+           {"samples", samples},
+           {"min_sample_time_ms", min_sample_time_ms},
+           {"warmup_time_ms", warmup_time_ms},
+           {"verify", verify},
+           {"buffer_pool_bytes", buffer_pool_bytes},
+           {"gate_timeout_s", gate_timeout_s},
+           {"allocator", p2pbench::to_string(allocator)}};
   out.update(plan.to_json());  // the pattern keys are top-level keys
-  out["gds"] = {{"directory", gds_directory.empty() ? json() : json(gds_directory)}};
-  for (const MethodInfo& m : method_registry())
-    for (const SweptAxis& a : m.swept) out[m.name][to_string(a.axis)] = kernel_axes.of(m.id, a.axis);
+  if (burn_in.enabled()) out["burn_in"] = burn_in.to_json();
+  const std::vector<Method> used = methods_used();
+  auto any = [&used](bool (*test)(const MethodInfo&)) {
+    return std::any_of(used.begin(), used.end(), [test](Method m) { return test(method_info(m)); });
+  };
+  // The sections of the kinds of methods the run uses.
+  if (any([](const MethodInfo& m) { return m.kind == MethodKind::kLatency; })) out["latency"] = latency_json(latency);
+  if (any([](const MethodInfo& m) { return m.kind == MethodKind::kAtomic; })) out["atomic"] = atomic_json(atomic);
+  if (any([](const MethodInfo& m) { return m.kind == MethodKind::kInterference; }))
+    out["interference"] = interference.to_json();
+  if (any([](const MethodInfo& m) { return m.kind == MethodKind::kHostLink; })) out["host"] = host.to_json();
+  if (any([](const MethodInfo& m) { return m.uses_directory; }))
+    out["gds"] = {{"directory", gds_directory.empty() ? json() : json(gds_directory)}};
+  // The section of each method used that sweeps axes of its own.
+  for (Method m : used)
+    for (const SweptAxis& a : method_info(m).swept) out[to_string(m)][to_string(a.axis)] = kernel_axes.of(m, a.axis);
   return out;
 }
 

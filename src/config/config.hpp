@@ -41,7 +41,7 @@ constexpr double kMaxGateTimeoutS = 3600.0;
 
 struct Config {
   std::string label = "p2pbench";
-  std::vector<Method> methods{Method::kCe};
+  std::vector<Method> methods{kDefaultMethod};
   std::vector<Direction> directions{Direction::kPush, Direction::kPull};
   std::vector<Mode> modes{Mode::kUni, Mode::kBidir};
   std::vector<uint64_t> sizes;
@@ -61,7 +61,11 @@ struct Config {
   PatternSettings plan;               // "patterns", "matrix", "sampled", "ring", ..., "flows"
   BurnInSettings burn_in;             // "burn_in": the plan repeated in judged windows
 
-  // The effective configuration, every key spelled out (recorded in the results' meta).
+  // The methods whose settings the run reads: its methods, the engines of its interference cases
+  // and the method of its latency cases' load, each once.
+  std::vector<Method> methods_used() const;
+  // The effective configuration, every key the run reads spelled out (recorded in the results'
+  // meta): the sections of the methods it uses, none of those it does not.
   nlohmann::json to_json() const;
 };
 

@@ -42,16 +42,24 @@ std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
   return out;
 }
 
+// The engines an interference case may move its bytes with: the methods that may run beside
+// another case (MethodInfo::runs_as_load), as "\"ce\", \"ldst\", ..." for an error.
+std::string engine_names() {
+  std::string allowed;
+  for (const MethodInfo& m : method_registry())
+    if (m.runs_as_load) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(m.name) + "\"";
+  return allowed;
+}
+
 std::vector<Method> parse_engines(const json& v, const Namer& name) {
   const std::string key = "interference.engines";
-  const std::string allowed = "\"ce\", \"ldst\", \"tma\"";
+  const std::string allowed = engine_names();
   if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + allowed);
   std::vector<Method> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const auto m = v[i].is_string() ? parse_method(v[i].get<std::string>()) : std::nullopt;
     const std::string item_key = key + "[" + std::to_string(i) + "]";
-    if (!m || (*m != Method::kCe && *m != Method::kLdst && *m != Method::kTma))
-      throw InputError(name(item_key), v[i].dump(), "expected one of " + allowed);
+    if (!m || !method_info(*m).runs_as_load) throw InputError(name(item_key), v[i].dump(), "expected one of " + allowed);
     if (std::find(out.begin(), out.end(), *m) != out.end()) throw InputError(name(item_key), v[i].dump(), "listed twice");
     out.push_back(*m);
   }
@@ -102,6 +110,13 @@ std::vector<uint64_t> parse_partitions(const json& v, const Namer& name) {
 }
 
 }  // namespace
+
+std::vector<Method> load_methods() {
+  std::vector<Method> out;
+  for (const MethodInfo& m : method_registry())
+    if (m.runs_as_load) out.push_back(m.id);
+  return out;
+}
 
 const std::vector<std::string>& workload_names() {
   static const std::vector<std::string> names = {"gemm", "hbm"};

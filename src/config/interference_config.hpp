@@ -25,13 +25,16 @@ struct GemmShape {
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
 
+// The methods that may run beside another case (MethodInfo::runs_as_load), in the registry's order.
+std::vector<Method> load_methods();
+
 struct InterferenceSettings {
   std::vector<std::string> workloads{"gemm", "hbm"};
   GemmShape gemm;
   uint64_t hbm_bytes = 1ull << 30;  // bytes the memory-bound kernel copies per launch
-  std::vector<Method> engines{Method::kCe, Method::kLdst, Method::kTma};
+  std::vector<Method> engines = load_methods();  // the default: every method that may run as a load
   // SMs given to the transfer's green context; 0 = no partition (the workload and the transfer
-  // share every SM). The copy engine takes no SMs: it runs only unpartitioned.
+  // share every SM). An engine that takes no SMs (the copy engine) runs only unpartitioned.
   std::vector<uint64_t> sm_partitions{0, 4, 8, 16, 32, 66};
   bool both_gpus_busy = false;
 

@@ -18,7 +18,7 @@ namespace p2pbench {
 // Latency under load: every latency case is measured a second time while these
 // flows run on the ranks outside its pair (the "latency.load" section).
 struct LatencyLoad {
-  Method method = Method::kCe;
+  Method method = kDefaultMethod;
   Direction direction = Direction::kPush;
   Pattern pattern = Pattern::kAllToAll;  // all_to_all, ring (shift 1) or bisection of the other ranks
   uint64_t bytes = uint64_t{256} << 20;

@@ -59,6 +59,12 @@ std::string footer() {
 
 namespace {
 
+// An SM copy kernel that may run as a load (ldst, tma) has a blocks flag of its own: sweeps that
+// compare them set each one's blocks apart.
+bool has_blocks_flag(const MethodInfo& m) {
+  return m.kind == MethodKind::kCopy && m.runs_as_load && swept_axis(m.id, ShapeAxis::kBlocks);
+}
+
 // What the run is, where it writes and which GPUs it takes.
 void add_run_options(CLI::App& app, CliOptions& o) {
   app.description(
@@ -143,8 +149,11 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
   app.add_option("--buffer-pool", o.buffer_pool, "rotate through this many bytes per buffer (buffer_pool_bytes)")->group(sweep);
   app.add_flag("--no-verify", o.no_verify, "skip verification (recorded in the results)")->group(sweep);
   app.add_option("--blocks", o.blocks, "blocks (= SMs) of both SM kernels")->group(sweep);
-  app.add_option("--ldst-blocks", o.ldst_blocks, "blocks of the LD/ST kernel (ldst.blocks)")->group(sweep);
-  app.add_option("--tma-blocks", o.tma_blocks, "blocks of the TMA kernel (tma.blocks)")->group(sweep);
+  for (const MethodInfo& m : method_registry())
+    if (has_blocks_flag(m))
+      app.add_option("--" + std::string(m.name) + "-blocks", o.method_blocks[m.name],
+                     "blocks of the " + std::string(m.title) + " (" + m.name + ".blocks)")
+          ->group(sweep);
   app.add_option("--threads", o.threads, "threads per block of the LD/ST kernel (ldst.threads)")->group(sweep);
   app.add_option("--unroll", o.unroll, "16-byte loads in flight per thread, 1/2/4/8 (ldst.unroll)")->group(sweep);
   app.add_option("--smem", o.smem, "shared memory per block of the TMA kernel (tma.smem_bytes)")->group(sweep);
@@ -226,8 +235,11 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
     if (!flag.first->empty())
       for (const MethodInfo& m : method_registry())
         if (swept_axis(m.id, axis)) set_nested(m.name, to_string(axis), axis_flag_to_json(*flag.first, flag.second), flag.second);
-  if (!o.ldst_blocks.empty()) set_nested("ldst", "blocks", axis_flag_to_json(o.ldst_blocks, "--ldst-blocks"), "--ldst-blocks");
-  if (!o.tma_blocks.empty()) set_nested("tma", "blocks", axis_flag_to_json(o.tma_blocks, "--tma-blocks"), "--tma-blocks");
+  for (const auto& [method, blocks] : o.method_blocks)
+    if (!blocks.empty()) {
+      const std::string flag = "--" + method + "-blocks";
+      set_nested(method, "blocks", axis_flag_to_json(blocks, flag.c_str()), flag);
+    }
 }
 
 }  // namespace p2pbench

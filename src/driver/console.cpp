@@ -60,7 +60,7 @@ std::string latency_extra(const CaseOutcome& o, bool copies, bool reads) {
 
 // Latency cases: microseconds per event (one-way trip, dependent load or copy), not GB/s.
 void print_latency_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases) {
-  const bool copies = cases.front().spec.method == Method::kLatencyCe;
+  const bool copies = method_info(cases.front().spec.method).cost == SampleCost::kSmallCopies;
   const bool reads = chases_pointers(cases.front().spec.method);
   std::fprintf(out, "\n%s   [microseconds; median, min..max, p95 over samples]\n", title.c_str());
   std::fprintf(out, "%12s %8s %7s %10s %21s %9s%s  %s\n", "size", "src->dst", "events", "us", "min..max", "p95",

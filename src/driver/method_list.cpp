@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "results/method_row_fields.hpp"
 #include "vocab/methods.hpp"
 
 namespace p2pbench {
@@ -14,6 +15,13 @@ namespace {
 const char* figure_of(const MethodInfo& m) { return m.kind == MethodKind::kLatency ? "latency" : "bandwidth"; }
 
 nlohmann::json or_null(const char* text) { return *text ? nlohmann::json(text) : nlohmann::json(); }
+
+// The fields its rows add (results/method_row_fields.hpp), declared in the file's row_fields.
+std::vector<std::string> row_field_names(Method m) {
+  std::vector<std::string> names;
+  for (const RowField& f : row_fields_of(m)) names.push_back(f.name);
+  return names;
+}
 
 std::string joined(const std::vector<std::string>& items) {
   std::string s;
@@ -37,8 +45,16 @@ std::string method_list_json() {
                        {"sanitizer_skip", or_null(m.sanitizer_skip)},
                        {"crosses_nodes", m.crosses_nodes},
                        {"needs_both_ends_running", m.needs_both_ends_running},
+                       {"row_fields", row_field_names(m.id)},
                        {"help", m.help}});
-  const nlohmann::json doc = {{"generated_by", "p2pbench --list-methods --json"}, {"methods", methods}};
+  nlohmann::json fields = nlohmann::json::array();
+  for (const DeclaredRowField& d : declared_row_fields()) {
+    nlohmann::json f = declaration_json(d.field);
+    f["methods"] = d.methods;
+    fields.push_back(f);
+  }
+  const nlohmann::json doc = {
+      {"generated_by", "p2pbench --list-methods --json"}, {"methods", methods}, {"row_fields", fields}};
   return doc.dump(2) + "\n";
 }
 

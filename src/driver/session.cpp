@@ -141,7 +141,7 @@ void Session::run_case(size_t plan_index, size_t run_index, double budget_s, std
 void Session::print_finished_group(const std::string& group, size_t first, const PairLinks& links) const {
   if (first >= finished_.size()) return;
   const std::vector<CaseResult> cases(finished_.begin() + std::ptrdiff_t(first), finished_.end());
-  if (cases.front().spec.method == Method::kInterference) return print_interference_table(stdout, group, cases);
+  if (is_interference(cases.front().spec.method)) return print_interference_table(stdout, group, cases);
   print_group_tables(stdout, group, cases, facts_, links);
 }
 

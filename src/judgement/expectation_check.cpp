@@ -4,9 +4,9 @@
 
 #include "common/text_format.hpp"
 #include "results/json_fields.hpp"
+#include "results/method_row_fields.hpp"
 #include "results/result_writer.hpp"
 #include "stats/statistics.hpp"
-#include "vocab/host_memory_kinds.hpp"
 #include "vocab/methods.hpp"
 
 namespace p2pbench {
@@ -18,17 +18,14 @@ namespace {
 constexpr ExpectationMetric kMetrics[] = {{"bandwidth_gbps", "floor", "GB/s", true},
                                           {"latency_us", "ceiling", "us", false}};
 
-// The row's field; a host-link row written before host memory kinds existed ran on the
-// defaults (pinned, local), which its expectation names.
+// The row's field; a row without a method's identity field (written before the field existed)
+// ran on its default (host-link rows: pinned, local), which its expectation names.
 json field_of(const json& identity, const std::string& key) {
   if (identity.contains(key) && !identity[key].is_null()) return identity[key];
   const auto method = identity.contains("method") && identity["method"].is_string()
                           ? parse_method(identity["method"].get<std::string>())
                           : std::nullopt;
-  if (!method || !is_host_link(*method)) return nullptr;
-  if (key == "host_memory") return to_string(HostMemoryKind::kPinned);
-  if (key == "host_numa") return to_string(NumaPlacement::kLocal);
-  return nullptr;
+  return method ? identity_default(*method, key) : json();
 }
 
 bool matches(const json& match, const json& identity) {

@@ -77,7 +77,7 @@ std::string unit_of(const std::vector<const CaseResult*>& cases) {
 std::vector<std::pair<std::string, std::vector<const CaseResult*>>> curves_of(const std::vector<CaseResult>& cases) {
   std::vector<std::pair<std::string, std::vector<const CaseResult*>>> curves;
   for (const CaseResult& r : cases) {
-    if (r.spec.method != Method::kInterference) continue;
+    if (!is_interference(r.spec.method)) continue;
     const std::string key = curve_of(r.spec);
     auto it = std::find_if(curves.begin(), curves.end(), [&](const auto& c) { return c.first == key; });
     if (it == curves.end()) it = curves.insert(curves.end(), {key, {}});
@@ -126,7 +126,7 @@ std::vector<TradeFinding> trade_findings(const std::vector<CaseResult>& cases) {
       f.keeps_link = TradeFinding::KeepsLink{choice->spec.sm_partition.value_or(0), s.transfer_group_sms,
                                              median(s.transfer_together_gbps), median(s.workload_together), cost(*choice)};
     }
-    if (first.spec.engine == Method::kCe) f.copy_engine_cost_pct = cost(first);
+    if (!takes_sms(*first.spec.engine)) f.copy_engine_cost_pct = cost(first);  // one case: no partition
     findings.push_back(std::move(f));
   }
   return findings;
@@ -136,7 +136,8 @@ namespace {
 
 void print_finding(std::FILE* out, const TradeFinding& f) {
   if (f.copy_engine_cost_pct) {
-    std::fprintf(out, "  %s: the copy engine costs the workload %.1f%%\n", f.curve.c_str(), *f.copy_engine_cost_pct);
+    std::fprintf(out, "  %s: the %s costs the workload %.1f%%\n", f.curve.c_str(), method_info(f.engine).title,
+                 *f.copy_engine_cost_pct);
     return;
   }
   if (!f.keeps_link) {

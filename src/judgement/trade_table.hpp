@@ -31,12 +31,12 @@ struct TradeFinding {
     std::optional<double> workload_slowdown_pct;
   };
   std::string curve;
-  Method engine = Method::kCe;
+  Method engine{};
   std::string workload;
   std::string workload_unit;
   double best_link_alone_gbps = 0;
   std::optional<KeepsLink> keeps_link;
-  std::optional<double> copy_engine_cost_pct;
+  std::optional<double> copy_engine_cost_pct;  // an engine that takes no SMs (the copy engine): what it costs
 };
 
 // One finding per curve, in the order the run met them.

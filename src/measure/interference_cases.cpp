@@ -132,7 +132,8 @@ bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
     if (!reason && !k.engine) reason = "engine " + std::string(to_string(*k.spec.engine)) + " cannot run beside a workload";
     if (!reason && buffers_.no_peer_reason()) reason = *buffers_.no_peer_reason();
     if (!reason && k.drive) reason = k.engine->unsupported_reason(device_);
-    if (!reason && sms > 0 && k.spec.engine == Method::kCe) reason = "the copy engine takes no SMs: it runs unpartitioned only";
+    if (!reason && sms > 0 && !takes_sms(*k.spec.engine))
+      reason = std::string("the ") + method_info(*k.spec.engine).title + " takes no SMs: it runs unpartitioned only";
     if (!reason && sms > 0 && (k.drive || k.busy)) {
       std::string why_not;
       k.partition = GreenPartition::create(device_, sms, why_not);

@@ -28,13 +28,13 @@ void LatencyProbes::sync(const std::string& what) const {
   wait_for_event(stop_.get(), (options_.gate_timeout_s + 30.0) * options_.timeout_scale, what);
 }
 
+// A latency method's procedure is that of what its sample is made of (its SampleCost).
 std::unique_ptr<CaseProcedure> LatencyProbes::procedure_for(const CaseSpec& c, uint64_t case_index) {
-  switch (c.method) {
-    case Method::kLatencySignal: return ping_pong_case(*this, c, case_index);
-    case Method::kLatencyRead:
-    case Method::kLatencyHost: return read_chase_case(*this, c);
-    case Method::kLatencyCe: return small_copy_case(*this, c, case_index);
-    default: throw std::logic_error(std::string("not a latency method: ") + to_string(c.method));
+  switch (is_latency(c.method) ? method_info(c.method).cost : SampleCost::kTimedTransfers) {
+    case SampleCost::kRoundTrips: return ping_pong_case(*this, c, case_index);
+    case SampleCost::kChaseLoads: return read_chase_case(*this, c);
+    case SampleCost::kSmallCopies: return small_copy_case(*this, c, case_index);
+    default: throw std::logic_error(std::string("not a latency method of a known sample: ") + to_string(c.method));
   }
 }
 

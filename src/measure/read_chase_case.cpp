@@ -63,7 +63,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChaseSample, loads, kernel_ns_pe
 class ReadChaseCase final : public CaseProcedure {
  public:
   ReadChaseCase(LatencyProbes& probes, const CaseSpec& c)
-      : p_(probes), c_(c), r_(c.read_chase.value_or(ReadChase{})), in_host_(c.method == Method::kLatencyHost) {}
+      : p_(probes), c_(c), r_(c.read_chase.value_or(ReadChase{})), in_host_(runs_on_own_gpu(c.method)) {}
 
   bool agree_on_skips(CaseOutcome& out) override;
   bool prepare(CaseOutcome& out) override;

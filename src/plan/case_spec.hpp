@@ -35,7 +35,7 @@ struct KernelShape {
 // Latency under load: the bandwidth flows that run beside a latency case (on the other ranks),
 // started before its first sample and still running after its last.
 struct LoadSpec : KernelShape {  // the load method's kernel shape
-  Method method = Method::kCe;
+  Method method = kDefaultMethod;
   Direction direction = Direction::kPush;
   Pattern pattern = Pattern::kAllToAll;  // how the flows were chosen (recorded)
   uint64_t bytes = 0;                    // one transfer
@@ -43,7 +43,7 @@ struct LoadSpec : KernelShape {  // the load method's kernel shape
 };
 
 struct CaseSpec : KernelShape {
-  Method method = Method::kCe;
+  Method method = kDefaultMethod;
   Direction direction = Direction::kPush;
   Mode mode = Mode::kUni;
   uint64_t bytes = 0;

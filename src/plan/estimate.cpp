@@ -160,7 +160,7 @@ double concurrent_transfer_seconds(const CaseSpec& c, const GroupLayout& layout,
     }
   }
   double seconds = costs.transfer_floor_s;
-  if (c.blocks && (c.method == Method::kLdst || c.method == Method::kTma))
+  if (c.blocks && method_info(c.method).cost_per_block)
     seconds = std::max(seconds, bytes / (double(*c.blocks) * costs.gbps_per_block * 1e9));
   for (const auto& [gpu, l] : load)
     seconds = std::max(seconds, std::max(l.egress, l.ingress) / (costs.link_gbps * 1e9) + l.within / (costs.same_gpu_gbps * 1e9) +

@@ -50,13 +50,13 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
     for (const Flow& f : c.flows)
       if (auto why = cross_node_reason(c.method, f, layout)) return why;
   if (c.method == Method::kStaged) return staged_overlap(c);
-  if (c.method == Method::kInterference && c.sm_partition.value_or(0) > 0 && layout.all_mps_clients)
+  if (is_interference(c.method) && c.sm_partition.value_or(0) > 0 && layout.all_mps_clients)
     return "green-context SM partitions are not kept under MPS (blocks of both groups share SMs): run "
            "interference without the MPS daemon";
   // Two processes on one GPU take turns on it (no MPS): kernels that wait for each other (the
   // ping-pong; a chase beside a spinning owner) would wait until their timeout.
   const bool needs_both_running = method_info(c.method).needs_both_ends_running ||
-                                  (c.method == Method::kLatencyRead && c.read_chase && c.read_chase->owner == "busy");
+                                  (c.read_chase && c.read_chase->owner == "busy");
   if (needs_both_running && !layout.all_mps_clients)
     for (const Flow& f : c.flows)
       if (f.src_rank != f.dst_rank && layout.same_device(f.src_rank, f.dst_rank))

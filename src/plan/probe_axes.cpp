@@ -70,13 +70,15 @@ void expand_from(size_t k, CaseSpec& c, const ProbeAxes& axes, const std::functi
 
 }  // namespace
 
+// A probe's axes follow from what its sample is made of (its SampleCost): round trips of a flag,
+// dependent loads of a chase, small copies, or atomic operations.
 ProbeAxes probe_axes_of(Method m, const Config& config) {
-  switch (m) {
-    case Method::kLatencySignal: return signal_axes(config.latency);
-    case Method::kLatencyRead:
-    case Method::kLatencyHost: return read_axes(config.latency);
-    case Method::kLatencyCe: return copy_latency_axes(config.latency);
-    case Method::kAtomic: return atomic_axes(config.atomic);
+  if (!is_probe(m)) return {};
+  if (method_info(m).kind == MethodKind::kAtomic) return atomic_axes(config.atomic);
+  switch (method_info(m).cost) {
+    case SampleCost::kRoundTrips: return signal_axes(config.latency);
+    case SampleCost::kChaseLoads: return read_axes(config.latency);
+    case SampleCost::kSmallCopies: return copy_latency_axes(config.latency);
     default: return {};
   }
 }

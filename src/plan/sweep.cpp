@@ -63,14 +63,14 @@ uint64_t shape_count(Method m, const Config& c) {
   return count;
 }
 
-// As expand_interference: the copy engine has no SM partitions.
+// As expand_interference: an engine that takes no SMs (the copy engine) has no SM partitions.
 uint64_t interference_cases(const Config& config) {
   const InterferenceSettings& s = config.interference;
   uint64_t total = 0;
   for (Method engine : s.engines)
     total = saturating_add(total, product({s.workloads.size(), shape_count(engine, config), config.directions.size(),
                                            config.modes.size(), config.sizes.size(),
-                                           engine == Method::kCe ? 1 : s.sm_partitions.size()}));
+                                           takes_sms(engine) ? s.sm_partitions.size() : 1}));
   return total;
 }
 
@@ -149,9 +149,9 @@ void expand_probe_method(Method m, const Config& config, const std::vector<Flow>
 
 // --- interference ---------------------------------------------------------------
 // One case per workload, engine, engine shape, direction, mode, size and SM partition (the
-// partition innermost: one trade curve per engine). The copy engine takes no SMs: it runs once,
-// unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull).
-void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
+// partition innermost: one trade curve per engine). An engine that takes no SMs (the copy engine)
+// runs once, unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull).
+void expand_interference(Method interference, const Config& config, std::vector<CaseSpec>& cases) {
   const InterferenceSettings& s = config.interference;
   for (const std::string& workload : s.workloads)
     for (Method engine : s.engines)
@@ -159,9 +159,9 @@ void expand_interference(const Config& config, std::vector<CaseSpec>& cases) {
         for (Direction d : config.directions)
           for (Mode mode : config.modes)
             for (uint64_t bytes : config.sizes)
-              for (uint64_t k : engine == Method::kCe ? std::vector<uint64_t>{0} : s.sm_partitions) {
+              for (uint64_t k : takes_sms(engine) ? s.sm_partitions : std::vector<uint64_t>{0}) {
                 CaseSpec c;
-                c.method = Method::kInterference;
+                c.method = interference;
                 c.engine = engine;
                 c.workload = workload;
                 c.sm_partition = int(k);
@@ -302,8 +302,8 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
   FlowSetsByMode sets(config, layout);
   for (Method m : config.methods) {
     if (is_interference(m))  // ranks 0 and 1
-      expand_interference(config, cases);
-    else if (is_latency(m) || m == Method::kAtomic) {
+      expand_interference(m, config, cases);
+    else if (is_probe(m)) {
       const size_t first = cases.size();
       expand_probe_method(m, config, runs_on_own_gpu(m) ? own_gpu_flows(layout.size()) : pairs, cases);
       if (is_latency(m)) add_load_twins(config, layout.size(), first, cases);
@@ -326,7 +326,7 @@ uint64_t count_cases(const Config& config, const GroupLayout& layout) {
       total = saturating_add(total, interference_cases(config));
       continue;
     }
-    if (is_latency(m) || m == Method::kAtomic) {
+    if (is_probe(m)) {
       const uint64_t twins = is_latency(m) && config.latency.load ? 2 : 1;  // latency under load
       const uint64_t flows = runs_on_own_gpu(m) ? ranks : ranks * (ranks - 1);
       total = saturating_add(total, saturating_mul(saturating_mul(probe_axes_count(probe_axes_of(m, config)), flows), twins));

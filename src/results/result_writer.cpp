@@ -1,7 +1,6 @@
 #include "results/result_writer.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <ctime>
 
 #include "common/errors.hpp"
@@ -9,6 +8,7 @@
 #include "results/case_result.hpp"
 #include "results/interference_rows.hpp"
 #include "results/json_fields.hpp"
+#include "results/method_row_fields.hpp"
 #include "results/read_chase_rows.hpp"
 #include "stats/statistics.hpp"
 
@@ -164,53 +164,6 @@ void add_load_fields(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& 
   if (o.load && !o.load->error.empty()) row["load"]["error"] = o.load->error;
 }
 
-// A collective's figures (collective_figures: nccl-tests' conventions).
-void add_collective_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
-  const CollectiveFigures f = collective_figures(c, o);
-  row["collective"] = {{"operation", to_string(f.op)},
-                       {"ranks", f.ranks},
-                       {"bytes", f.size ? json(f.size->bytes) : json()},
-                       {"element", to_string(f.element)},
-                       {"operands", "integers -8..8 per element and rank (sums exact in any order)"},
-                       {"bus_factor", bus_factor(f.op, f.ranks)},
-                       {"algbw_gbps", summary_json_or_null(f.algbw_gbps)},
-                       {"busbw_gbps", summary_json_or_null(f.busbw_gbps)},
-                       {"samples_busbw_gbps", f.busbw_gbps}};
-}
-
-// The GEMM -> reduce-scatter pipeline (methods/gemm_rs): its GEMM's shape (m = n from bytes, the
-// f32 D) and that GEMM's flops over the row's time per operation, per GPU.
-void add_pipeline_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
-  const auto m = uint64_t(std::llround(std::sqrt(double(c.bytes / 4))));
-  const double flops = 2.0 * double(m) * double(m) * double(*c.gemm_k);
-  std::vector<double> tflops;
-  if (o.status == CaseStatus::kOk)
-    for (double us : o.time_us) tflops.push_back(flops / (us * 1e-6) / 1e12);
-  row["gemm_rs"] = {{"m", m}, {"n", m}, {"k", *c.gemm_k}, {"tiles", optional_json(c.tiles)}, {"gemm_flops", flops},
-                    {"gemm_tflops", summary_json_or_null(tflops)}};
-}
-
-// A GEMM alone (MethodInfo::gemm_alone): its shape, operands and TFLOP/s per sample (1e12
-// FLOP/s, 2 m n k per GEMM over the sample's time per GEMM).
-void add_gemm_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
-  const auto m = uint64_t(std::llround(std::sqrt(double(c.bytes / 4))));
-  const double flops = 2.0 * double(m) * double(m) * double(c.gemm_k.value_or(0));
-  std::vector<double> tflops;
-  if (o.status == CaseStatus::kOk)
-    for (double us : o.time_us) tflops.push_back(flops / (us * 1e-6) / 1e12);
-  row["gemm"] = {{"m", m}, {"n", m}, {"k", optional_json(c.gemm_k)}, {"flops", flops},
-                 {"operands", "full-entropy: bf16 of N(0, 1)"}, {"output", "f32"}};
-  row["tflops"] = summary_json_or_null(tflops);
-  row["samples_tflops"] = tflops;
-}
-
-void add_gemm_or_pipeline_fields(const CaseSpec& c, const CaseOutcome& o, json& row) {
-  if (method_info(c.method).gemm_alone)
-    add_gemm_fields(c, o, row);
-  else
-    add_pipeline_fields(c, o, row);
-}
-
 }  // namespace
 
 json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
@@ -231,10 +184,9 @@ json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
       {"ops_per_thread", optional_json(c.ops_per_thread)},
       {"hot_addresses", optional_json(c.hot_addresses)},
       {"buffer_pool_bytes", o.buffer_pool_bytes},
-      {"host_memory", c.host_memory ? json(to_string(*c.host_memory)) : json()},  // host-link methods
-      {"host_numa", c.host_numa ? json(to_string(*c.host_numa)) : json()},
   };
   for (ShapeAxis a : kShapeAxes) identity[to_string(a)] = optional_json(c.axis_value(a));
+  identity.update(identity_row_fields(c, o));
   if (is_interference(c.method)) identity.update(interference_identity(c));
   return identity;
 }
@@ -261,11 +213,6 @@ json row_head(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) 
       {"window", json()},  // a burn-in's window (the burn-in sets it)
   });
   if (!o.error.empty()) row["error"] = o.error;
-  if (o.engine_mode) row["engine_mode"] = *o.engine_mode;
-  if (c.host_memory) {  // what the host gave the buffer (null where the case never made it)
-    row["numa_node"] = optional_json(o.host_numa_node);
-    row["host_pages"] = optional_json(o.host_pages);
-  }
   // Every row names its flows (without figures until the case ran); the figures follow below.
   json flows = json::array();
   for (const Flow& f : c.flows) flows.push_back(flow_entry(c, FlowSamples::named(f, 0), facts));
@@ -299,17 +246,12 @@ json latency_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& fact
   return row;
 }
 
-}  // namespace
-
-json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
+// The row of the method's kind: interference, latency or bandwidth (every other kind).
+json kind_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
   json row = row_head(c, o, facts);
   if (is_interference(c.method)) return interference_row(c, o, std::move(row));
   if (is_latency(c.method)) return latency_row(c, o, facts, std::move(row));
-  if (o.status != CaseStatus::kOk || o.gbps.empty()) {
-    if (is_collective(c.method)) add_collective_fields(c, o, row);
-    if (c.gemm_k) add_gemm_or_pipeline_fields(c, o, row);
-    return row;
-  }
+  if (o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const Summary bw = summarize(o.gbps);
   row["bandwidth_gbps"] = to_json(bw);
   row["time_us"] = to_json(summarize(o.time_us));
@@ -321,10 +263,16 @@ json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts
     row["atomic_ops_per_s"] = to_json(summarize(ops));
   }
   add_group_fields(c, o, facts, row);
-  if (is_collective(c.method)) add_collective_fields(c, o, row);
-  if (c.gemm_k) add_gemm_or_pipeline_fields(c, o, row);
   // Per SM of the GPUs driving the transfer: every driving lane runs the kernel's blocks.
   if (o.sms_used && *o.sms_used > 0) row["gbps_per_sm"] = bw.median / (*o.sms_used * double(c.flows.size()));
+  return row;
+}
+
+}  // namespace
+
+json result_row(const CaseSpec& c, const CaseOutcome& o, const GroupFacts& facts) {
+  json row = kind_row(c, o, facts);
+  add_row_fields(c, o, row);
   return row;
 }
 

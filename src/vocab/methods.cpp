@@ -1,10 +1,16 @@
 #include "vocab/methods.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace p2pbench {
 
 namespace {
+
+// The built-in methods, the Method enum's: the first entries of the table, in its order.
+constexpr size_t kBuiltInMethods = static_cast<size_t>(Method::kLatencyHost) + 1;
+// A registered method's id: this plus its report_order, far past the enumerators.
+constexpr int kFirstRegisteredId = 1000;
 
 bool any_block_count(uint64_t v) { return v >= 1 && v <= 65535; }
 bool whole_warps(uint64_t v) { return v >= 32 && v <= 1024 && v % 32 == 0; }
@@ -20,6 +26,12 @@ MethodInfo nccl_collective(Method id, const char* name, const char* title, int o
   m.push_only = true;
   m.collective = op;
   m.needs_nccl = true;
+  return m;
+}
+
+// A copy by an SM kernel: bound by its blocks where they are few (the dry run's cost).
+MethodInfo sm_copy(MethodInfo m) {
+  m.cost_per_block = true;
   return m;
 }
 
@@ -50,10 +62,10 @@ std::vector<MethodInfo>& table() {
   static std::vector<MethodInfo> methods = {
       {Method::kCe, "ce", MethodKind::kCopy, {}, "copy engine", "tab:blue", 0, true, "",
        "the copy engine: cudaMemcpyAsync through the peer mapping"},
-      {Method::kLdst, "ldst", MethodKind::kCopy, {}, "LD/ST kernel", "tab:orange", 1, true, "",
-       "an SM kernel of 16-byte loads and stores through the peer mapping", kLdstSwept},
-      {Method::kTma, "tma", MethodKind::kCopy, {}, "TMA kernel", "tab:green", 2, true, "",
-       "an SM kernel of Hopper bulk copies (TMA) staged in shared memory", kTmaSwept},
+      sm_copy({Method::kLdst, "ldst", MethodKind::kCopy, {}, "LD/ST kernel", "tab:orange", 1, true, "",
+               "an SM kernel of 16-byte loads and stores through the peer mapping", kLdstSwept}),
+      sm_copy({Method::kTma, "tma", MethodKind::kCopy, {}, "TMA kernel", "tab:green", 2, true, "",
+               "an SM kernel of Hopper bulk copies (TMA) staged in shared memory", kTmaSwept}),
       {Method::kH2d, "h2d", MethodKind::kHostLink, {}, "host→device", "tab:brown", 5, false, "",
        "pinned host memory to the rank's own GPU (its host link)"},
       {Method::kD2h, "d2h", MethodKind::kHostLink, {}, "device→host", "tab:pink", 6, false, "",
@@ -111,11 +123,22 @@ std::vector<std::string> axes_of(Method m) {
 
 const std::vector<MethodInfo>& method_registry() { return table(); }
 
+Method registered_method_id(int order) { return static_cast<Method>(kFirstRegisteredId + order); }
+
 Method register_method(MethodInfo info) {
   if (parse_method(info.name)) throw std::logic_error(std::string("method name registered twice: ") + info.name);
-  info.id = static_cast<Method>(table().size());
-  table().push_back(info);
-  return info.id;
+  if (info.report_order < 0) throw std::logic_error(std::string("method ") + info.name + ": report_order must be >= 0");
+  for (const MethodInfo& m : table())
+    if (m.report_order == info.report_order)
+      throw std::logic_error(std::string("methods ") + m.name + " and " + info.name + " have one report_order, " +
+                             std::to_string(m.report_order));
+  const Method id = info.id = registered_method_id(info.report_order);
+  // In id order, which is report order, whichever file's registration runs first.
+  std::vector<MethodInfo>& methods = table();
+  const auto place = std::upper_bound(methods.begin() + kBuiltInMethods, methods.end(), id,
+                                      [](Method a, const MethodInfo& m) { return a < m.id; });
+  methods.insert(place, std::move(info));
+  return id;
 }
 
 const SweptAxis* swept_axis(Method m, ShapeAxis a) {
@@ -140,7 +163,15 @@ const char* to_string(ShapeAxis a) {
   return "?";
 }
 
-const MethodInfo& method_info(Method m) { return table().at(static_cast<size_t>(m)); }
+const MethodInfo& method_info(Method m) {
+  const std::vector<MethodInfo>& methods = table();
+  if (static_cast<size_t>(m) < kBuiltInMethods) return methods[static_cast<size_t>(m)];
+  const auto it = std::lower_bound(methods.begin() + kBuiltInMethods, methods.end(), m,
+                                   [](const MethodInfo& info, Method id) { return info.id < id; });
+  if (it == methods.end() || it->id != m)
+    throw std::out_of_range("no method of id " + std::to_string(static_cast<int>(m)) + " is registered");
+  return *it;
+}
 
 const char* to_string(Method m) { return method_info(m).name; }
 

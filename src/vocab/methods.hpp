@@ -9,10 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "vocab/row_fields.hpp"
+
 namespace p2pbench {
 
 enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
                     kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce, kLatencyHost };
+// The method a config without "methods" runs, and the one a case or a load names until it is set.
+inline constexpr Method kDefaultMethod = Method::kCe;
 
 // What a method's case is, which decides the loop that runs it and the figure it reports.
 enum class MethodKind {
@@ -84,8 +88,14 @@ struct MethodInfo {
   std::vector<ShapeAxis> own_axes;
   const char* title;        // in plots and tables
   const char* color;        // the report's plot colour (matplotlib); "" for none
-  int report_order;         // the report's order of methods: copies, baselines, host link, latency
-  bool runs_as_load;        // may be the bandwidth load beside a latency case (latency.load.method)
+  // The method's place in every list of methods (the registry, --list-methods, the report's
+  // tables and legends: copies, baselines, host link, latency), unique: a method registered
+  // beyond the built-in ones takes its run-time id from it, so adding a method moves no other.
+  int report_order;
+  // May be the traffic beside another case: the bandwidth load beside a latency case
+  // (latency.load.method) and the transfer beside an interference case's workload
+  // (interference.engines). A one-sided copy whose engine the case loop makes.
+  bool runs_as_load;
   const char* sanitizer_skip;  // why it cannot run under compute-sanitizer, or ""
   const char* help;         // one line for --help and --list-methods
   std::vector<SweptAxis> swept = {};  // the axes of its config section ({} : none, no section)
@@ -97,22 +107,29 @@ struct MethodInfo {
   Collective collective = Collective::kNone;  // kCollective methods: the operation
   bool needs_nccl = false;  // runs on the session's NCCL communicator (opened while its cases run)
   CollectiveElement collective_element = CollectiveElement::kF32;  // kCollective methods: what they add or move
-  // Its case is one bf16 GEMM (D f32 m x m from bytes = 4 m^2, inner dimension gemm_k): its rows
-  // add the GEMM's shape and TFLOP/s (2 m m k per operation over time_us).
-  bool gemm_alone = false;
   // Reads and writes a file in the config's gds.directory (CaseSpec::file_directory).
   bool uses_directory = false;
   bool on_own_gpu = false;  // a latency method of one GPU and its host memory: cases r -> r, as kHostLink's
+  // The dry run: a flow moves at most CaseCostModel::gbps_per_block per block of its kernel
+  // (an SM copy kernel, bound by its blocks when they are few).
+  bool cost_per_block = false;
+  // The fields its rows add beyond those of every row and of its kind (results/method_row_fields.hpp).
+  std::vector<RowField> row_fields = {};
 };
 
-// Every method: the built-in ones in the order of the Method enum, then those registered.
+// Every method: the built-in ones in the order of the Method enum, then those registered in the
+// order of their report_order (whatever order the linker ran their registrations in).
 const std::vector<MethodInfo>& method_registry();
 
 // Adds a method beyond the built-in ones, before main() runs (a static initializer of the
-// method's engine, P2PBENCH_REGISTER_METHOD in engines/engine_registry.hpp); returns its id, a
-// Method value past the enumerators. The registry is only written before main(): everything
-// after reads it. Throws std::logic_error for a name already taken.
+// method's engine, P2PBENCH_REGISTER_METHOD in engines/engine_registry.hpp); returns its id,
+// registered_method_id(info.report_order): what other methods are registered, and in which
+// order, changes no id. The registry is only written before main(): everything after reads it.
+// Throws std::logic_error for a name or a report_order already taken.
 Method register_method(MethodInfo info);
+// The id of the registered method whose report_order is `order`: a Method value past the
+// enumerators.
+Method registered_method_id(int order);
 // The method's swept axis `a`, or null where it does not sweep it.
 const SweptAxis* swept_axis(Method m, ShapeAxis a);
 const MethodInfo& method_info(Method m);
@@ -127,13 +144,15 @@ const char* to_string(MethodKind k);
 inline bool is_latency(Method m) { return method_info(m).kind == MethodKind::kLatency; }
 inline bool is_interference(Method m) { return method_info(m).kind == MethodKind::kInterference; }
 inline bool is_host_link(Method m) { return method_info(m).kind == MethodKind::kHostLink; }
+// A probe: a latency or atomic method, whose cases expand their own named axes (plan/probe_axes.hpp).
+inline bool is_probe(Method m) { return is_latency(m) || method_info(m).kind == MethodKind::kAtomic; }
 // Whether each rank runs the method on its own GPU (cases r -> r, one per rank; one rank suffices).
 inline bool runs_on_own_gpu(Method m) {
   const MethodInfo& info = method_info(m);
   return info.kind == MethodKind::kHostLink || info.kind == MethodKind::kLocal || info.on_own_gpu;
 }
 // The pointer-chase latency methods (ReadChase): through the peer's memory, or the host's.
-inline bool chases_pointers(Method m) { return m == Method::kLatencyRead || m == Method::kLatencyHost; }
+inline bool chases_pointers(Method m) { return method_info(m).cost == SampleCost::kChaseLoads; }
 inline bool is_two_sided_baseline(Method m) { return method_info(m).kind == MethodKind::kTwoSidedBaseline; }
 inline bool is_collective(Method m) { return method_info(m).kind == MethodKind::kCollective; }
 // Whether the method reaches the peer's memory through its IPC mapping (everything but the
@@ -149,5 +168,7 @@ inline bool needs_session_resource(Method m) { return is_two_sided_baseline(m) |
 inline bool runs_one_way(Method m) { return is_two_sided_baseline(m) || method_info(m).push_only; }
 // The kernel-shape fields its rows carry: its swept axes, then its own.
 std::vector<std::string> axes_of(Method m);
+// Whether its kernel takes SMs of their own (it sweeps a blocks axis); the copy engine takes none.
+inline bool takes_sms(Method m) { return swept_axis(m, ShapeAxis::kBlocks) != nullptr; }
 
 }  // namespace p2pbench

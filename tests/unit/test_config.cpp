@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "common/errors.hpp"
@@ -128,16 +129,38 @@ TEST(Config, ReadJsonFileErrors) {
   }
 }
 
+// meta.config: the sections of the methods the run uses (its interference engines and its latency
+// load included), none of the others.
+TEST(Config, RecordsTheSectionsOfTheMethodsItUses) {
+  json doc = {{"methods", {"ce"}}, {"sizes", {"1MiB"}}, {"ldst", {{"blocks", {8}}}}, {"host", {{"numa", {"local"}}}}};
+  json out = parse_config(doc).to_json();
+  for (const char* unused : {"latency", "atomic", "interference", "host", "gds", "ldst", "tma"})
+    EXPECT_FALSE(out.contains(unused)) << unused;
+  EXPECT_TRUE(out.contains("samples") && out.contains("matrix")) << "the keys every run reads";
+  doc["methods"] = {"interference", "latency_signal"};
+  doc["interference"] = {{"engines", {"ldst"}}};
+  doc["latency"] = {{"load", {{"method", "tma"}}}};
+  out = parse_config(doc).to_json();
+  EXPECT_EQ(out["ldst"]["blocks"], json({8})) << "the interference engine's section";
+  EXPECT_TRUE(out.contains("tma")) << "the latency load's section";
+  EXPECT_EQ(out["interference"]["engines"], json({"ldst"}));
+  EXPECT_EQ(out["latency"]["load"]["method"], "tma");
+  for (const char* unused : {"atomic", "host", "gds", "ce"}) EXPECT_FALSE(out.contains(unused)) << unused;
+}
+
+// Every config shipped in configs/, whatever its name: a new one is checked without a list to edit.
 TEST(Config, ShippedConfigsAreValid) {
-  for (const char* name : {"default.json", "ce-large.json", "ldst-threads.json", "tma-smem.json", "sm-scaling.json",
-                           "bidir-sm.json", "host-link.json", "latency.json", "atomics.json", "baselines.json",
-                           "gbench-check.json"}) {
-    const std::string path = std::string(P2PBENCH_SOURCE_DIR) + "/configs/" + name;
+  size_t checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(P2PBENCH_SOURCE_DIR) + "/configs")) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string path = entry.path().string();
     SCOPED_TRACE(path);
     const Config c = parse_config(read_json_file(path, "--config"));
     validate_kernel_axes(c);
     EXPECT_FALSE(expand_cases(c).empty());
+    ++checked;
   }
+  EXPECT_GE(checked, 20u) << "configs/ holds the shipped configs";
 }
 
 }  // namespace

@@ -91,8 +91,14 @@ TEST(GemmRow, AddsTheGemmAndItsTflopsPerSample) {
   EXPECT_NEAR(row["samples_tflops"][1].get<double>(), flops / 20e-6 / 1e12, 1e-9);
   EXPECT_FALSE(row.contains("gemm_rs"));  // the pipeline's fields are the gemm_rs methods'
   EXPECT_FALSE(row.contains("engine_mode"));
+  // engine_mode is a field the gds methods declare: a gemm row has none, whatever its engine said.
   o.engine_mode = "posix_odirect on ext4";
-  EXPECT_EQ(result_row(c, o, facts)["engine_mode"], "posix_odirect on ext4");
+  EXPECT_FALSE(result_row(c, o, facts).contains("engine_mode"));
+  c.method = *parse_method("gds_read_bounce");
+  const json gds = result_row(c, o, facts);
+  EXPECT_EQ(gds["engine_mode"], "posix_odirect on ext4");
+  EXPECT_FALSE(gds.contains("gemm"));
+  EXPECT_FALSE(gds.contains("tflops"));
 }
 
 }  // namespace

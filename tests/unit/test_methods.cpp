@@ -4,20 +4,31 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 #include <string>
 
+#include "engines/engine_registry.hpp"
 #include "vocab/methods.hpp"
 
 namespace p2pbench {
 namespace {
 
-TEST(MethodRegistry, OneEntryPerMethodInEnumOrder) {
+TEST(MethodRegistry, OneEntryPerMethodInEnumThenReportOrder) {
   const auto& table = method_registry();
-  ASSERT_GT(table.size(), size_t(Method::kInterference) + 1) << "the built-in methods, then src/methods/'s";
+  const size_t built_in = size_t(Method::kLatencyHost) + 1;
+  ASSERT_GT(table.size(), built_in) << "the built-in methods, then src/methods/'s";
   std::set<std::string> names;
   std::set<int> orders;
   for (size_t i = 0; i < table.size(); ++i) {
-    EXPECT_EQ(static_cast<size_t>(table[i].id), i) << table[i].name;
+    if (i < built_in) {
+      EXPECT_EQ(static_cast<size_t>(table[i].id), i) << table[i].name;
+    } else {  // an id of its own order key, whatever else is registered, and in that order
+      EXPECT_EQ(table[i].id, registered_method_id(table[i].report_order)) << table[i].name;
+      if (i > built_in) {
+        EXPECT_LT(table[i - 1].report_order, table[i].report_order) << table[i].name;
+      }
+    }
+    EXPECT_EQ(&method_info(table[i].id), &table[i]) << table[i].name;
     EXPECT_EQ(parse_method(table[i].name), table[i].id);
     EXPECT_TRUE(names.insert(table[i].name).second) << "two methods named " << table[i].name;
     EXPECT_TRUE(orders.insert(table[i].report_order).second) << table[i].name;
@@ -35,7 +46,30 @@ TEST(MethodRegistry, KindsDecideTheLoopAndThePath) {
   EXPECT_TRUE(needs_peer_mapping(Method::kTma));
   EXPECT_EQ(axes_of(Method::kTma), (std::vector<std::string>{"blocks", "smem_bytes", "stages"}));
   EXPECT_EQ(axes_of(Method::kCe), std::vector<std::string>{});
-  EXPECT_EQ(method_list([](const MethodInfo& m) { return m.runs_as_load; }), "ce, ldst, tma");
+}
+
+TEST(MethodRegistry, ANameAndAnOrderAreTakenOnce) {
+  const size_t before = method_registry().size();
+  MethodInfo twin = method_info(kDefaultMethod);
+  EXPECT_THROW(register_method(twin), std::logic_error) << "its name is taken";
+  twin.name = "a_name_no_method_has";
+  EXPECT_THROW(register_method(twin), std::logic_error) << "its report_order is taken";
+  EXPECT_EQ(method_registry().size(), before) << "neither was registered";
+}
+
+// A load beside a latency case, or the transfer beside an interference workload, is any method
+// the registry lets run as one: a one-sided copy the case loop makes an engine for.
+TEST(MethodRegistry, WhatMayRunAsALoadIsAOneSidedCopyWithAnEngine) {
+  size_t loads = 0;
+  for (const MethodInfo& m : method_registry()) {
+    if (!m.runs_as_load) continue;
+    ++loads;
+    EXPECT_EQ(m.kind, MethodKind::kCopy) << m.name;
+    EXPECT_FALSE(runs_one_way(m.id)) << m.name;
+    EXPECT_NE(engine_maker(m.id), nullptr) << m.name;
+  }
+  EXPECT_GT(loads, 0u);
+  EXPECT_THROW(method_info(registered_method_id(100000)), std::out_of_range);
 }
 
 TEST(MethodRegistry, RowsCarryTheAxesTheMethodSweeps) {

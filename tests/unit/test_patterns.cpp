@@ -347,6 +347,15 @@ TEST(Estimate, FlowsSharingAGpuShareItsLink) {
   ldst.method = Method::kLdst;
   ldst.blocks = 2;
   EXPECT_NEAR(concurrent_transfer_seconds(ldst, four, costs), double(1ull << 30) / (2 * costs.gbps_per_block * 1e9), 1e-9);
+  // The method says whether its blocks bound it (MethodInfo::cost_per_block), whatever its name.
+  for (const MethodInfo& m : method_registry()) {
+    CaseSpec c = ldst;
+    c.method = m.id;
+    const double blocks_bound = double(1ull << 30) / (2 * costs.gbps_per_block * 1e9);
+    if (m.kind == MethodKind::kCopy) {
+      EXPECT_EQ(concurrent_transfer_seconds(c, four, costs) == blocks_bound, m.cost_per_block) << m.name;
+    }
+  }
 }
 
 TEST(Estimate, RoundsAreLinearAndTheMatrixQuadratic) {

@@ -14,6 +14,7 @@ import pandas as pd
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.cases import plain_value
 from p2pbench_report.loader import ResultSet
+from p2pbench_report.methods import names_of_kinds
 from p2pbench_report.plots.style import PlottedFigure, new_figure, place_legend, set_title, shaded_color
 
 TYPE_ORDER = ("u32", "f32", "f32x4", "f16x2", "bf16x2", "f16x8", "bf16x8")
@@ -25,7 +26,7 @@ OPS_COLUMN = "atomic_ops_per_s"
 def _atomic_rows(rows: pd.DataFrame, direction: str) -> pd.DataFrame:
     if rows.empty or f"{OPS_COLUMN}_median" not in rows:
         return rows.iloc[0:0]
-    chosen = rows[(rows["method"] == "atomic") & (rows["direction"] == direction)
+    chosen = rows[rows["method"].isin(names_of_kinds("atomic")) & (rows["direction"] == direction)
                   & rows[f"{OPS_COLUMN}_median"].notna()]
     if chosen.empty:
         return chosen

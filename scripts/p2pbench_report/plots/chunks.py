@@ -15,13 +15,14 @@ import pandas as pd
 
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.methods import METHOD_COLORS, METHODS
 from p2pbench_report.plots.series import direction_mode_combos, of_direction_mode, power_of_two_axis
 from p2pbench_report.plots.style import (SYSTEM_STYLES, PlottedFigure, draw_peak_lines, new_figure, place_legend,
                                          set_headroom, set_title, shaded_color)
 from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size
 
-BULK_METHODS = ("ldst", "tma", "ce")
+# The bulk copies: one-sided copies that move a transfer whole, with no signal per chunk.
+BULK_METHODS = tuple(m["name"] for m in METHODS if m["kind"] == "copy" and "chunk_bytes" not in m["axes"])
 
 
 def first_pair(rows: pd.DataFrame) -> pd.DataFrame:

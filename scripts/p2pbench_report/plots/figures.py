@@ -57,6 +57,7 @@ import pandas as pd
 
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
+from p2pbench_report.methods import names_of_kinds
 from p2pbench_report.plots.atomics import atomic_figures
 from p2pbench_report.plots.bars import bar_figure
 from p2pbench_report.plots.burn_in import burn_in_figures
@@ -78,7 +79,7 @@ from p2pbench_report.units import SIZE_AXIS_LABEL
 
 FORMATS = ("png", "svg")
 TIME_FIGURE_BELOW_BYTES = 2**20  # drawn when some series has a size below 1 MiB
-NOT_SIZE_SWEPT = ("atomic",)     # its bytes follow from the launch shape: drawn by type x pattern instead
+NOT_SIZE_SWEPT = names_of_kinds("atomic")  # bytes follow from the launch shape: drawn by type x pattern instead
 
 
 def _orientation_band(series_rows: pd.DataFrame, measure: Measure) -> tuple[pd.DataFrame, str, list[str]]:

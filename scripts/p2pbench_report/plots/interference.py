@@ -9,17 +9,17 @@ from __future__ import annotations
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.plots.labels import PointLabel, place_point_labels
-from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.methods import LOAD_METHODS, METHOD_COLORS, names_of_kinds
 from p2pbench_report.plots.style import SYSTEM_STYLES, PlottedFigure, new_figure, place_legend, set_title
 
 MIN_OVERLAP = 0.95
-ENGINES = ("ce", "ldst", "tma")
+ENGINES = LOAD_METHODS  # any method that may run beside a workload (the row's engine)
 
 
 def interference_rows(result_set: ResultSet) -> list[dict]:
     """The file's measured interference rows (status ok, both figures present)."""
     return [r for r in result_set.document.get("results", [])
-            if r.get("method") == "interference" and r.get("status") == "ok"
+            if r.get("method") in names_of_kinds("interference") and r.get("status") == "ok"
             and isinstance(r.get("workload_together"), dict) and isinstance(r.get("transfer_together_gbps"), dict)]
 
 

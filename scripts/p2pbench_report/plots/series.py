@@ -15,7 +15,7 @@ import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.cases import (BANDWIDTH, LATENCY, METHOD_ORDER, KERNEL_VARIABLES, PAYLOAD_VARIABLES,
                                    Metric, describe_config, describe_ranks, plain_value)
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.methods import METHOD_COLORS, names_of_kinds
 from p2pbench_report.plots.style import MODE_WORDS
 from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, LATENCY_AXIS_LABEL, format_size
 
@@ -131,7 +131,7 @@ def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     metric = measure.metric
     frame = frame[(frame["status"] == "ok") & (frame["metric"] == metric.name)
                   & frame[metric.median_column].notna() & pair_cases(frame)
-                  & (frame["method"] != "interference")].copy()  # plots/interference.py draws those
+                  & ~frame["method"].isin(names_of_kinds("interference"))].copy()  # plots/interference.py draws those
     if frame.empty:
         return frame
     frame["median"] = frame[metric.median_column]

@@ -10,9 +10,9 @@ import pandas as pd
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
-from p2pbench_report.cases import plain_value
+from p2pbench_report.cases import BYTE_AXES, plain_value
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.methods import METHOD_COLORS, METHOD_TITLES
+from p2pbench_report.methods import METHOD_COLORS, METHOD_TITLES, METHODS
 from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size
 from p2pbench_report.plots.style import (MODE_WORDS, SYSTEM_STYLES, PlottedFigure,
                                          draw_peak_lines, link_peaks, new_figure, place_legend, set_headroom,
@@ -76,9 +76,9 @@ def _heatmap(result_set: ResultSet, rows: pd.DataFrame, method: str, column_axis
             if np.isnan(grid[i, j]):
                 ax.text(j, i, "not run", ha="center", va="center", fontsize=7, color="0.4")
     ax.set_xticks(range(len(column_values)),
-                  [format_size(c) if column_axis == "smem_bytes" else str(c) for c in column_values])
+                  [format_size(c) if column_axis in BYTE_AXES else str(c) for c in column_values])
     ax.set_yticks(range(len(block_values)), [str(b) for b in block_values])
-    ax.set_xlabel("threads per block" if column_axis == "threads" else "shared memory per block (bytes)")
+    ax.set_xlabel(AXIS_LABELS.get(column_axis, column_axis))
     ax.set_ylabel("blocks")
     pair = rows["pair"].iloc[0]
     headline = (f"{METHOD_TITLES[method]} {direction} {mode} ({pair}) at {format_size(size)}: "
@@ -99,12 +99,26 @@ def _colour_scale(result_set: ResultSet, grid: np.ndarray, mode: str) -> tuple[f
     return 0.0, best, "0 to the best cell (no link peak recorded)"
 
 
+AXIS_LABELS = {"threads": "threads per block", "smem_bytes": "shared memory per block (bytes)"}
+
+
+def _heatmap_methods() -> tuple[tuple[str, str, str], ...]:
+    """(method, column axis, axis taken at its best) of each copy method that sweeps blocks and two
+    axes more: a grid of blocks x its second axis, the best over its third in each cell (ldst:
+    threads, unroll; tma: smem_bytes, stages), in report order."""
+    return tuple((m["name"], m["axes"][1], m["axes"][2]) for m in sorted(METHODS, key=lambda m: m["report_order"])
+                 if m["kind"] == "copy" and len(m["axes"]) == 3 and m["axes"][0] == "blocks")
+
+
+HEATMAP_METHODS = _heatmap_methods()
+
+
 def heatmap_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame]) -> list[PlottedFigure]:
     figures = []
     for result_set, rows in zip(result_sets, prepared):
         if rows.empty:
             continue
-        for method, column_axis, best_over in (("ldst", "threads", "unroll"), ("tma", "smem_bytes", "stages")):
+        for method, column_axis, best_over in HEATMAP_METHODS:
             for direction in ("push", "pull"):
                 for mode in ("uni", "bidir"):
                     subset = rows[(rows["method"] == method) & (rows["direction"] == direction) & (rows["mode"] == mode)]

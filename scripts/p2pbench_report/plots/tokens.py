@@ -3,8 +3,8 @@
 The tokens methods (rows with routing_skew) drawn per system x method x router against the
 sender's SMs per destination (blocks): at each SM count the best median over the other axes
 (warps, chunks in flight), the band its min–max. Their GB/s count the bytes that cross between
-GPUs. The copy engine's bulk copy of the same bytes in the same file (ce rows) is a dashed line:
-the figure dispatch is held against, with no SM at all. The first uni orientation (0->1 where
+GPUs. The copy engine's bulk copy of the same bytes in the same file (its rows: a copy method
+that takes no SM) is a dashed line: the figure dispatch is held against, with no SM at all. The first uni orientation (0->1 where
 measured), as the shape figures.
 """
 
@@ -14,11 +14,15 @@ import pandas as pd
 
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
-from p2pbench_report.methods import METHOD_COLORS
+from p2pbench_report.methods import METHOD_COLORS, METHODS
 from p2pbench_report.plots.chunks import draw_method_series, finish_axes, first_pair
 from p2pbench_report.plots.series import direction_mode_combos, of_direction_mode
 from p2pbench_report.plots.style import SYSTEM_STYLES, PlottedFigure, draw_peak_lines, new_figure
 from p2pbench_report.units import BANDWIDTH_AXIS_LABEL, format_size
+
+# The reference lines: the same bytes by a bulk copy that takes no SM (no kernel-shape axes: the
+# copy engine).
+NO_SM_COPIES = tuple(m["name"] for m in METHODS if m["kind"] == "copy" and m["runs_as_load"] and not m["axes"])
 
 
 def token_rows(rows: pd.DataFrame) -> pd.DataFrame:
@@ -37,10 +41,10 @@ def _draw_system(ax, rows: pd.DataFrame, system: str, index: int, several: bool)
     tokens = first_pair(token_rows(rows))
     labels = draw_method_series(ax, tokens, "routing_skew", "blocks", lambda skew: f"{_router(skew)} routing",
                                 f"{system} · " if several else "", (linestyle, marker))
-    bulk = first_pair(rows[(rows["method"] == "ce") & rows["bytes"].isin(tokens["bytes"].unique())])
-    for size, group in bulk.groupby("bytes"):
-        label = (f"{system} · " if several else "") + f"ce bulk copy, {format_size(int(size))} (no SM)"
-        ax.axhline(group["median"].max(), linestyle="--", linewidth=1.1, color=METHOD_COLORS.get("ce", "tab:blue"),
+    bulk = first_pair(rows[rows["method"].isin(NO_SM_COPIES) & rows["bytes"].isin(tokens["bytes"].unique())])
+    for (method, size), group in bulk.groupby(["method", "bytes"]):
+        label = (f"{system} · " if several else "") + f"{method} bulk copy, {format_size(int(size))} (no SM)"
+        ax.axhline(group["median"].max(), linestyle="--", linewidth=1.1, color=METHOD_COLORS.get(method, "tab:blue"),
                    label=label)
         labels.append(label)
     return labels

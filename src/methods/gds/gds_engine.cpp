@@ -18,9 +18,12 @@
 #include <cstring>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "engines/engine_registry.hpp"
+#include "measure/case_outcome.hpp"
 #include "methods/gds/cufile_library.hpp"
 #include "methods/gds/gds_file.hpp"
 
@@ -163,11 +166,27 @@ std::optional<std::string> GdsEngine::verify(const void* dst, size_t bytes, uint
   return TransferEngine::verify(dst, bytes, seed, offset, stream);
 }
 
+// How the engine ran (TransferEngine::engine_mode): GDS, cuFile's compatibility mode or POSIX I/O.
+nlohmann::json engine_mode_value(const CaseSpec&, const CaseOutcome& o) {
+  return o.engine_mode ? nlohmann::json(*o.engine_mode) : nlohmann::json(nlohmann::json::value_t::discarded);
+}
+
+RowField engine_mode_field() {
+  RowField f{"engine_mode", RowFieldType::kText, "",
+             "how the engine ran where the environment decides it (gds_* methods): cufile_gds | cufile_compat "
+             "(cuFile's compatibility mode: POSIX I/O inside cuFile; inferred: GDS needs the nvidia_fs module and no "
+             "CUFILE_FORCE_COMPAT_MODE) | posix_odirect | posix_page_cache (the filesystem refused O_DIRECT), then "
+             "'on <filesystem>' and any reason"};
+  f.value = engine_mode_value;
+  return f;
+}
+
 MethodInfo info(const char* name, const char* title, const char* color, int order, const char* help) {
   MethodInfo m{Method{}, name, MethodKind::kLocal, {}, title, color, order, false,
                "", help};
   m.push_only = true;
   m.uses_directory = true;
+  m.row_fields = {engine_mode_field()};
   return m;
 }
 

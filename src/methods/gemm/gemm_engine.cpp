@@ -16,6 +16,7 @@
 #include "common/errors.hpp"
 #include "engines/engine_registry.hpp"
 #include "kernels/workload_kernels.hpp"
+#include "methods/gemm/gemm_row_fields.hpp"
 #include "methods/gemm_rs/tile_gemm.hpp"
 
 namespace p2pbench {
@@ -115,7 +116,7 @@ MethodInfo gemm_info() {
                {{ShapeAxis::kGemmK, {8192}, inner_dimension, "gemm_k must be a multiple of 16 from 16 to 65536",
                  "the GEMM's inner dimension K (bf16 operands, f32 D of bytes = 4 m^2)"}}};
   m.push_only = true;
-  m.gemm_alone = true;
+  m.row_fields = gemm_row_fields();
   return m;
 }
 

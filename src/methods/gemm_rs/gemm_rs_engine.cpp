@@ -29,6 +29,7 @@
 #include "engines/engine_registry.hpp"
 #include "methods/collectives/collective_kernels.hpp"
 #include "methods/gemm_rs/gemm_rs_kernels.hpp"
+#include "methods/gemm_rs/gemm_rs_row_fields.hpp"
 #include "methods/gemm_rs/tile_gemm.hpp"
 
 namespace p2pbench::gemm_rs {
@@ -231,7 +232,9 @@ std::vector<SweptAxis> axes() {
 
 // The pipeline's rows are reduce-scatter rows (collective) with their GEMM's figures beside.
 MethodInfo info(const char* name, const char* title, const char* color, int order, const char* help) {
-  return collective_method_info(name, title, color, order, Collective::kReduceScatter, help, axes());
+  MethodInfo m = collective_method_info(name, title, color, order, Collective::kReduceScatter, help, axes());
+  m.row_fields = {gemm_rs_row_field()};
+  return m;
 }
 
 template <Variant kVariant>
