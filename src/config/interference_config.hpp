@@ -28,8 +28,11 @@ struct GemmShape {
 // The methods that may run beside another case (MethodInfo::runs_as_load), in the registry's order.
 std::vector<Method> load_methods();
 
+// The workload that is a GEMM (the interference section's "gemm", not the method of that name).
+inline constexpr const char* kGemmWorkload = "gemm";
+
 struct InterferenceSettings {
-  std::vector<std::string> workloads{"gemm", "hbm"};
+  std::vector<std::string> workloads{kGemmWorkload, "hbm"};
   GemmShape gemm;
   uint64_t hbm_bytes = 1ull << 30;  // bytes the memory-bound kernel copies per launch
   std::vector<Method> engines = load_methods();  // the default: every method that may run as a load

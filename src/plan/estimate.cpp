@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "config/interference_config.hpp"
 #include "plan/device_memory.hpp"
 #include "plan/group_skip.hpp"
 #include "plan/load_length.hpp"
@@ -64,7 +65,7 @@ double family_seconds(const Config& config, const CaseSpec& c, const CaseCostMod
     seconds += samples * double(c.flows.size() - std::min<size_t>(c.flows.size(), 1)) * costs.extra_flow_sample_s;
   if (c.routing_skew && c.chunk_bytes && *c.chunk_bytes)
     seconds += double(c.bytes / *c.chunk_bytes) * costs.tokens_case_s_per_token;
-  if (c.workload && *c.workload == "gemm") seconds += costs.gemm_workload_case_s;
+  if (c.workload && *c.workload == kGemmWorkload) seconds += costs.gemm_workload_case_s;
   if (method_info(c.method).kind == MethodKind::kAtomic) seconds += samples * costs.atomic_sample_s;
   if (c.tiles) seconds += costs.tiled_case_s;
   return seconds;

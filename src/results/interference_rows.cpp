@@ -34,7 +34,7 @@ json interference_identity(const CaseSpec& c) {
           {"both_gpus_busy", c.both_gpus_busy.value_or(false)}};
 }
 
-json interference_row(const CaseSpec& c, const CaseOutcome& o, json row) {
+json interference_row(const CaseSpec&, const CaseOutcome& o, json row) {
   if (!o.interference || o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const InterferenceSamples& s = *o.interference;
   row["transfer_group_sms"] = optional_json(s.transfer_group_sms);
