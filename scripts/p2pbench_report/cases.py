@@ -49,10 +49,13 @@ PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses",  # a bare number would n
 # A method's identity field at its default is the case every file before the field measured (no
 # such field): it keys as absent, so old and new files' rows match (host-link: pinned, local).
 PAYLOAD_DEFAULTS = dict(IDENTITY_DEFAULTS)
+# Likewise a kernel axis at its default that rows before the axis did not carry: the copy
+# engine's put with signal, a signal per chunk, written.
+AXIS_DEFAULTS = {"signal_group": 1, "signal_copy": 0}
 # The kernel-shape axes of a row (the registry's ShapeAxis, in its order) and their short labels.
 KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"),
                ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"), ("routing_skew", "skew "), ("tiles", "tiles "),
-               ("gemm_k", "K "))
+               ("gemm_k", "K "), ("signal_group", "group "), ("signal_copy", "signal copy "))
 KERNEL_VARIABLES = tuple(name for name, _ in KERNEL_AXES)
 BYTE_AXES = ("smem_bytes", "chunk_bytes")
 INDEPENDENT_VARIABLES = (("method", "direction", "mode", "bytes", "src_rank", "dst_rank") + KERNEL_VARIABLES
@@ -145,7 +148,7 @@ def identity(row: pd.Series | dict, by_gpu: bool = False) -> tuple:
     """The case's variables (KEY_VARIABLES) as a tuple, without the occurrence counter; by_gpu:
     ranks left out, flows named by GPU (every compared file is version 2)."""
     values = [plain_value(row.get(name)) for name in INDEPENDENT_VARIABLES]
-    for name, default in PAYLOAD_DEFAULTS.items():
+    for name, default in {**PAYLOAD_DEFAULTS, **AXIS_DEFAULTS}.items():
         if values[INDEPENDENT_VARIABLES.index(name)] == default:
             values[INDEPENDENT_VARIABLES.index(name)] = None
     pool = INDEPENDENT_VARIABLES.index("buffer_pool_bytes")
@@ -216,7 +219,7 @@ def describe_config(key_or_row: tuple | pd.Series) -> str:
     parts = []
     for name, prefix in KERNEL_AXES:
         value = _variable(key_or_row, name)
-        if value is not None:
+        if value is not None and value != AXIS_DEFAULTS.get(name):
             parts.append(prefix + (format_size(value) if name in BYTE_AXES else str(value)))
     pool = _variable(key_or_row, "buffer_pool_bytes")
     if pool:

@@ -166,6 +166,10 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
                  "exponent s/100 (tokens_*.routing_skew)")->group(sweep);
   app.add_option("--tiles", o.tiles, "column tiles of the GEMM -> reduce-scatter pipeline (gemm_rs_*.tiles)")->group(sweep);
   app.add_option("--gemm-k", o.gemm_k, "the pipeline GEMM's inner dimension K (gemm_rs_*.gemm_k)")->group(sweep);
+  app.add_option("--signal-group", o.signal_group, "chunks per signal of the copy engine's put with signal "
+                 "(put_signal_ce.signal_group)")->group(sweep);
+  app.add_option("--signal-copy", o.signal_copy, "1: the copy engine's signals and credits as 4-byte copies, 0: as "
+                 "stream memory writes (put_signal_ce.signal_copy)")->group(sweep);
 }
 
 }  // namespace
@@ -230,7 +234,8 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
       {ShapeAxis::kStages, {&o.stages, "--stages"}},   {ShapeAxis::kChunkBytes, {&o.chunk_bytes, "--chunk-bytes"}},
       {ShapeAxis::kChunksInFlight, {&o.chunks_in_flight, "--chunks-in-flight"}},
       {ShapeAxis::kRoutingSkew, {&o.routing_skew, "--routing-skew"}}, {ShapeAxis::kTiles, {&o.tiles, "--tiles"}},
-      {ShapeAxis::kGemmK, {&o.gemm_k, "--gemm-k"}}};
+      {ShapeAxis::kGemmK, {&o.gemm_k, "--gemm-k"}},    {ShapeAxis::kSignalGroup, {&o.signal_group, "--signal-group"}},
+      {ShapeAxis::kSignalCopy, {&o.signal_copy, "--signal-copy"}}};
   for (const auto& [axis, flag] : axis_flags)
     if (!flag.first->empty())
       for (const MethodInfo& m : method_registry())

@@ -26,6 +26,9 @@ std::string CaseSpec::name() const {
   if (routing_skew) n += "/skew:" + std::to_string(*routing_skew);
   if (tiles) n += "/tiles:" + std::to_string(*tiles);
   if (gemm_k) n += "/k:" + std::to_string(*gemm_k);
+  // At their defaults (a signal per chunk, written) the names of the cases before these axes.
+  if (signal_group && *signal_group != 1) n += "/group:" + std::to_string(*signal_group);
+  if (signal_copy && *signal_copy != 0) n += "/signal:copy";
   if (protocol) n += "/protocol:" + *protocol;
   if (atomic_type) n += "/type:" + *atomic_type;
   if (atomic_pattern) n += "/pattern:" + *atomic_pattern;
@@ -66,6 +69,8 @@ std::optional<uint64_t> KernelShape::axis_value(ShapeAxis a) const {
     case ShapeAxis::kRoutingSkew: return routing_skew;
     case ShapeAxis::kTiles: return tiles;
     case ShapeAxis::kGemmK: return gemm_k;
+    case ShapeAxis::kSignalGroup: return signal_group;
+    case ShapeAxis::kSignalCopy: return signal_copy;
   }
   return std::nullopt;
 }
@@ -82,6 +87,8 @@ void KernelShape::set_axis(ShapeAxis a, uint64_t v) {
     case ShapeAxis::kRoutingSkew: routing_skew = v; break;
     case ShapeAxis::kTiles: tiles = v; break;
     case ShapeAxis::kGemmK: gemm_k = v; break;
+    case ShapeAxis::kSignalGroup: signal_group = v; break;
+    case ShapeAxis::kSignalCopy: signal_copy = v; break;
   }
 }
 

@@ -26,6 +26,8 @@ struct KernelShape {
   std::optional<uint64_t> routing_skew; // tokens: 0 uniform routing, s > 0 Zipf expert popularity of exponent s / 100
   std::optional<uint64_t> tiles;        // gemm_rs: column tiles of the GEMM, each reduce-scattered as it is done
   std::optional<uint64_t> gemm_k;       // gemm_rs: the GEMM's inner dimension K
+  std::optional<uint64_t> signal_group; // put_signal_ce: chunks per signal (the receiver waits per group)
+  std::optional<uint64_t> signal_copy;  // put_signal_ce: 0 signal and credit by stream memory writes, 1 by 4-byte copies
 
   // The value of axis `a` (nullopt: unset), and setting it.
   std::optional<uint64_t> axis_value(ShapeAxis a) const;

@@ -159,6 +159,8 @@ const char* to_string(ShapeAxis a) {
     case ShapeAxis::kRoutingSkew: return "routing_skew";
     case ShapeAxis::kTiles: return "tiles";
     case ShapeAxis::kGemmK: return "gemm_k";
+    case ShapeAxis::kSignalGroup: return "signal_group";
+    case ShapeAxis::kSignalCopy: return "signal_copy";
   }
   return "?";
 }

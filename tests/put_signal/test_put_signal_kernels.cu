@@ -10,14 +10,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/cuda_check.hpp"
 #include "common/signal_area.hpp"
 #include "kernels/pattern_kernels.hpp"
+#include "kernels/sm_holder.hpp"
 #include "measure/sanitizer_mode.hpp"
 #include "methods/put_signal/put_signal_kernels.hpp"
 
@@ -26,8 +29,12 @@ namespace {
 using namespace p2pbench;
 using namespace p2pbench::put_signal;
 
-enum class Engine { kLdst, kTma, kCe };
-const char* name(Engine e) { return e == Engine::kLdst ? "ldst" : e == Engine::kTma ? "tma" : "ce"; }
+// kCeCopy: the copy engine with its signals and credits as 4-byte copies (CeSignals::by_copy).
+enum class Engine { kLdst, kTma, kCe, kCeCopy };
+const char* name(Engine e) {
+  return e == Engine::kLdst ? "ldst" : e == Engine::kTma ? "tma" : e == Engine::kCe ? "ce" : "ce_copy";
+}
+bool is_ce(Engine e) { return e == Engine::kCe || e == Engine::kCeCopy; }
 const char* name(Ordering o) {
   return o == Ordering::kReleaseAcquire ? "release/acquire" : o == Ordering::kNoRelease ? "no release" : "no acquire";
 }
@@ -67,6 +74,8 @@ class Pair {
   }
 
   // `receiver_seed`: the pattern the receiver is told to expect (default: the source's).
+  CeSignals ce_how;  // how the copy-engine sender signals (its chunks' copies, writes or copies)
+
   Report run(Engine e, Geometry g, int blocks, int threads, Ordering o, bool concurrent, uint64_t seed,
              uint64_t receiver_seed = 0) {
     cuda_check(cudaSetDevice(send_), "sender");
@@ -133,6 +142,50 @@ class Pair {
     return {h, std::all_of(busy.begin(), busy.end(), [](uint32_t b) { return b == 0; })};
   }
 
+  // The copy-engine sender alone (its credits all free: in_flight covers every chunk) while
+  // spinning blocks hold every SM of its GPU: whether its commands finished within
+  // `deadline_s`, the signals set, and the bytes wrong after.
+  struct Beside {
+    bool finished = false;
+    uint64_t signals_set = 0;
+    unsigned long long bad_bytes = 0;
+  };
+  Beside send_with_every_sm_taken(const Geometry& g, double deadline_s) {
+    cuda_check(cudaSetDevice(recv_), "receiver");
+    kernels::fill_poison(dst_, g.bytes, 42, 0, recv_stream_);
+    reset_region(recv_region_, 42, recv_stream_);
+    cuda_check(cudaStreamSynchronize(recv_stream_), "poisoning");
+    cuda_check(cudaSetDevice(send_), "sender");
+    kernels::fill_pattern(src_, g.bytes, 42, 0, send_stream_);
+    reset_region(send_region_, 42, send_stream_);
+    cuda_check(cudaStreamSynchronize(send_stream_), "filling");
+    Stream holder_stream = make_stream("the SM holder's stream");
+    Beside b;
+    {
+      kernels::SmHolder holder(holder_stream.get(), 5.0, deadline_s + 10.0);
+      ce_.send(side(g, true), Ordering::kReleaseAcquire, ce_how, send_stream_);
+      const auto t0 = std::chrono::steady_clock::now();
+      cudaError_t state = cudaErrorNotReady;
+      while ((state = cudaStreamQuery(send_stream_)) == cudaErrorNotReady &&
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < deadline_s)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (state != cudaErrorNotReady) cuda_check(state, "the copy-engine sender beside the SM holder");
+      b.finished = state == cudaSuccess && holder.still_holding();
+    }  // released: whatever waited for an SM runs now
+    cuda_check(cudaStreamSynchronize(holder_stream.get()), "the SM holder");
+    cuda_check(cudaStreamSynchronize(send_stream_), "the sender");
+    std::vector<uint32_t> ready(g.chunks());
+    cuda_check(cudaMemcpy(ready.data(), static_cast<char*>(recv_region_) + kReadyOffset, ready.size() * sizeof(uint32_t),
+                          cudaMemcpyDeviceToHost), "the signals");
+    b.signals_set = uint64_t(std::count(ready.begin(), ready.end(), 1u));
+    cuda_check(cudaSetDevice(recv_), "receiver");
+    *check_ = {0, ~0ull};
+    kernels::check_pattern(dst_, g.bytes, 42, 0, check_, recv_stream_);
+    cuda_check(cudaStreamSynchronize(recv_stream_), "checking");
+    b.bad_bytes = check_->mismatches;
+    return b;
+  }
+
  private:
   Side side(const Geometry& g, bool sender) const {
     Side s;
@@ -151,7 +204,7 @@ class Pair {
     else if (e == Engine::kTma)
       tma_send(s, blocks, threads, kSmem, o, send_stream_);
     else
-      ce_.send(s, o, send_stream_);
+      ce_.send(s, o, ce_how, send_stream_);
   }
   void ensure_prepared(int device) {
     ldst_prepare(device);
@@ -197,20 +250,47 @@ TEST(PutSignalKernels, EveryChunkAndByteWhileCreditsRunOut) {
 }
 
 // The copy engine's sender, one channel, against the same receiver: a stream that waits on
-// credits the receiver kernel returns.
+// credits the receiver kernel returns; signals and credits by stream writes or by 4-byte copies,
+// one signal per chunk or per group of four puts.
 TEST(PutSignalKernels, CopyEngineEveryChunkAndByte) {
   if (under_sanitizer()) GTEST_SKIP() << "the sanitizer serializes kernels: concurrent ends would wait out their timeout";
   const auto [s, r] = devices();
   Pair pair(s, r, kBytes);
-  for (uint32_t chunk : {4096u, 65536u})
-    for (uint32_t in_flight : {1u, 4u}) {
-      const Geometry g{kBytes, chunk, 1, in_flight};
-      const Report rep = pair.run(Engine::kCe, g, 0, 0, Ordering::kReleaseAcquire, true, 3000 + chunk + in_flight);
-      const std::string what = "ce chunk " + std::to_string(chunk) + " in flight " + std::to_string(in_flight);
-      EXPECT_EQ(rep.receiver.timed_out, 0u) << what << ": stuck at chunk " << rep.receiver.stuck_chunk;
-      EXPECT_EQ(rep.receiver.bad_chunks, 0u) << what;
-      EXPECT_EQ(rep.bad_bytes, 0u) << what;
+  for (bool by_copy : {false, true})
+    for (uint32_t group : {1u, 4u})
+      for (uint32_t chunk : {4096u, 65536u})
+        for (uint32_t in_flight : {1u, 4u}) {
+          const Geometry g{kBytes, chunk * group, 1, in_flight};
+          pair.ce_how = {group > 1 ? chunk : 0u, by_copy};
+          const Report rep = pair.run(Engine::kCe, g, 0, 0, Ordering::kReleaseAcquire, true, 3000 + chunk + in_flight);
+          const std::string what = std::string("ce chunk ") + std::to_string(chunk) + " group " + std::to_string(group) +
+                                   (by_copy ? " signal copy" : " signal write") + " in flight " + std::to_string(in_flight);
+          EXPECT_EQ(rep.receiver.timed_out, 0u) << what << ": stuck at chunk " << rep.receiver.stuck_chunk;
+          EXPECT_EQ(rep.receiver.bad_chunks, 0u) << what;
+          EXPECT_EQ(rep.bad_bytes, 0u) << what;
+        }
+  pair.ce_how = {};
+}
+
+// "No SM on the sender", measured: every SM of the sender's GPU held by spinning blocks, the
+// copy-engine sender's waits, copies and signals (writes or 4-byte copies, one per chunk or per
+// group) still finish, and every chunk is signalled and every byte there.
+TEST(PutSignalKernels, CopyEngineSenderNeedsNoSm) {
+  if (under_sanitizer()) GTEST_SKIP() << "the sanitizer slows the holder's blocks past their start deadline";
+  const auto [s, r] = devices();
+  Pair pair(s, r, kBytes);
+  for (bool by_copy : {false, true})
+    for (uint32_t group : {1u, 4u}) {
+      const uint32_t chunk = 65536;
+      const Geometry g{kBytes, chunk * group, 1, 1024};
+      pair.ce_how = {group > 1 ? chunk : 0u, by_copy};
+      const auto b = pair.send_with_every_sm_taken(g, 5.0);
+      const std::string what = std::string("ce group ") + std::to_string(group) + (by_copy ? " signal copy" : " signal write");
+      EXPECT_TRUE(b.finished) << what << ": did not finish while every SM was held";
+      EXPECT_EQ(b.signals_set, g.chunks()) << what;
+      EXPECT_EQ(b.bad_bytes, 0u) << what;
     }
+  pair.ce_how = {};
 }
 
 // Every wait has a deadline: an end whose peer never runs gives up after its timeout, says which
@@ -269,10 +349,11 @@ TEST(PutSignalKernels, OrderingCounts) {
   const auto [s, r] = devices();
   const int tries = std::getenv("P2PBENCH_ORDERING_TRIES") ? std::atoi(std::getenv("P2PBENCH_ORDERING_TRIES")) : 50;
   Pair pair(s, r, kBytes);
-  for (Engine e : {Engine::kLdst, Engine::kTma, Engine::kCe}) {
+  for (Engine e : {Engine::kLdst, Engine::kTma, Engine::kCe, Engine::kCeCopy}) {
     if (e == Engine::kTma && !tma_runs()) continue;
+    pair.ce_how.by_copy = e == Engine::kCeCopy;
     for (Ordering o : {Ordering::kReleaseAcquire, Ordering::kNoRelease, Ordering::kNoAcquire}) {
-      const Geometry g{4 << 20, 4096, e == Engine::kCe ? 1u : 32u, 8};
+      const Geometry g{4 << 20, 4096, is_ce(e) ? 1u : 32u, 8};
       uint64_t stale = 0, checked = 0, wrong_after = 0;
       for (int t = 0; t < tries; ++t) {
         Report rep;

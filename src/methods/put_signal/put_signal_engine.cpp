@@ -18,24 +18,37 @@
 namespace p2pbench::put_signal {
 namespace {
 
-// The copy engine's chunks per transfer. Each is four commands (wait, write, copy, write), and a
-// sample's graph is queued behind the closed start gate: its commands must fit in the GPU's
-// command queue, or the host's launch blocks until the gate gives up. Measured on an H200 under
-// MPS: 64 chunks ran, 4096 never started (the gate gave up on both ranks).
-constexpr uint64_t kMaxCeChunks = 64;
+// The copy engine's commands per transfer (a wait, a take, the copies and a signal per signalled
+// chunk): a sample's graph is queued behind the closed start gate, so its commands must fit in
+// the GPU's command queue, or the host's launch blocks until the gate gives up. Measured on an
+// H200 under MPS: 64 chunks of four commands ran, 4096 never started (the gate gave up on both ranks).
+constexpr uint64_t kMaxCeCommands = 256;
+
+bool signal_group_size(uint64_t v) { return v >= 1 && v <= 64; }
+bool zero_or_one(uint64_t v) { return v <= 1; }
 
 }  // namespace
 
 PutSignalEngine::PutSignalEngine(Sender sender, const CaseSpec& c) : sender_(sender), c_(c) {
   g_.bytes = c.bytes;
-  g_.chunk_bytes = uint32_t(c.chunk_bytes.value_or(0));
+  // The protocol's chunk is what one signal covers: for the copy engine, signal_group puts.
+  const uint64_t group = sender == Sender::kCe ? c.signal_group.value_or(1) : 1;
+  const uint64_t signalled = c.chunk_bytes.value_or(0) * group;
+  g_.chunk_bytes = signalled > UINT32_MAX ? 0 : uint32_t(signalled);
+  if (group > 1) ce_signals_.copy_bytes = uint32_t(c.chunk_bytes.value_or(0));
+  ce_signals_.by_copy = sender == Sender::kCe && c.signal_copy.value_or(0) == 1;
   g_.in_flight = uint32_t(c.chunks_in_flight.value_or(1));
   g_.channels = sender == Sender::kCe ? 1u : uint32_t(*c.blocks) * uint32_t(*c.threads / 32);
 }
 
 std::optional<std::string> PutSignalEngine::unsupported_reason(int device) const {
-  if (c_.chunk_bytes && *c_.chunk_bytes > UINT32_MAX) return "chunk_bytes must be below 4 GiB";
-  if (auto why = g_.unsupported_reason(sender_ == Sender::kCe ? kMaxCeChunks : UINT64_MAX)) return why;
+  if (c_.chunk_bytes && *c_.chunk_bytes * c_.signal_group.value_or(1) > UINT32_MAX)
+    return "chunk_bytes x signal_group must be below 4 GiB";
+  if (auto why = g_.unsupported_reason()) return why;
+  if (sender_ == Sender::kCe && CopyEngineSender::commands(g_, ce_signals_) > kMaxCeCommands)
+    return std::to_string(g_.bytes) + " bytes in signals of " + std::to_string(g_.chunk_bytes) + " bytes queue " +
+           std::to_string(CopyEngineSender::commands(g_, ce_signals_)) + " copy-engine commands, more than the " +
+           std::to_string(kMaxCeCommands) + " a gated transfer may queue: use larger chunks or groups, or smaller sizes";
   switch (sender_) {
     case Sender::kLdst: return ldst_unsupported_reason(*c_.blocks, *c_.threads, device);
     case Sender::kTma: return tma_unsupported_reason(*c_.blocks, *c_.threads, *c_.smem_bytes, device);
@@ -73,7 +86,7 @@ void PutSignalEngine::launch(const Transfer& t, cudaStream_t stream) {
   switch (sender_) {
     case Sender::kLdst: return ldst_send(s, *c_.blocks, *c_.threads, Ordering::kReleaseAcquire, stream);
     case Sender::kTma: return tma_send(s, *c_.blocks, *c_.threads, *c_.smem_bytes, Ordering::kReleaseAcquire, stream);
-    case Sender::kCe: return ce_->send(s, Ordering::kReleaseAcquire, stream);
+    case Sender::kCe: return ce_->send(s, Ordering::kReleaseAcquire, ce_signals_, stream);
   }
 }
 
@@ -208,10 +221,17 @@ P2PBENCH_REGISTER_METHOD(kPutSignalTma,
                          tma_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalCe,
                          put_signal_info("put_signal_ce", "put+signal copy engine", "tab:gray", 14,
-                                         "chunks put by the copy engine, each followed by a stream-ordered flag write, "
-                                         "a stream per chunk in flight (no SM on the sender); credits back",
+                                         "chunks put by the copy engine, a stream-ordered flag behind each group of "
+                                         "them (a stream write or a 4-byte copy), a stream per group in flight (no SM "
+                                         "on the sender); credits back",
                                          // larger chunks: each costs about 10 us of stream operations
-                                         {chunk_axis(1048576, kChunkHelp), in_flight_axis()}),
+                                         {chunk_axis(1048576, kChunkHelp), in_flight_axis(),
+                                          {ShapeAxis::kSignalGroup, {1}, signal_group_size,
+                                           "signal_group must be 1..64",
+                                           "puts per signal (and per credit): the receiver waits for each group"},
+                                          {ShapeAxis::kSignalCopy, {0}, zero_or_one, "signal_copy must be 0 or 1",
+                                           "0: the signal and the credit's take are stream memory writes; 1: 4-byte "
+                                           "copies of a device word behind the puts, on the copy engine"}}),
                          ce_engine);
 
 }  // namespace p2pbench::put_signal

@@ -67,6 +67,7 @@ class PutSignalEngine : public TransferEngine {
   int rank_ = -1;
   const uint64_t* heartbeat_ = nullptr;  // the case group's (before_sample)
   std::unique_ptr<CopyEngineSender> ce_;
+  CeSignals ce_signals_;  // the copy engine's (signal_group, signal_copy)
   // This rank's regions (as before_sample reset them): whose end of which flow.
   struct End {
     Flow flow;

@@ -205,7 +205,10 @@ __global__ void receiver(Side s) {
   }
 }
 
-__global__ void set_seed(RegionHeader* header, uint64_t seed) { header->seed = seed; }
+__global__ void set_seed(RegionHeader* header, uint64_t seed) {
+  header->seed = seed;
+  header->one = 1;
+}
 
 uint32_t tma_stage_bytes(int threads, uint64_t smem_bytes) {
   const uint64_t per_warp = smem_bytes / uint64_t(threads / 32);
@@ -306,32 +309,52 @@ void CopyEngineSender::ensure_forks(size_t count) {
   }
 }
 
-void CopyEngineSender::send(const Side& s, Ordering o, cudaStream_t stream) {
+void CopyEngineSender::send(const Side& s, Ordering o, CeSignals how, cudaStream_t stream) {
   if (s.gather) throw RuntimeFailure("the copy-engine sender moves contiguous chunks only (no gather)");
+  if (how.by_copy && o == Ordering::kNoRelease)
+    throw RuntimeFailure("a signal copied behind its chunk has no unordered form");
   const uint64_t streams = std::min<uint64_t>(s.g.in_flight, s.g.chunks());
-  if (streams <= 1) return send_chunks(s, o, stream, 0, 1);
+  if (streams <= 1) return send_chunks(s, o, how, stream, 0, 1);
   ensure_forks(streams);
   cuda_check(cudaEventRecord(fork_.get(), stream), "forking the copy-engine sender's streams");
   for (uint64_t i = 0; i < streams; ++i) {
     cuda_check(cudaStreamWaitEvent(forks_[i].get(), fork_.get(), 0), "starting a copy-engine sender stream");
-    send_chunks(s, o, forks_[i].get(), i, streams);
+    send_chunks(s, o, how, forks_[i].get(), i, streams);
     cuda_check(cudaEventRecord(joins_[i].get(), forks_[i].get()), "ending a copy-engine sender stream");
     cuda_check(cudaStreamWaitEvent(stream, joins_[i].get(), 0), "joining a copy-engine sender stream");
   }
 }
 
-void CopyEngineSender::send_chunks(const Side& s, Ordering o, cudaStream_t stream, uint64_t first, uint64_t step) const {
+uint64_t CopyEngineSender::commands(const Geometry& g, CeSignals how) {
+  const uint64_t copies = how.copy_bytes ? (uint64_t(g.chunk_bytes) + how.copy_bytes - 1) / how.copy_bytes : 1;
+  return g.chunks() * (3 + copies);
+}
+
+// A word set to 1 behind the stream's earlier work: a 4-byte copy of the sender's own `one` on the
+// copy engine (ordered behind the copies before it, as they are), or a stream memory write.
+void CopyEngineSender::set_word(const Side& s, uint32_t* word, bool by_copy, unsigned write_flags, cudaStream_t stream,
+                                const char* what) {
+  if (by_copy)
+    cuda_check(cudaMemcpyAsync(word, &s.header->one, sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream), what);
+  else
+    kernels::stream_write_value(stream, word, 1, write_flags, what);
+}
+
+void CopyEngineSender::send_chunks(const Side& s, Ordering o, CeSignals how, cudaStream_t stream, uint64_t first,
+                                   uint64_t step) const {
   const unsigned signal_flags =
       o == Ordering::kNoRelease ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT;
   for (uint64_t k = first; k < s.g.chunks(); k += step) {
     const uint32_t slot = s.g.credit_slot(k);
     kernels::stream_wait_value(stream, s.busy + slot, 0, CU_STREAM_WAIT_VALUE_EQ, "queueing the wait for a put_signal credit");
-    kernels::stream_write_value(stream, s.busy + slot, 1, CU_STREAM_WRITE_VALUE_DEFAULT, "queueing the taking of a credit");
-    const uint64_t offset = k * s.g.chunk_bytes;
-    cuda_check(cudaMemcpyAsync(static_cast<char*>(s.dst) + offset, static_cast<const char*>(s.src) + offset,
-                               s.g.length_of(k), cudaMemcpyDeviceToDevice, stream),
-               "queueing a put_signal chunk on the copy engine");
-    kernels::stream_write_value(stream, s.ready + slot, 1, signal_flags, "queueing a put_signal signal");
+    set_word(s, s.busy + slot, how.by_copy, CU_STREAM_WRITE_VALUE_DEFAULT, stream, "queueing the taking of a credit");
+    const uint64_t start = k * s.g.chunk_bytes, length = s.g.length_of(k);
+    const uint64_t piece = how.copy_bytes ? how.copy_bytes : length;
+    for (uint64_t at = 0; at < length; at += piece)
+      cuda_check(cudaMemcpyAsync(static_cast<char*>(s.dst) + start + at, static_cast<const char*>(s.src) + start + at,
+                                 std::min(piece, length - at), cudaMemcpyDeviceToDevice, stream),
+                 "queueing a put_signal chunk on the copy engine");
+    set_word(s, s.ready + slot, how.by_copy, signal_flags, stream, "queueing a put_signal signal");
   }
 }
 

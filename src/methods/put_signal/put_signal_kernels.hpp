@@ -51,22 +51,34 @@ std::optional<std::string> tma_unsupported_reason(int blocks, int threads, uint6
 void tma_prepare(int threads, uint64_t smem_bytes, int device);
 void tma_send(const Side& s, int blocks, int threads, uint64_t smem_bytes, Ordering o, cudaStream_t stream);
 
-// The copy-engine sender (one channel): per chunk a stream wait until the credit is free, a
-// stream write that takes it, cudaMemcpyAsync, and a stream write of the signal (the default
-// flags: a memory barrier orders the copy before it; kNoRelease drops it:
-// CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER). No SM. The stream operations are the driver's
-// (kernels/stream_value_ops.hpp). Each of the channel's
-// in_flight credit slots has a stream of its own, forked from and joined to the caller's: one
-// stream runs its four operations per chunk one after another (about 10 us on an H200 pair),
-// so the slots' chunks overlap only on separate streams.
+// How the copy-engine sender signals. The protocol's chunk is what one signal covers; the sender
+// may move it as several copies (`copy_bytes` each: a group of puts behind one signal and one
+// credit), and may set the signal and take the credit with 4-byte copies of a device word on the
+// copy engine instead of the driver's stream memory writes (kernels/stream_value_ops.hpp).
+struct CeSignals {
+  uint32_t copy_bytes = 0;  // 0: one copy per chunk
+  bool by_copy = false;
+};
+
+// The copy-engine sender (one channel): per chunk a stream wait until the credit is free, the
+// credit taken, the chunk's copies (cudaMemcpyAsync), and the signal: a stream write (the default
+// flags: a memory barrier orders the copies before it; kNoRelease drops it:
+// CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER), or a 4-byte copy behind the chunk's copies on the
+// same stream. No SM. Each of the channel's in_flight credit slots has a stream of its own, forked
+// from and joined to the caller's: one stream runs its operations per chunk one after another
+// (about 10 us on an H200 pair with writes), so the slots' chunks overlap only on separate streams.
 class CopyEngineSender {
  public:
   CopyEngineSender();  // throws DriverFailure where the driver lacks the stream operations
-  void send(const Side& s, Ordering o, cudaStream_t stream);
+  void send(const Side& s, Ordering o, CeSignals how, cudaStream_t stream);
+  // The commands one transfer queues (a wait, a take, the copies and a signal per chunk).
+  static uint64_t commands(const Geometry& g, CeSignals how);
 
  private:
   // Chunks first, first + step, ... of the transfer, on one stream.
-  void send_chunks(const Side& s, Ordering o, cudaStream_t stream, uint64_t first, uint64_t step) const;
+  void send_chunks(const Side& s, Ordering o, CeSignals how, cudaStream_t stream, uint64_t first, uint64_t step) const;
+  static void set_word(const Side& s, uint32_t* word, bool by_copy, unsigned write_flags, cudaStream_t stream,
+                       const char* what);
   void ensure_forks(size_t count);
 
   std::vector<Stream> forks_;

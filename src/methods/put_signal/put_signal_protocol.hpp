@@ -53,6 +53,7 @@ struct RegionHeader {
   uint32_t first_bad_chunk;  // receiver: the lowest such chunk + 1 (0: none)
   uint32_t timed_out;        // 0, or which wait gave up: 1 a signal (receiver), 2 a credit (sender)
   uint32_t stuck_chunk;      // the chunk it waited for
+  uint32_t one;              // 1: the word a copy-engine sender copies for a signal or a credit it takes as a copy
 };
 
 enum Wait : uint32_t { kWaitedForSignal = 1, kWaitedForCredit = 2 };
