@@ -26,6 +26,11 @@
 
 namespace {
 
+// Each stream of this process its own hardware queue (the driver's default is 8, shared round-robin
+// beyond), read when the context is created: otherwise the SM holder's stream may share a queue
+// with a sender's stream, whose copies would then wait behind the holder's kernel for that alone.
+const int kOwnQueues = setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+
 using namespace p2pbench;
 using namespace p2pbench::put_signal;
 
@@ -150,6 +155,20 @@ class Pair {
     uint64_t signals_set = 0;
     unsigned long long bad_bytes = 0;
   };
+  // The control: a copy engine's copy to pinned host memory while every SM is held.
+  bool copy_to_host_with_every_sm_taken(double deadline_s) {
+    cuda_check(cudaSetDevice(send_), "sender");
+    Stream holder_stream = make_stream("the SM holder's stream");
+    kernels::SmHolder holder(holder_stream.get(), 5.0, deadline_s + 10.0);
+    cuda_check(cudaMemcpyAsync(check_, src_, sizeof(kernels::PatternCheck), cudaMemcpyDeviceToHost, send_stream_),
+               "a copy to the host beside the SM holder");
+    const bool done = finished_within(send_stream_, deadline_s) && holder.still_holding();
+    holder.release();
+    cuda_check(cudaStreamSynchronize(holder_stream.get()), "the SM holder");
+    cuda_check(cudaStreamSynchronize(send_stream_), "the copy to the host");
+    return done;
+  }
+
   Beside send_with_every_sm_taken(const Geometry& g, double deadline_s) {
     cuda_check(cudaSetDevice(recv_), "receiver");
     kernels::fill_poison(dst_, g.bytes, 42, 0, recv_stream_);
@@ -164,13 +183,7 @@ class Pair {
     {
       kernels::SmHolder holder(holder_stream.get(), 5.0, deadline_s + 10.0);
       ce_.send(side(g, true), Ordering::kReleaseAcquire, ce_how, send_stream_);
-      const auto t0 = std::chrono::steady_clock::now();
-      cudaError_t state = cudaErrorNotReady;
-      while ((state = cudaStreamQuery(send_stream_)) == cudaErrorNotReady &&
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < deadline_s)
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-      if (state != cudaErrorNotReady) cuda_check(state, "the copy-engine sender beside the SM holder");
-      b.finished = state == cudaSuccess && holder.still_holding();
+      b.finished = finished_within(send_stream_, deadline_s) && holder.still_holding();
     }  // released: whatever waited for an SM runs now
     cuda_check(cudaStreamSynchronize(holder_stream.get()), "the SM holder");
     cuda_check(cudaStreamSynchronize(send_stream_), "the sender");
@@ -187,6 +200,17 @@ class Pair {
   }
 
  private:
+  // Whether the stream's work finished within the deadline (it may still be running after).
+  static bool finished_within(cudaStream_t stream, double deadline_s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cudaError_t state = cudaErrorNotReady;
+    while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < deadline_s)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (state != cudaErrorNotReady) cuda_check(state, "work beside the SM holder");
+    return state == cudaSuccess;
+  }
+
   Side side(const Geometry& g, bool sender) const {
     Side s;
     s.g = g;
@@ -277,12 +301,16 @@ TEST(PutSignalKernels, CopyEngineEveryChunkAndByte) {
 // group) still finish, and every chunk is signalled and every byte there.
 TEST(PutSignalKernels, CopyEngineSenderNeedsNoSm) {
   if (under_sanitizer()) GTEST_SKIP() << "the sanitizer slows the holder's blocks past their start deadline";
+  ASSERT_EQ(kOwnQueues, 0) << "setting CUDA_DEVICE_MAX_CONNECTIONS";
   const auto [s, r] = devices();
   Pair pair(s, r, kBytes);
+  ASSERT_TRUE(pair.copy_to_host_with_every_sm_taken(5.0))
+      << "a copy to the host did not finish beside the SM holder: the holder blocks more than SMs";
   for (bool by_copy : {false, true})
     for (uint32_t group : {1u, 4u}) {
+      // Four signalled chunks, all credits free: four forked streams, each its own hardware queue.
       const uint32_t chunk = 65536;
-      const Geometry g{kBytes, chunk * group, 1, 1024};
+      const Geometry g{4ull * chunk * group, chunk * group, 1, 4};
       pair.ce_how = {group > 1 ? chunk : 0u, by_copy};
       const auto b = pair.send_with_every_sm_taken(g, 5.0);
       const std::string what = std::string("ce group ") + std::to_string(group) + (by_copy ? " signal copy" : " signal write");
