@@ -38,6 +38,7 @@ ALLOWED = {
                                            "the config section; the workload named gemm (not the method)"),
     "src/config/interference_config.hpp": ({"gemm"}, "the workload named gemm (not the method)"),
     "src/workloads/workload.cpp": ({"gemm"}, "the workload named gemm (not the method)"),
+    "src/plan/estimate.cpp": ({"gemm"}, "the workload named gemm (not the method): its case's set-up cost"),
     "scripts/hbm-shape-check.sh": ({"interference"}, "the config section of that name"),
     # Other tools' tests as the registry's methods, and the checks of one method's runs.
     "scripts/p2pbench_report/importers.py": (None, "nvbandwidth's and nccl-tests' tests as p2pbench's methods"),
