@@ -353,12 +353,9 @@ uint64_t count_cases(const Config& config) { return count_cases(config, GroupLay
 std::optional<std::string> static_skip_reason(const CaseSpec& c) {
   if (is_interference(c.method))  // the transfer's own reasons
     return c.engine ? static_skip_reason(transfer_case_of(c)) : std::optional<std::string>("an interference case needs an engine");
-  if (c.method != Method::kTma) return std::nullopt;
-  const uint64_t chunk = *c.smem_bytes / uint64_t(*c.stages);
-  if (*c.smem_bytes % uint64_t(*c.stages) != 0 || chunk % 16 != 0 || chunk == 0)
-    return "smem_bytes " + std::to_string(*c.smem_bytes) + " / stages " + std::to_string(*c.stages) +
-           " is not a whole multiple of 16 bytes per stage (bulk copies move 16-byte multiples)";
-  return std::nullopt;
+  // The method's own rule across its axes (a shape its kernel cannot take).
+  const auto shape_skip = method_info(c.method).shape_skip;
+  return shape_skip ? shape_skip(c) : std::nullopt;
 }
 
 }  // namespace p2pbench
