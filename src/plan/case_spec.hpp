@@ -1,6 +1,8 @@
 // One benchmark case: every independent variable of a result row.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,9 +58,10 @@ struct CaseSpec : KernelShape {
   // host-link methods: the host buffer's kind and NUMA placement (unset for every other method).
   std::optional<HostMemoryKind> host_memory;
   std::optional<NumaPlacement> host_numa;
-  // Methods of files (MethodInfo::uses_directory, gds_*): the directory of the case's file
-  // (config gds.directory; unset: none given). A condition of the run, not part of the name.
-  std::optional<std::string> file_directory;
+  // The settings of the method's own config section (MethodInfo::settings: the gds methods'
+  // directory), as the run's config holds them; null for a method without one. A condition of
+  // the run, not part of the name.
+  nlohmann::json settings;
 
   // The load's own case (a bandwidth case of its method, flows and size).
   CaseSpec load_case() const;

@@ -14,7 +14,8 @@
 
 namespace p2pbench {
 
-struct KernelShape;  // vocab/kernel_shape.hpp: what a method's rules across its axes read
+struct KernelShape;      // vocab/kernel_shape.hpp: what a method's rules across its axes read
+struct SettingsSection;  // config/settings_section.hpp: a config section of a method's own settings
 
 enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
                     kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce, kLatencyHost };
@@ -118,8 +119,9 @@ struct MethodInfo {
   Collective collective = Collective::kNone;  // kCollective methods: the operation
   bool needs_nccl = false;  // runs on the session's NCCL communicator (opened while its cases run)
   CollectiveElement collective_element = CollectiveElement::kF32;  // kCollective methods: what they add or move
-  // Reads and writes a file in the config's gds.directory (CaseSpec::file_directory).
-  bool uses_directory = false;
+  // The config section of its own settings beyond its swept axes, or null (the gds methods'
+  // "gds": {"directory"}; methods may share one). Its cases carry them (CaseSpec::settings).
+  const SettingsSection* settings = nullptr;
   bool on_own_gpu = false;  // a latency method of one GPU and its host memory: cases r -> r, as kHostLink's
   // The dry run: a flow moves at most CaseCostModel::gbps_per_block per block of its kernel
   // (an SM copy kernel, bound by its blocks when they are few).
