@@ -6,13 +6,12 @@
 #include <set>
 #include <sstream>
 
-#include <sys/stat.h>
-
 #include "common/errors.hpp"
 #include "common/text_format.hpp"
 #include "config/axis.hpp"
 #include "config/config_keys.hpp"
 #include "config/default_config.hpp"  // generated from configs/default.json
+#include "config/settings_section.hpp"
 
 namespace p2pbench {
 
@@ -118,8 +117,12 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
       {"host", "{\"memory\" (pinned: cudaHostAlloc, the default; registered: 4 KiB pages + cudaHostRegister; "
                "huge_pages: 2 MiB pages + cudaHostRegister; pageable: never registered), \"numa\" (local, the default; "
                "remote)} of the host-link methods: one case per kind and placement (docs/host-memory.md)"},
-      {"gds", "{\"directory\"}: an existing directory (absolute path) where the gds_* methods write and read "
-              "their file (p2pbench-gds-*.bin, removed after the case); without it their rows are skipped"},
+    });
+    // The sections of settings methods declare with their registration, each once.
+    for (const MethodInfo& m : method_registry())
+      if (m.settings && std::none_of(list.begin(), list.end(), [&m](const auto& k) { return k.first == m.settings->key; }))
+        list.push_back({m.settings->key, m.settings->help});
+    list.insert(list.end(), {
       {"interference", "{\"workloads\", \"gemm\": {m, n, k, \"operands\" (gaussian: full-entropy bf16, the default; eighths: 17 "
                        "values, low entropy, faster)}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
                        "of the interference method (a transfer beside a GEMM or an HBM stream)"},
@@ -230,19 +233,15 @@ void parse_kernel_axes(const json& doc, const KeyNamer& name, const MethodInfo& 
   }
 }
 
-// The gds methods' directory: checked here, so a typo stops the run before any case (exit 2)
-// rather than skipping every gds row.
-std::string parse_gds_directory(const json& section, const KeyNamer& name) {
-  if (!section.is_object()) throw InputError(name("gds"), section.dump(), "must be an object {\"directory\"}");
-  reject_unknown_keys(section, {"directory"}, "gds.", name);
-  if (!section.contains("directory") || section["directory"].is_null()) return "";  // null: the effective config's none
-  const json& v = section["directory"];
-  if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>()[0] != '/')
-    throw InputError(name("gds.directory"), v.dump(), "must be an absolute path of a directory");
-  struct stat st{};
-  if (stat(v.get<std::string>().c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(name("gds.directory"), v.dump(), "is not an existing directory");
-  return v.get<std::string>();
+// The sections of settings methods declare (MethodInfo::settings), each once: checked here, so a
+// typo stops the run before any case (exit 2) rather than skipping every case of its methods.
+void parse_method_settings(const json& doc, const KeyNamer& name, std::map<std::string, json>& out) {
+  for (const MethodInfo& m : method_registry()) {
+    const SettingsSection* s = m.settings;
+    if (!s || out.count(s->key)) continue;
+    const auto it = doc.find(s->key);
+    out[s->key] = s->parse(it == doc.end() ? nullptr : &*it, name);
+  }
 }
 
 }  // namespace
@@ -260,7 +259,7 @@ Config parse_config(const json& doc, const KeyOrigins& origins) {
   parse_probe_sections(doc, name, c.latency, c.atomic);
   if (doc.contains("interference")) parse_interference_section(doc["interference"], name, c.interference);
   if (doc.contains("host")) parse_host_section(doc["host"], name, c.host);
-  if (doc.contains("gds")) c.gds_directory = parse_gds_directory(doc["gds"], name);
+  parse_method_settings(doc, name, c.method_settings);
   if (doc.contains("burn_in")) parse_burn_in_section(doc["burn_in"], name, c.burn_in);
   parse_pattern_keys(doc, name, c.plan);
   for (const MethodInfo& m : method_registry())
@@ -273,6 +272,13 @@ const std::vector<uint64_t>& KernelAxes::of(Method m, ShapeAxis a) const {
   if (it != values_.end()) return it->second;
   if (const SweptAxis* s = swept_axis(m, a)) return s->defaults;
   throw std::logic_error(std::string("method ") + to_string(m) + " sweeps no " + to_string(a));
+}
+
+const nlohmann::json& Config::settings_of(Method m) const {
+  static const nlohmann::json kNone;
+  const SettingsSection* s = method_info(m).settings;
+  const auto it = s ? method_settings.find(s->key) : method_settings.end();
+  return it == method_settings.end() ? kNone : it->second;
 }
 
 std::vector<Method> Config::methods_used() const {
@@ -355,8 +361,9 @@ json Config::to_json() const {
   if (any([](const MethodInfo& m) { return m.kind == MethodKind::kInterference; }))
     out["interference"] = interference.to_json();
   if (any([](const MethodInfo& m) { return m.kind == MethodKind::kHostLink; })) out["host"] = host.to_json();
-  if (any([](const MethodInfo& m) { return m.uses_directory; }))
-    out["gds"] = {{"directory", gds_directory.empty() ? json() : json(gds_directory)}};
+  // The sections of settings the methods used declare.
+  for (Method m : used)
+    if (const SettingsSection* s = method_info(m).settings) out[s->key] = settings_of(m);
   // The section of each method used that sweeps axes of its own.
   for (Method m : used)
     for (const SweptAxis& a : method_info(m).swept) out[to_string(m)][to_string(a.axis)] = kernel_axes.of(m, a.axis);

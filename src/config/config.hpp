@@ -57,10 +57,14 @@ struct Config {
   AtomicSettings atomic;
   InterferenceSettings interference;  // the "interference" section
   HostSettings host;                  // "host": the host-link methods' memory kinds and NUMA placements
-  std::string gds_directory;          // "gds": {"directory"}: where the gds methods' file goes ("": none given)
+  // The sections of settings methods declare (MethodInfo::settings), by key, as parsed: every
+  // registered method's, whether the config has it or not.
+  std::map<std::string, nlohmann::json> method_settings;
   PatternSettings plan;               // "patterns", "matrix", "sampled", "ring", ..., "flows"
   BurnInSettings burn_in;             // "burn_in": the plan repeated in judged windows
 
+  // The settings of m's own section (MethodInfo::settings); null where it declares none.
+  const nlohmann::json& settings_of(Method m) const;
   // The methods whose settings the run reads: its methods, the engines of its interference cases
   // and the method of its latency cases' load, each once.
   std::vector<Method> methods_used() const;

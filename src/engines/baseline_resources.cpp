@@ -78,7 +78,7 @@ class Baselines final : public BaselineResources {
   explicit Baselines(double timeout_scale) : timeout_scale_(timeout_scale) {}
 
   std::optional<std::string> begin(Method method, const PeerGroup& peers) override {
-    if (method == Method::kStaged) return begin_staged(peers);
+    if (method_info(method).needs_staging_area) return begin_staged(method, peers);
     if (method_info(method).needs_nccl) return begin_nccl(peers);
     return std::nullopt;
   }
@@ -86,7 +86,7 @@ class Baselines final : public BaselineResources {
   NcclEnvironment nccl_environment() const override { return nccl_environment_.value_or(NcclEnvironment{}); }
 
   void end(Method method, const PeerGroup&) override {
-    if (method == Method::kStaged) {
+    if (method_info(method).needs_staging_area) {
       if (staging_) {
         // No copy or flag kernel may still touch the memory when it is unregistered.
         const cudaError_t err = cudaDeviceSynchronize();
@@ -108,7 +108,7 @@ class Baselines final : public BaselineResources {
   }
 
   std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c) override {
-    if (c.method == Method::kStaged) {
+    if (method_info(c.method).needs_staging_area) {
       if (staged_reason_) return std::make_unique<UnavailableEngine>(*staged_reason_);
       // Every rank builds the engine of every case in the same order: the epochs agree.
       if (++epoch_ == 0) epoch_ = 1;
@@ -125,20 +125,20 @@ class Baselines final : public BaselineResources {
  private:
   static constexpr const char* kNotBegun = "the baseline's session resources were not set up";
 
-  std::optional<std::string> begin_staged(const PeerGroup& peers) {
-    staged_reason_ = run_begin_staged(peers);
+  std::optional<std::string> begin_staged(Method method, const PeerGroup& peers) {
+    staged_reason_ = run_begin_staged(method, peers);
     if (staged_reason_) staging_ = SharedHostMemory();
     return staged_reason_;
   }
 
   // One staging area per node, with a region per rank of the node.
-  std::optional<std::string> run_begin_staged(const PeerGroup& peers) {
+  std::optional<std::string> run_begin_staged(Method method, const PeerGroup& peers) {
     const std::vector<int> node = peers.node_ranks();
     staging::Layout layout;  // default geometry
     layout.regions = uint32_t(node.size());
     const uint64_t needed = layout.total_bytes();
     if (auto why = agree(peers, "checking room for the staging area", [&] {
-          if (auto problem = shm_space_problem(SharedHostMemory::free_bytes(), needed, "staged"))
+          if (auto problem = shm_space_problem(SharedHostMemory::free_bytes(), needed, to_string(method)))
             throw RuntimeFailure(*problem);
         }))
       return why;

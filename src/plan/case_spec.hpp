@@ -1,6 +1,8 @@
 // One benchmark case: every independent variable of a result row.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,31 +10,11 @@
 
 #include "vocab/flows.hpp"
 #include "vocab/host_memory_kinds.hpp"
+#include "vocab/kernel_shape.hpp"
 #include "vocab/methods.hpp"
 #include "vocab/variants.hpp"
 
 namespace p2pbench {
-
-// The kernel-shape fields of a case, one per ShapeAxis (unset: the method has no such axis).
-// Declared once here: the sweep expands shapes of it, and a case and its load carry one.
-struct KernelShape {
-  std::optional<int> blocks;
-  std::optional<int> threads;
-  std::optional<int> unroll;
-  std::optional<uint64_t> smem_bytes;
-  std::optional<int> stages;
-  std::optional<uint64_t> chunk_bytes;  // put_signal: bytes per put (each followed by its signal)
-  std::optional<int> chunks_in_flight;  // put_signal: puts a channel may have unconsumed
-  std::optional<uint64_t> routing_skew; // tokens: 0 uniform routing, s > 0 Zipf expert popularity of exponent s / 100
-  std::optional<uint64_t> tiles;        // gemm_rs: column tiles of the GEMM, each reduce-scattered as it is done
-  std::optional<uint64_t> gemm_k;       // gemm_rs: the GEMM's inner dimension K
-  std::optional<uint64_t> signal_group; // put_signal_ce: chunks per signal (the receiver waits per group)
-  std::optional<uint64_t> signal_copy;  // put_signal_ce: 0 signal and credit by stream memory writes, 1 by 4-byte copies
-
-  // The value of axis `a` (nullopt: unset), and setting it.
-  std::optional<uint64_t> axis_value(ShapeAxis a) const;
-  void set_axis(ShapeAxis a, uint64_t v);
-};
 
 // Latency under load: the bandwidth flows that run beside a latency case (on the other ranks),
 // started before its first sample and still running after its last.
@@ -76,9 +58,10 @@ struct CaseSpec : KernelShape {
   // host-link methods: the host buffer's kind and NUMA placement (unset for every other method).
   std::optional<HostMemoryKind> host_memory;
   std::optional<NumaPlacement> host_numa;
-  // Methods of files (MethodInfo::uses_directory, gds_*): the directory of the case's file
-  // (config gds.directory; unset: none given). A condition of the run, not part of the name.
-  std::optional<std::string> file_directory;
+  // The settings of the method's own config section (MethodInfo::settings: the gds methods'
+  // directory), as the run's config holds them; null for a method without one. A condition of
+  // the run, not part of the name.
+  nlohmann::json settings;
 
   // The load's own case (a bandwidth case of its method, flows and size).
   CaseSpec load_case() const;

@@ -1,25 +1,10 @@
 #include "plan/group_skip.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace p2pbench {
 
 namespace {
-
-// The staged baseline's area holds one region per sending rank: one flow out and one in per rank.
-std::optional<std::string> staged_overlap(const CaseSpec& c) {
-  std::map<int, int> sends, receives;
-  for (const Flow& f : c.flows) {
-    if (++sends[f.src_rank] > 1)
-      return "rank " + std::to_string(f.src_rank) +
-             " sends more than one flow at once: the staged baseline's staging area holds one region per sending rank";
-    if (++receives[f.dst_rank] > 1)
-      return "rank " + std::to_string(f.dst_rank) +
-             " receives more than one flow at once: the staged baseline's staging area holds one region per sending rank";
-  }
-  return std::nullopt;
-}
 
 // A flow between two nodes has no CUDA IPC path. Within one NVLink domain (a fabric clique that
 // spans hosts) the methods that map the peer's memory reach it through fabric handles instead.
@@ -49,7 +34,8 @@ std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayou
   if (!method_info(c.method).crosses_nodes)
     for (const Flow& f : c.flows)
       if (auto why = cross_node_reason(c.method, f, layout)) return why;
-  if (c.method == Method::kStaged) return staged_overlap(c);
+  if (const auto flows_skip = method_info(c.method).flows_skip)  // the method's own rule for flows at once
+    if (auto why = flows_skip(c.flows)) return why;
   if (is_interference(c.method) && c.sm_partition.value_or(0) > 0 && layout.all_mps_clients)
     return "green-context SM partitions are not kept under MPS (blocks of both groups share SMs): run "
            "interference without the MPS daemon";

@@ -16,8 +16,8 @@ namespace p2pbench {
 //     two share an NVLink domain across hosts (layout.domain_of_rank, a fabric clique) the
 //     methods that map the peer's memory run with fabric handles (layout.fabric_memory), else
 //     "ranks a and b share NVLink domain <name> across hosts: run with --allocator fabric";
-//   - staged: a rank that sends, or receives, more than one flow at once (its staging area holds
-//     one region per sending rank);
+//   - the method's own rule for flows at once (MethodInfo::flows_skip; staged: a rank that sends,
+//     or receives, more than one flow at once, its staging area holding one region per sending rank);
 //   - a flow naming a rank the group does not have.
 std::optional<std::string> group_skip_reason(const CaseSpec& c, const GroupLayout& layout);
 

@@ -197,10 +197,11 @@ bool runs_on(Method m, const FlowSet& s) {
   return ranks.size() >= 2 && pairs.size() == ranks.size() * (ranks.size() - 1);
 }
 
-// One case of a bandwidth method before its flows are set.
-CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, uint64_t bytes) {
+// One case of a bandwidth method before its flows are set, with the settings of its own section.
+CaseSpec bandwidth_case(Method m, Direction d, Mode mode, const Shape& shape, uint64_t bytes, const Config& config) {
   CaseSpec c;
   c.method = m;
+  c.settings = config.settings_of(m);
   c.direction = runs_one_way(m) || runs_on_own_gpu(m) ? Direction::kPush : d;
   c.mode = runs_on_own_gpu(m) ? Mode::kUni : mode;
   c.bytes = bytes;
@@ -237,11 +238,10 @@ void expand_bandwidth_method(Method m, const Config& config, const GroupLayout& 
           for (const Shape& shape : shapes_of(m, config))
             for (uint64_t bytes : config.sizes)
               for (int r = 0; r < layout.size(); ++r) {
-                CaseSpec c = bandwidth_case(m, d, mode, shape, bytes);
+                CaseSpec c = bandwidth_case(m, d, mode, shape, bytes, config);
                 c.flows = {{r, r}};
                 c.host_memory = host.memory;
                 c.host_numa = host.numa;
-                if (method_info(m).uses_directory && !config.gds_directory.empty()) c.file_directory = config.gds_directory;
                 cases.push_back(c);
               }
         continue;
@@ -251,7 +251,7 @@ void expand_bandwidth_method(Method m, const Config& config, const GroupLayout& 
           for (uint64_t bytes : config.sizes)
             for (const FlowSet& s : pattern) {
               if (!runs_on(m, s)) continue;
-              CaseSpec c = bandwidth_case(m, d, mode, shape, bytes);
+              CaseSpec c = bandwidth_case(m, d, mode, shape, bytes, config);
               c.flows = s.flows;
               c.pattern = s.pattern;
               c.schedule = s.schedule;
@@ -353,12 +353,9 @@ uint64_t count_cases(const Config& config) { return count_cases(config, GroupLay
 std::optional<std::string> static_skip_reason(const CaseSpec& c) {
   if (is_interference(c.method))  // the transfer's own reasons
     return c.engine ? static_skip_reason(transfer_case_of(c)) : std::optional<std::string>("an interference case needs an engine");
-  if (c.method != Method::kTma) return std::nullopt;
-  const uint64_t chunk = *c.smem_bytes / uint64_t(*c.stages);
-  if (*c.smem_bytes % uint64_t(*c.stages) != 0 || chunk % 16 != 0 || chunk == 0)
-    return "smem_bytes " + std::to_string(*c.smem_bytes) + " / stages " + std::to_string(*c.stages) +
-           " is not a whole multiple of 16 bytes per stage (bulk copies move 16-byte multiples)";
-  return std::nullopt;
+  // The method's own rule across its axes (a shape its kernel cannot take).
+  const auto shape_skip = method_info(c.method).shape_skip;
+  return shape_skip ? shape_skip(c) : std::nullopt;
 }
 
 }  // namespace p2pbench

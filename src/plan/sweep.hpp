@@ -41,8 +41,8 @@ std::vector<HostAxes> host_axes_of(Method m, const Config& config);
 // An interference case's transfer as a case of its engine's method; other cases as they are.
 CaseSpec transfer_case_of(const CaseSpec& c);
 
-// Why a case can never run, whatever the GPU (e.g. a TMA chunk that is not a multiple of
-// 16 bytes), or nullopt. Device-dependent limits are checked by the engines at run time; what
+// Why a case can never run, whatever the GPU (its method's rule across its axes,
+// MethodInfo::shape_skip: a TMA chunk that is not a multiple of 16 bytes), or nullopt. Device-dependent limits are checked by the engines at run time; what
 // the group's layout rules out is group_skip_reason (plan/group_skip.hpp).
 std::optional<std::string> static_skip_reason(const CaseSpec& c);
 

@@ -7,21 +7,51 @@
 #include "common/errors.hpp"
 #include "common/text_format.hpp"
 #include "plan/sweep.hpp"
+#include "vocab/kernel_shape.hpp"
 
 namespace p2pbench {
 
 namespace {
 
 // From kernels/: ldst_copy.cu (kMaxThreads, whole warps), atomic_kernels.cu (kMaxThreads,
-// kMaxTotalThreads), tma_copy.cu (kMbarrierBytes per stage). CUDA's grid limit in x is 2^31-1.
+// kMaxTotalThreads). CUDA's grid limit in x is 2^31-1.
 constexpr uint64_t kMaxThreadsPerBlock = 1024;
 constexpr uint64_t kMaxAtomicTotalThreads = uint64_t{1} << 31;
 constexpr uint64_t kMaxGridBlocks = (uint64_t{1} << 31) - 1;
-constexpr uint64_t kMbarrierBytesPerStage = 8;
-// cudaDevAttrMaxSharedMemoryPerBlockOptin of every GPU that has TMA bulk copies (sm_90 and
-// later: H100, H200, B200 report 232448 = 227 KiB). The GPU's own figure is checked at run time
-// by tma_unsupported_reason; nothing larger can run anywhere.
-constexpr uint64_t kLargestSmemPerBlockOptin = 227 * 1024;
+
+// A method's limit across its axes, on every combination of the configured values (the first
+// axis outermost); the first combination that breaks it is refused, named by the first axis.
+void check_axes_limit(const Config& config, const KeyOrigins& origins, const MethodInfo& m, const AxesLimit& limit) {
+  std::vector<const std::vector<uint64_t>*> values;
+  for (ShapeAxis a : limit.axes) values.push_back(&config.kernel_axes.of(m.id, a));
+  if (values.empty() || std::any_of(values.begin(), values.end(), [](const auto* v) { return v->empty(); })) return;
+  std::vector<size_t> at(values.size(), 0);  // an odometer over the combinations, the last axis fastest
+  while (true) {
+    KernelShape shape;
+    for (size_t k = 0; k < at.size(); ++k) shape.set_axis(limit.axes[k], (*values[k])[at[k]]);
+    if (auto why = limit.broken_by(shape)) {
+      const std::string key = std::string(m.name) + "." + to_string(limit.axes.front()) + "[" + std::to_string(at.front()) + "]";
+      throw InputError(key_with_origin(origins, key), std::to_string((*values.front())[at.front()]), *why);
+    }
+    size_t k = at.size();
+    while (k > 0 && ++at[k - 1] == values[k - 1]->size()) at[--k] = 0;
+    if (k == 0) return;
+  }
+}
+
+// What the config's methods declare they need (`need`: of the GPU, of the host), in the
+// registry's order, one line for methods that need the same.
+void add_needs(const Config& config, const char* MethodInfo::*need, std::vector<std::string>& lines) {
+  std::vector<std::string> added;
+  for (const MethodInfo& m : method_registry()) {
+    const std::string line = m.*need;
+    if (line.empty() || std::find(config.methods.begin(), config.methods.end(), m.id) == config.methods.end() ||
+        std::find(added.begin(), added.end(), line) != added.end())
+      continue;
+    added.push_back(line);
+    lines.push_back(line);
+  }
+}
 
 }  // namespace
 
@@ -35,18 +65,9 @@ void validate_kernel_axes(const Config& config, const KeyOrigins& origins) {
   for (const MethodInfo& m : method_registry())
     for (const SweptAxis& a : m.swept)
       if (a.valid) check_all(config.kernel_axes.of(m.id, a.axis), std::string(m.name) + "." + to_string(a.axis), a.valid, a.rule);
-  // As tma_unsupported_reason: smem_bytes plus one mbarrier per stage within the GPU's limit.
-  const auto& tma_smem = config.kernel_axes.of(Method::kTma, ShapeAxis::kSmemBytes);
-  for (size_t i = 0; i < tma_smem.size(); ++i)
-    for (uint64_t stages : config.kernel_axes.of(Method::kTma, ShapeAxis::kStages)) {
-      const uint64_t smem = tma_smem[i];
-      if (smem >= 16 && smem + stages * kMbarrierBytesPerStage <= kLargestSmemPerBlockOptin) continue;
-      throw InputError(key_with_origin(origins, "tma.smem_bytes[" + std::to_string(i) + "]"), std::to_string(smem),
-                       "with " + std::to_string(stages) + " stages, shared memory per block plus " +
-                           std::to_string(kMbarrierBytesPerStage) + " bytes of mbarrier per stage must be 16 bytes .. "
-                           "227 KiB (232448 bytes), the most any GPU with TMA (Hopper, Blackwell) gives one block; "
-                           "the GPU's own limit is checked at run time");
-    }
+  // Then each method's own limits across its axes.
+  for (const MethodInfo& m : method_registry())
+    for (const AxesLimit& limit : m.axes_limits) check_axes_limit(config, origins, m, limit);
   check_all(config.atomic.threads, "atomic.threads", [](uint64_t v) { return v >= 1 && v <= kMaxThreadsPerBlock; },
             "threads per block must be 1..1024");
   check_all(config.atomic.blocks, "atomic.blocks", [](uint64_t v) { return v >= 1 && v <= kMaxGridBlocks; },
@@ -89,16 +110,12 @@ std::vector<std::string> checks_needing_a_gpu(const Config& config, const std::v
     lines.push_back("blocks up to " + std::to_string(most_blocks) +
                     ": whether the GPU has that many SMs (more blocks than SMs run in waves, one per SM at a "
                     "time; each row's sms_used says how many SMs took part)");
-  auto uses = [&](Method m) { return std::find(config.methods.begin(), config.methods.end(), m) != config.methods.end(); };
-  if (uses(Method::kTma))
-    lines.push_back("tma: compute capability 9.0 or later, and smem_bytes plus mbarriers within the GPU's shared memory "
-                    "per block");
+  add_needs(config, &MethodInfo::gpu_need, lines);
   if (std::any_of(cases.begin(), cases.end(), [](const CaseSpec& c) { return needs_peer_mapping(c.method); }))
     lines.push_back("peer access between the GPUs (P2P methods are skipped without it)");
   if (std::any_of(config.methods.begin(), config.methods.end(), [](Method m) { return method_info(m).needs_nccl; }))
     lines.push_back("nccl and NCCL's collectives: NCCL in this build and at run time, each rank on a GPU of its own");
-  if (uses(Method::kStaged) || uses(Method::kH2d) || uses(Method::kD2h))
-    lines.push_back("host memory: pinned buffers and /dev/shm space for the staged baseline and the host link");
+  add_needs(config, &MethodInfo::host_need, lines);
   return lines;
 }
 

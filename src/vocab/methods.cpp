@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "vocab/built_in_rules.hpp"
+
 namespace p2pbench {
 
 namespace {
@@ -35,6 +37,28 @@ MethodInfo sm_copy(MethodInfo m) {
   return m;
 }
 
+// The TMA kernel's rules across its axes (shared memory and stages) and what it needs of a GPU.
+MethodInfo with_tma_rules(MethodInfo m) {
+  m.axes_limits = {{{ShapeAxis::kSmemBytes, ShapeAxis::kStages}, tma_shared_memory_limit}};
+  m.shape_skip = tma_stage_bytes;
+  m.gpu_need = kTmaGpuNeed;
+  return m;
+}
+
+// The staged ring: a staging area of the node in pinned host memory, one region per sending rank.
+MethodInfo with_staging_area(MethodInfo m) {
+  m.needs_staging_area = true;
+  m.flows_skip = staged_ring_overlap;
+  m.host_need = kPinnedHostNeed;
+  return m;
+}
+
+// A host-link copy of the built-in engine: its buffers in pinned host memory.
+MethodInfo with_pinned_host(MethodInfo m) {
+  m.host_need = kPinnedHostNeed;
+  return m;
+}
+
 // The pointer chase of latency_read with its chain in this GPU's pinned host memory.
 MethodInfo host_chase() {
   MethodInfo m{Method::kLatencyHost, "latency_host", MethodKind::kLatency, {}, "host pointer-chase latency", "", 74,
@@ -55,7 +79,7 @@ std::vector<MethodInfo>& table() {
   };
   static const std::vector<SweptAxis> kTmaSwept = {
       kBlocks,
-      // Bounded together with the stages (sweep_limits), and per GPU by the engine.
+      // Bounded together with the stages (with_tma_rules), and per GPU by the engine.
       {ShapeAxis::kSmemBytes, {131072}, nullptr, "", "shared memory per block (bytes)"},
       {ShapeAxis::kStages, {4}, tma_stages, "stages must be 1..32", "shared-memory stages of the ring"},
   };
@@ -64,15 +88,15 @@ std::vector<MethodInfo>& table() {
        "the copy engine: cudaMemcpyAsync through the peer mapping"},
       sm_copy({Method::kLdst, "ldst", MethodKind::kCopy, {}, "LD/ST kernel", "tab:orange", 1, true, "",
                "an SM kernel of 16-byte loads and stores through the peer mapping", kLdstSwept}),
-      sm_copy({Method::kTma, "tma", MethodKind::kCopy, {}, "TMA kernel", "tab:green", 2, true, "",
-               "an SM kernel of Hopper bulk copies (TMA) staged in shared memory", kTmaSwept}),
-      {Method::kH2d, "h2d", MethodKind::kHostLink, {}, "host→device", "tab:brown", 5, false, "",
-       "pinned host memory to the rank's own GPU (its host link)"},
-      {Method::kD2h, "d2h", MethodKind::kHostLink, {}, "device→host", "tab:pink", 6, false, "",
-       "the rank's own GPU to pinned host memory (its host link)"},
-      {Method::kStaged, "staged", MethodKind::kTwoSidedBaseline, {}, "staged", "tab:purple", 3, false,
-       "its pipeline kernels spin on flags written by copies and by the peer",
-       "through a ring of pinned host buffers, without peer access (a baseline)"},
+      with_tma_rules(sm_copy({Method::kTma, "tma", MethodKind::kCopy, {}, "TMA kernel", "tab:green", 2, true, "",
+                              "an SM kernel of Hopper bulk copies (TMA) staged in shared memory", kTmaSwept})),
+      with_pinned_host({Method::kH2d, "h2d", MethodKind::kHostLink, {}, "host→device", "tab:brown", 5, false, "",
+                        "pinned host memory to the rank's own GPU (its host link)"}),
+      with_pinned_host({Method::kD2h, "d2h", MethodKind::kHostLink, {}, "device→host", "tab:pink", 6, false, "",
+                        "the rank's own GPU to pinned host memory (its host link)"}),
+      with_staging_area({Method::kStaged, "staged", MethodKind::kTwoSidedBaseline, {}, "staged", "tab:purple", 3, false,
+                         "its pipeline kernels spin on flags written by copies and by the peer",
+                         "through a ring of pinned host buffers, without peer access (a baseline)"}),
       {Method::kNccl, "nccl", MethodKind::kTwoSidedBaseline, {}, "NCCL", "tab:red", 4, false,
        "NCCL's kernels spin waiting for their peers", "ncclSend/ncclRecv between the ranks (a baseline)", {},
        /*crosses_nodes=*/true, false, SampleCost::kTimedTransfers, false, Collective::kNone, /*needs_nccl=*/true},

@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "vocab/flows.hpp"
 #include "vocab/row_fields.hpp"
 
 namespace p2pbench {
+
+struct KernelShape;      // vocab/kernel_shape.hpp: what a method's rules across its axes read
+struct SettingsSection;  // config/settings_section.hpp: a config section of a method's own settings
 
 enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
                     kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce, kLatencyHost };
@@ -80,6 +84,14 @@ SweptAxis blocks_axis(uint64_t default_blocks, const char* help);
 SweptAxis threads_axis(uint64_t default_threads, const char* help);
 SweptAxis unroll_axis(uint64_t default_unroll, const char* help);
 
+// A limit across some of a method's swept axes that no GPU lifts: a config whose values break it
+// is refused before any case runs, the error naming the first of `axes` (its key, index and value).
+struct AxesLimit {
+  std::vector<ShapeAxis> axes;  // the axes it reads, their values combined in this order (the first outermost)
+  // Why `shape` (its `axes` set) is beyond the limit, or nullopt.
+  std::optional<std::string> (*broken_by)(const KernelShape& shape);
+};
+
 struct MethodInfo {
   Method id;
   const char* name;         // in configs, on the command line and in results
@@ -108,14 +120,31 @@ struct MethodInfo {
   Collective collective = Collective::kNone;  // kCollective methods: the operation
   bool needs_nccl = false;  // runs on the session's NCCL communicator (opened while its cases run)
   CollectiveElement collective_element = CollectiveElement::kF32;  // kCollective methods: what they add or move
-  // Reads and writes a file in the config's gds.directory (CaseSpec::file_directory).
-  bool uses_directory = false;
+  // The config section of its own settings beyond its swept axes, or null (the gds methods'
+  // "gds": {"directory"}; methods may share one). Its cases carry them (CaseSpec::settings).
+  const SettingsSection* settings = nullptr;
   bool on_own_gpu = false;  // a latency method of one GPU and its host memory: cases r -> r, as kHostLink's
   // The dry run: a flow moves at most CaseCostModel::gbps_per_block per block of its kernel
   // (an SM copy kernel, bound by its blocks when they are few).
   bool cost_per_block = false;
   // The fields its rows add beyond those of every row and of its kind (results/method_row_fields.hpp).
   std::vector<RowField> row_fields = {};
+  // Its own rules, which the core asks for rather than naming the method. Limits across its swept
+  // axes that no GPU lifts (the config is refused: plan/sweep_limits.cpp).
+  std::vector<AxesLimit> axes_limits = {};
+  // Why a case of this kernel shape can never run (a rule across its axes; the case is skipped
+  // with the reason), or null for none.
+  std::optional<std::string> (*shape_skip)(const KernelShape& shape) = nullptr;
+  // Why a case of these flows at once cannot run (skipped with the reason), or null for none.
+  std::optional<std::string> (*flows_skip)(const std::vector<Flow>& flows) = nullptr;
+  // What it needs that only a run can check, a line each of the dry run's list ("" for none;
+  // methods that need the same share one line): of the GPU (listed before the links between GPUs)
+  // and of the host (listed last).
+  const char* gpu_need = "";
+  const char* host_need = "";
+  // Its cases run through the node's staging area in shared pinned host memory, a session
+  // resource held while they run (engines/baseline_resources.hpp).
+  bool needs_staging_area = false;
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered in the
@@ -163,7 +192,9 @@ inline bool needs_peer_mapping(Method m) {
   return !(runs_on_own_gpu(m) || is_two_sided_baseline(m) || method_info(m).needs_nccl);
 }
 // Whether its cases hold a session resource (NCCL communicator, staging area) while they run.
-inline bool needs_session_resource(Method m) { return is_two_sided_baseline(m) || method_info(m).needs_nccl; }
+inline bool needs_session_resource(Method m) {
+  return method_info(m).needs_staging_area || method_info(m).needs_nccl;
+}
 // Methods that move data one way whoever drives: run at the config's first direction and
 // recorded as push.
 inline bool runs_one_way(Method m) { return is_two_sided_baseline(m) || method_info(m).push_only; }

@@ -24,8 +24,9 @@ json gds_doc(json section) {
 std::string error_of(const json& doc) { return testing::config_error_of(doc); }
 
 TEST(GdsConfig, DirectoryMustBeAnExistingAbsoluteDirectory) {
-  EXPECT_EQ(parse_config(gds_doc(json{{"directory", "/tmp"}})).gds_directory, "/tmp");
-  EXPECT_EQ(parse_config(gds_doc(nullptr)).gds_directory, "");
+  const Method gds_read = *parse_method("gds_read");
+  EXPECT_EQ(parse_config(gds_doc(json{{"directory", "/tmp"}})).settings_of(gds_read)["directory"], "/tmp");
+  EXPECT_TRUE(parse_config(gds_doc(nullptr)).settings_of(gds_read)["directory"].is_null());
   for (const json& bad : {json{{"directory", "/no/such/p2pbench/dir"}}, json{{"directory", "tmp"}},
                           json{{"directory", ""}}, json{{"directory", 3}}}) {
     const std::string msg = error_of(gds_doc(bad));
@@ -41,14 +42,14 @@ TEST(GdsPlan, CasesRunOnEachRanksOwnGpuWithTheDirectory) {
   ASSERT_EQ(cases.size(), 4u);  // two methods, two ranks, one size
   for (const CaseSpec& c : cases) {
     EXPECT_EQ(c.src_rank(), c.dst_rank());
-    EXPECT_EQ(c.file_directory.value_or(""), "/tmp");
+    EXPECT_EQ(c.settings["directory"], "/tmp");
     EXPECT_EQ(c.name().find("/tmp"), std::string::npos);  // a condition of the run, not of the case
   }
-  for (const CaseSpec& c : expand_cases(parse_config(gds_doc(nullptr)))) EXPECT_FALSE(c.file_directory);
+  for (const CaseSpec& c : expand_cases(parse_config(gds_doc(nullptr)))) EXPECT_TRUE(c.settings["directory"].is_null());
   // Other methods never carry it.
   json d = gds_doc(json{{"directory", "/tmp"}});
   d["methods"] = {"h2d"};
-  for (const CaseSpec& c : expand_cases(parse_config(d))) EXPECT_FALSE(c.file_directory);
+  for (const CaseSpec& c : expand_cases(parse_config(d))) EXPECT_TRUE(c.settings.is_null());
 }
 
 TEST(GemmPlan, SweepsGemmKWithBytesAsTheF32D) {

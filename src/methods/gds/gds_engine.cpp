@@ -26,6 +26,7 @@
 #include "measure/case_outcome.hpp"
 #include "methods/gds/cufile_library.hpp"
 #include "methods/gds/gds_file.hpp"
+#include "methods/gds/gds_settings.hpp"
 
 namespace p2pbench::gds {
 namespace {
@@ -77,13 +78,14 @@ class GdsEngine final : public TransferEngine {
 };
 
 std::optional<std::string> GdsEngine::unsupported_reason(int) const {
-  if (!spec_.file_directory)
+  const std::optional<std::string> directory = directory_of(spec_);
+  if (!directory)
     return std::string("the gds methods need a directory for their file: set \"gds\": {\"directory\": \"/path\"} in the config");
   if (spec_.bytes == 0 || spec_.bytes % Bounce::kAlignment != 0)
     return "bytes (" + std::to_string(spec_.bytes) + ") must be a positive multiple of 4096 (O_DIRECT's alignment)";
   if (!file_) {
     std::string why;
-    file_ = CaseFile::create(*spec_.file_directory, spec_.flows.front().src_rank, to_string(spec_.method), why);
+    file_ = CaseFile::create(*directory, spec_.flows.front().src_rank, to_string(spec_.method), why);
     if (!file_) return why;
   }
   if (direct_) return open_cufile();
@@ -103,7 +105,7 @@ std::optional<std::string> GdsEngine::open_cufile() const {
   const bool nvfs = nvidia_fs_loaded(), compat_allowed = (props->nvfs.dcontrolflags & kAllowCompatModeBit) != 0;
   void* h = cufile_->register_handle(file_->fd(), why);
   if (!h)
-    return why + " for a file on " + file_->filesystem() + " in " + *spec_.file_directory + " (nvidia_fs module " +
+    return why + " for a file on " + file_->filesystem() + " in " + directory_of(spec_).value_or("") + " (nvidia_fs module " +
            (nvfs ? "loaded" : "not loaded") + ", compatibility mode " + (compat_allowed ? "allowed" : "not allowed") +
            " per cuFileDriverGetProperties" + (compat_forced() ? ", CUFILE_FORCE_COMPAT_MODE=true" : "") +
            "); cuFile would run with the nvidia_fs module loaded and a filesystem GDS supports (ext4 or xfs on local "
@@ -185,7 +187,7 @@ MethodInfo info(const char* name, const char* title, const char* color, int orde
   MethodInfo m{Method{}, name, MethodKind::kLocal, {}, title, color, order, false,
                "", help};
   m.push_only = true;
-  m.uses_directory = true;
+  m.settings = &kSection;
   m.row_fields = {engine_mode_field()};
   return m;
 }
