@@ -78,10 +78,10 @@ for round in 1 2; do
   for side in before after; do
     bin=build-gpu/src/p2pbench
     [ $side = before ] && bin=$before/build-gpu/src/p2pbench
-    run_one "one-gpu-$side$round" "$bin" 1 configs/one-gpu.json
+    run_one "one-gpu-$side$round" "$bin" 1 configs/one-gpu.json --sizes 64MiB,256MiB
   done
 done
-for config in host-link:configs/host-link.json:1:--samples:5 put-signal:tests/gpu_driver/put-signal-small.json:2 \
+for config in host-link:configs/host-link.json:1:--samples:5:--sizes:64MiB put-signal:tests/gpu_driver/put-signal-small.json:2 \
               gemm-rs:tests/gpu_driver/gemm-rs-small.json:2 tokens:tests/gpu_driver/tokens-small.json:2 \
               collectives:tests/gpu_driver/collectives-small.json:2:--methods:reduce_scatter_add,reduce_scatter_add_bf16,reduce_scatter_two_shot,all_gather_put,all_reduce_two_shot,all_reduce_one_shot,reduce_scatter_two_shot_tma,all_gather_tma,all_reduce_two_shot_tma \
               interference:tests/gpu_driver/interference.json:2; do
