@@ -296,14 +296,18 @@ TEST(PutSignalKernels, CopyEngineEveryChunkAndByte) {
   pair.ce_how = {};
 }
 
-// "No SM on the sender", measured: every SM of the sender's GPU held by spinning blocks, the
-// copy-engine sender's waits, copies and signals (writes or 4-byte copies, one per chunk or per
-// group) still finish, and every chunk is signalled and every byte there.
-TEST(PutSignalKernels, CopyEngineSenderNeedsNoSm) {
+// "No SM on the sender", measured between two GPUs: every SM of the sender's GPU held by spinning
+// blocks, the copy-engine sender's waits, copies to the peer and signals (writes or 4-byte copies,
+// one per chunk or per group) still finish, and every chunk is signalled and every byte there.
+// Not on one GPU: there cudaMemcpyAsync within the GPU waits for an SM (test_sm_holder, an H200),
+// so the copy engine's put is zero-SM only towards another GPU.
+TEST(PutSignalKernels, CopyEngineSenderNeedsNoSmTwoGpus) {
   if (under_sanitizer()) GTEST_SKIP() << "the sanitizer slows the holder's blocks past their start deadline";
   ASSERT_EQ(kOwnQueues, 0) << "setting CUDA_DEVICE_MAX_CONNECTIONS";
-  const auto [s, r] = devices();
-  Pair pair(s, r, kBytes);
+  int gpus = 0;
+  cuda_check(cudaGetDeviceCount(&gpus), "counting the GPUs");
+  if (gpus < 2) GTEST_SKIP() << "needs two GPUs: copies within one GPU wait for an SM (test_sm_holder)";
+  Pair pair(0, 1, kBytes);
   ASSERT_TRUE(pair.copy_to_host_with_every_sm_taken(5.0))
       << "a copy to the host did not finish beside the SM holder: the holder blocks more than SMs";
   for (bool by_copy : {false, true})
