@@ -38,6 +38,16 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) hold_sm(HolderWords* w
 
 }  // namespace
 
+bool finished_within(cudaStream_t stream, double deadline_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  cudaError_t state = cudaErrorNotReady;
+  while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < deadline_s)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  if (state != cudaErrorNotReady) cuda_check(state, "work beside the SM holder");
+  return state == cudaSuccess;
+}
+
 SmHolder::SmHolder(cudaStream_t stream, double start_deadline_s, double hold_limit_s)
     : words_(sizeof(HolderWords), "the SM holder's words") {
   int device = 0, sms = 0;

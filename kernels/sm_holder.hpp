@@ -11,6 +11,10 @@
 
 namespace p2pbench::kernels {
 
+// Whether `stream`'s work finished within `deadline_s` (polled; it may still run after a false).
+// Throws CudaFailure where the stream failed.
+bool finished_within(cudaStream_t stream, double deadline_s);
+
 class SmHolder {
  public:
   // Launches on `stream` of the current device two blocks of 1024 threads per SM (every thread

@@ -27,16 +27,6 @@ const int kOwnQueues = setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 
 using namespace p2pbench;
 
-bool finished_within(cudaStream_t stream, double deadline_s) {
-  const auto t0 = std::chrono::steady_clock::now();
-  cudaError_t state = cudaErrorNotReady;
-  while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady &&
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < deadline_s)
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  if (state != cudaErrorNotReady) cuda_check(state, "work beside the SM holder");
-  return state == cudaSuccess;
-}
-
 // Whether `op`, queued on a stream of its own while every SM is held, finished within 2 s.
 bool runs_beside_the_holder(const std::function<void(cudaStream_t)>& op) {
   Stream holder_stream = make_stream("the SM holder's stream");
@@ -45,7 +35,7 @@ bool runs_beside_the_holder(const std::function<void(cudaStream_t)>& op) {
   {
     kernels::SmHolder holder(holder_stream.get(), 5.0, 12.0);
     op(stream.get());
-    done = finished_within(stream.get(), 2.0) && holder.still_holding();
+    done = kernels::finished_within(stream.get(), 2.0) && holder.still_holding();
   }
   cuda_check(cudaStreamSynchronize(holder_stream.get()), "the SM holder");
   cuda_check(cudaStreamSynchronize(stream.get()), "the operation");

@@ -162,7 +162,7 @@ class Pair {
     kernels::SmHolder holder(holder_stream.get(), 5.0, deadline_s + 10.0);
     cuda_check(cudaMemcpyAsync(check_, src_, sizeof(kernels::PatternCheck), cudaMemcpyDeviceToHost, send_stream_),
                "a copy to the host beside the SM holder");
-    const bool done = finished_within(send_stream_, deadline_s) && holder.still_holding();
+    const bool done = kernels::finished_within(send_stream_, deadline_s) && holder.still_holding();
     holder.release();
     cuda_check(cudaStreamSynchronize(holder_stream.get()), "the SM holder");
     cuda_check(cudaStreamSynchronize(send_stream_), "the copy to the host");
@@ -183,7 +183,7 @@ class Pair {
     {
       kernels::SmHolder holder(holder_stream.get(), 5.0, deadline_s + 10.0);
       ce_.send(side(g, true), Ordering::kReleaseAcquire, ce_how, send_stream_);
-      b.finished = finished_within(send_stream_, deadline_s) && holder.still_holding();
+      b.finished = kernels::finished_within(send_stream_, deadline_s) && holder.still_holding();
     }  // released: whatever waited for an SM runs now
     cuda_check(cudaStreamSynchronize(holder_stream.get()), "the SM holder");
     cuda_check(cudaStreamSynchronize(send_stream_), "the sender");
@@ -200,17 +200,6 @@ class Pair {
   }
 
  private:
-  // Whether the stream's work finished within the deadline (it may still be running after).
-  static bool finished_within(cudaStream_t stream, double deadline_s) {
-    const auto t0 = std::chrono::steady_clock::now();
-    cudaError_t state = cudaErrorNotReady;
-    while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < deadline_s)
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    if (state != cudaErrorNotReady) cuda_check(state, "work beside the SM holder");
-    return state == cudaSuccess;
-  }
-
   Side side(const Geometry& g, bool sender) const {
     Side s;
     s.g = g;
