@@ -8,11 +8,13 @@
 # What ran so far is in OUT_DIR after every step (summary.txt, session.tar.gz of the logs and runs):
 # a call killed at its limit still returns it. PART: kernels (the test and the MPS run) or rows
 # (the before/after); both by default.
+# Env: P2PBENCH_DEVICES (default 0,0: both ranks on one GPU under MPS; 0,1 on a two-GPU node).
 # Usage: session.sh OUT_DIR BEFORE_TAR [PART]
 set -uo pipefail
 out=${1:?usage: session.sh OUT_DIR BEFORE_TAR}
 before_tar=${2:?usage: session.sh OUT_DIR BEFORE_TAR}
 part=${3:-all}
+devices=${P2PBENCH_DEVICES:-0,0}
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
 work=$(mktemp -d)
@@ -52,7 +54,7 @@ nvidia-cuda-mps-control -d || say "MPS did not start"
 trap 'echo quit | nvidia-cuda-mps-control; finish' EXIT
 start=$(date +%s)
 timeout -s KILL 150 "${two[@]}" build-gpu/src/p2pbench --config configs/put-signal-ce.json --allow-same-device \
-  --devices 0,0 --output "$work/put-signal-ce-mps.json" >"$work/put-signal-ce-mps.log" 2>&1
+  --devices "$devices" --output "$work/put-signal-ce-mps.json" >"$work/put-signal-ce-mps.log" 2>&1
 say "put-signal-ce.json, two ranks on one GPU under MPS: exit $? after $(( $(date +%s) - start )) s"
 python3 "$here/compare-rows.py" --summary "$work/put-signal-ce-mps.json" >>"$work/summary.txt" 2>&1
 echo quit | nvidia-cuda-mps-control
@@ -69,7 +71,7 @@ say "built the tree before: $(head -1 "$work/version-before.txt")"
 run_one() {  # TAG BIN RANKS CONFIG [FLAGS...]
   local tag=$1 bin=$2 ranks=$3 config=$4; shift 4
   local cmd=("$bin" --config "$config" "$@")
-  [ "$ranks" = 2 ] && cmd=("${two[@]}" "$bin" --config "$config" --allow-same-device --devices 0,0 "$@")
+  [ "$ranks" = 2 ] && cmd=("${two[@]}" "$bin" --config "$config" --allow-same-device --devices "$devices" "$@")
   local start=$(date +%s)
   timeout -s KILL 60 "${cmd[@]}" --output "$work/$tag.json" >"$work/$tag.log" 2>&1
   say "$tag: exit $? after $(( $(date +%s) - start )) s"
