@@ -45,9 +45,10 @@ std::optional<std::string> PutSignalEngine::unsupported_reason(int device) const
   if (c_.chunk_bytes && *c_.chunk_bytes * c_.signal_group.value_or(1) > UINT32_MAX)
     return "chunk_bytes x signal_group must be below 4 GiB";
   if (auto why = g_.unsupported_reason()) return why;
-  if (sender_ == Sender::kCe && CopyEngineSender::commands(g_, ce_signals_) > kMaxCeCommands)
+  const uint64_t commands = sender_ == Sender::kCe ? CopyEngineSender::commands(g_, ce_signals_) : 0;
+  if (commands > kMaxCeCommands)
     return std::to_string(g_.bytes) + " bytes in signals of " + std::to_string(g_.chunk_bytes) + " bytes queue " +
-           std::to_string(CopyEngineSender::commands(g_, ce_signals_)) + " copy-engine commands, more than the " +
+           std::to_string(commands) + " copy-engine commands, more than the " +
            std::to_string(kMaxCeCommands) + " a gated transfer may queue: use larger chunks or groups, or smaller sizes";
   switch (sender_) {
     case Sender::kLdst: return ldst_unsupported_reason(*c_.blocks, *c_.threads, device);
