@@ -38,6 +38,7 @@ pip_flags=(-q --disable-pip-version-check --retries 1 --timeout 15)
 missing=()
 pip_missing=()
 cmake_usable=0
+library_probe=""   # find_libraries' answer, kept until apt installs something
 sudo=""
 lack() { missing+=("$1|$2|$3|$4"); }
 ok() { printf '  ok       %s\n' "$1"; }
@@ -88,6 +89,9 @@ check_tools() {
     out=$(mpirun --version 2>/dev/null || true)
     ok "mpirun (${out%%$'\n'*})"
   else lack required "mpirun" openmpi-bin "install Open MPI"; fi
+  if command -v ccache >/dev/null; then ok "ccache ($(command -v ccache))"
+  else lack optional "ccache (every build compiles every file; the test adding_a_method builds a copy of the tree from scratch)" \
+      ccache "install ccache (Debian: ccache)"; fi
   check_nvcc
 }
 
@@ -157,7 +161,9 @@ find_headers() {  # find_libraries without CMake: "name=1|0" by whether the head
 
 check_libraries() {
   local found
-  found=$(find_libraries)
+  # CMake's probe takes seconds; its answer changes only when apt installs something.
+  [ -n "$library_probe" ] || library_probe=$(find_libraries)
+  found=$library_probe
   has() { grep -qx "$1=1" <<<"$found"; }
   if has nlohmann_json; then ok "nlohmann-json >= 3.10"
   else lack required "nlohmann-json >= 3.10 (nlohmann/json.hpp and its CMake package)" nlohmann-json3-dev \
@@ -339,6 +345,7 @@ apt_get_install() {  # installs PKG...; says what dpkg has new afterwards, and a
     printf '%s\n' "$err" >&2
   fi
   say_added "installed with apt" "$before" "$(installed_debs)"
+  library_probe=""
 }
 
 apt_install() {  # installs the apt packages of the missing items, where apt-get works

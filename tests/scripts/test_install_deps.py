@@ -67,8 +67,9 @@ class OfflineNode:
                       f'echo "{tool}: simulated offline node" >&2\nexit 100\n')
         write_exe(self.stubs / "python3",
                   f'#!/bin/sh\necho "python3 $*" >>"{self.log}"\nexec "{sys.executable}" "$@"\n')
-        # A headless browser, so that its absence on this machine does not decide the outcome.
+        # A headless browser and ccache, so that their absence on this machine does not decide the outcome.
         write_exe(self.stubs / "chromium", "#!/bin/sh\necho Chromium 0\n")
+        write_exe(self.stubs / "ccache", "#!/bin/sh\necho ccache 0\n")
         write_exe(self.pip_bin / "cmake", f'#!/bin/sh\nexec "{shutil.which("cmake")}" "$@"\n')
         # Python packages this interpreter lacks are stood in for; the test hides others.
         for name in PYTHON_MODULES:
@@ -215,7 +216,7 @@ def apt_candidates(packages):
 def test_the_script_names_the_packages_it_installs():
     packages = apt_packages_of_the_script()
     expected = {"cmake", "ninja-build", "g++", "libopenmpi-dev", "openmpi-bin", "nlohmann-json3-dev",
-                "libcli11-dev", "libgtest-dev", "libbenchmark-dev", "chromium-headless-shell",
+                "libcli11-dev", "libgtest-dev", "libbenchmark-dev", "chromium-headless-shell", "ccache",
                 "python3", "python3-venv", "python3-pip"}
     assert expected <= set(packages), f"extraction from install-deps.sh found only {packages}"
 
