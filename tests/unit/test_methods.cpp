@@ -86,7 +86,7 @@ TEST(MethodRegistry, RowsCarryTheAxesTheMethodSweeps) {
 
 TEST(MethodRegistry, WhereAMethodMayRun) {
   EXPECT_EQ(method_list([](const MethodInfo& m) { return m.crosses_nodes; }),
-            "nccl, nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce");
+            "nccl, nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce, nccl_all_to_all");
   EXPECT_EQ(method_list([](const MethodInfo& m) { return m.needs_both_ends_running && m.id <= Method::kInterference; }),
             "latency_signal");
   // The put_signal methods: both ends' kernels wait for each other, and the sender writes.
