@@ -45,6 +45,10 @@ __device__ float expected(const CollectiveReference& ref, uint64_t k) {
     const uint64_t r = k / ref.size.chunk_elements;
     return collective_operand(ref.seeds[r], k - r * ref.size.chunk_elements);
   }
+  if (ref.op == Collective::kAllToAll) {  // chunk r: rank r's input chunk me
+    const uint64_t r = k / ref.size.chunk_elements;
+    return collective_operand(ref.seeds[r], uint64_t(ref.me) * ref.size.chunk_elements + k - r * ref.size.chunk_elements);
+  }
   const uint64_t index = ref.op == Collective::kReduceScatter ? uint64_t(ref.me) * ref.size.chunk_elements + k : k;
   float sum = 0;
   for (int r = 0; r < ref.ranks; ++r) sum += collective_operand(ref.seeds[r], index);

@@ -34,7 +34,8 @@ void poison_collective_output(void* data, uint64_t bytes, cudaStream_t stream,
                               CollectiveElement element = CollectiveElement::kF32);
 
 // What rank `me` of `ranks` must hold after the operation: its chunk of the sum (reduce-scatter),
-// every rank's input in rank order (all-gather), the whole sum (all-reduce).
+// every rank's input in rank order (all-gather), the whole sum (all-reduce), chunk `me` of every
+// rank's input in rank order (all-to-all).
 struct CollectiveReference {
   Collective op = Collective::kNone;
   CollectiveSize size;

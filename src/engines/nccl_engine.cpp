@@ -64,6 +64,10 @@ class NcclCollectiveEngine final : public CollectiveEngine {
   }
 
  private:
+  // Enqueues the all-to-all's group of sends and receives; an ncclResult_t (nccl.h stays out of
+  // the header part of this file).
+  int all_to_all(const void* in, void* out, cudaStream_t stream);
+
   NcclCommunicator& comm_;
 };
 
@@ -236,10 +240,26 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
       break;
     case Collective::kAllGather: enqueued = ncclAllGather(base, out, size().chunk_elements, ncclFloat, comm, stream); break;
     case Collective::kAllReduce: enqueued = ncclAllReduce(base, out, size().elements, ncclFloat, ncclSum, comm, stream); break;
+    case Collective::kAllToAll: enqueued = ncclResult_t(all_to_all(base, out, stream)); break;
     case Collective::kNone: throw RuntimeFailure("an NCCL collective method names no operation");
   }
   nccl_check(enqueued, what, comm);
   comm_.await(what);
+}
+
+// NCCL has no all-to-all call: nccl-tests' alltoall is this group, a send of chunk r to rank r
+// and a receive of rank r's chunk into chunk r of the output, for every rank (itself included,
+// as nccl-tests does: NCCL copies that pair locally). The group's first error is its result.
+int NcclCollectiveEngine::all_to_all(const void* in, void* out, cudaStream_t stream) {
+  ncclComm_t comm = as_comm(comm_.handle());
+  const size_t count = size().chunk_elements, bytes = count * sizeof(float);
+  ncclResult_t result = ncclGroupStart();
+  for (int r = 0; r < int(ranks().size()) && result == ncclSuccess; ++r) {
+    result = ncclSend(static_cast<const char*>(in) + r * bytes, count, ncclFloat, r, comm, stream);
+    if (result == ncclSuccess) result = ncclRecv(static_cast<char*>(out) + r * bytes, count, ncclFloat, r, comm, stream);
+  }
+  const ncclResult_t ended = ncclGroupEnd();  // closed whatever happened inside
+  return result != ncclSuccess ? result : ended;
 }
 
 #else  // no NCCL in this build

@@ -95,7 +95,7 @@ class NcclEngine final : public TwoSidedEngine {
   std::vector<Flow> mine_;  // what prepare() was given
 };
 
-// NCCL's collectives (nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce: f32, sum) on the
+// NCCL's collectives (nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce: f32, sum; nccl_all_to_all) on the
 // communicator, the same buffers, operands and check as the collectives built from puts
 // (engines/collective_engine.hpp). Their cases must span every rank of the communicator.
 std::unique_ptr<TransferEngine> make_nccl_collective_engine(NcclCommunicator& comm, const CaseSpec& c);

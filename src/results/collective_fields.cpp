@@ -35,12 +35,14 @@ RowField collective_field() {
   RowField f{"collective", RowFieldType::kObject, "",
              "collective methods (kind collective): the operation's figures with nccl-tests' conventions. bytes: the "
              "size the figures use (reduce-scatter: each rank's input; all-gather: each rank's output; all-reduce: the "
-             "vector; rounded down to whole 16-byte chunks per rank for reduce-scatter and all-gather). algbw = bytes / "
-             "time per operation (the union of every rank's window); busbw = algbw x bus_factor ((n-1)/n for "
-             "reduce-scatter and all-gather, 2(n-1)/n for all-reduce). GB = 1e9 bytes."};
+             "vector; all-to-all: each rank's input, a chunk for every rank; rounded down to whole 16-byte chunks per "
+             "rank but for all-reduce). algbw = bytes / time per operation (the union of every rank's window); busbw = "
+             "algbw x bus_factor ((n-1)/n for reduce-scatter, all-gather and all-to-all, 2(n-1)/n for all-reduce). "
+             "GB = 1e9 bytes."};
   f.members = {
       member("operation", RowFieldType::kText, "", "",
-             {to_string(Collective::kReduceScatter), to_string(Collective::kAllGather), to_string(Collective::kAllReduce)}),
+             {to_string(Collective::kReduceScatter), to_string(Collective::kAllGather), to_string(Collective::kAllReduce),
+              to_string(Collective::kAllToAll)}),
       member("ranks", RowFieldType::kCount, ""),
       member("bytes", RowFieldType::kCount, "bytes", "", {}, true),
       member("element", RowFieldType::kText, "",

@@ -10,6 +10,7 @@ const char* to_string(Collective c) {
     case Collective::kReduceScatter: return "reduce_scatter";
     case Collective::kAllGather: return "all_gather";
     case Collective::kAllReduce: return "all_reduce";
+    case Collective::kAllToAll: return "all_to_all";
   }
   return "?";
 }
@@ -27,7 +28,8 @@ double bus_factor(Collective c, int ranks) {
   const double share = double(ranks - 1) / double(ranks);
   switch (c) {
     case Collective::kReduceScatter:
-    case Collective::kAllGather: return share;
+    case Collective::kAllGather:
+    case Collective::kAllToAll: return share;
     case Collective::kAllReduce: return 2 * share;
     case Collective::kNone: return 0;
   }

@@ -10,7 +10,7 @@ namespace p2pbench {
 namespace {
 
 // The built-in methods, the Method enum's: the first entries of the table, in its order.
-constexpr size_t kBuiltInMethods = static_cast<size_t>(Method::kLatencyHost) + 1;
+constexpr size_t kBuiltInMethods = static_cast<size_t>(Method::kNcclAllToAll) + 1;
 // A registered method's id: this plus its report_order, far past the enumerators.
 constexpr int kFirstRegisteredId = 1000;
 
@@ -119,6 +119,9 @@ std::vector<MethodInfo>& table() {
       nccl_collective(Method::kNcclAllReduce, "nccl_all_reduce", "NCCL all-reduce", 32, Collective::kAllReduce,
                       "ncclAllReduce of f32 (sum) over the case's ranks"),
       host_chase(),
+      nccl_collective(Method::kNcclAllToAll, "nccl_all_to_all", "NCCL all-to-all", 33, Collective::kAllToAll,
+                      "all-to-all of f32 as NCCL does it: a group of ncclSend/ncclRecv, a chunk to and from each "
+                      "peer"),
   };
   return methods;
 }

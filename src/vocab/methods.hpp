@@ -18,7 +18,7 @@ struct KernelShape;      // vocab/kernel_shape.hpp: what a method's rules across
 struct SettingsSection;  // config/settings_section.hpp: a config section of a method's own settings
 
 enum class Method { kCe, kLdst, kTma, kH2d, kD2h, kStaged, kNccl, kLatencySignal, kLatencyRead, kLatencyCe, kAtomic,
-                    kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce, kLatencyHost };
+                    kInterference, kNcclReduceScatter, kNcclAllGather, kNcclAllReduce, kLatencyHost, kNcclAllToAll };
 // The method a config without "methods" runs, and the one a case or a load names until it is set.
 inline constexpr Method kDefaultMethod = Method::kCe;
 
@@ -36,7 +36,7 @@ enum class MethodKind {
 
 // The collective operation a kCollective method performs (vocab/collectives.hpp: its sizes and
 // bus factor).
-enum class Collective { kNone, kReduceScatter, kAllGather, kAllReduce };
+enum class Collective { kNone, kReduceScatter, kAllGather, kAllReduce, kAllToAll };
 // The type of a collective's elements (vocab/collectives.hpp: their bytes and name).
 enum class CollectiveElement { kF32, kBf16 };
 

@@ -464,7 +464,7 @@ def test_dry_run_node_override_skips_ipc_across_nodes():
     assert "8 ranks on 8 GPUs, 2 nodes" in r.stdout
     skipped = [l for l in case_lines(r.stdout) if "skipped:" in l]
     assert skipped and all(l.split()[1].startswith("ce/") for l in skipped)
-    assert all("are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA IPC path (nccl, nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce runs it)" in l for l in skipped)
+    assert all("are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA IPC path (nccl, nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce, nccl_all_to_all runs it)" in l for l in skipped)
     assert "  ce push uni: 18 cases (8 skipped)" in r.stdout
 
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The collectives on a GPU node (label `gpu`): reduce-scatter, all-gather and all-reduce built
-from puts (the atomic-add reduce-scatter also of bf16), and NCCL's, with 2, 3 and 4 ranks
+from puts (the atomic-add reduce-scatter also of bf16), all-gather and all-to-all by the copy
+engine, and NCCL's (its all-to-all too), with 2, 3 and 4 ranks
 (all_to_all), every rank's output checked against the reference of the operands after each sample.
 
 Besides the run it checks the figures: each row's ranks and nccl-tests' bus factor, algorithm
 bandwidth = bytes / time and bus bandwidth = algorithm bandwidth x factor, and the sizes used
-(reduce-scatter and all-gather round down to whole chunks; all-reduce keeps its size), and the
+(reduce-scatter, all-gather and all-to-all round down to whole chunks; all-reduce keeps its size), and the
 element each row names (bf16 for the bf16 method, f32 for every other). NCCL refuses ranks that
 share a GPU: its rows are then skipped, with NCCL's reason; where each rank has a GPU of its own
 they must run verified. Ranks sharing a GPU need MPS (skipped with the reason otherwise).
@@ -22,8 +23,8 @@ from put_signal_checks import run_rank_counts
 CONFIG = str(pathlib.Path(__file__).resolve().parent / "collectives-small.json")
 METHODS = ("reduce_scatter_add", "reduce_scatter_add_bf16", "reduce_scatter_two_shot", "all_gather_put",
            "all_reduce_two_shot", "all_reduce_one_shot", "reduce_scatter_two_shot_tma", "all_gather_tma",
-           "all_reduce_two_shot_tma")
-NCCL = ("nccl_reduce_scatter", "nccl_all_gather", "nccl_all_reduce")
+           "all_reduce_two_shot_tma", "all_gather_ce", "all_to_all_ce")
+NCCL = ("nccl_reduce_scatter", "nccl_all_gather", "nccl_all_reduce", "nccl_all_to_all")
 BF16 = ("reduce_scatter_add_bf16",)
 
 
@@ -53,7 +54,8 @@ def collective_rows(check, ranks, rows, ran):
     rounded = [(row, c) for row, c in figures if row["bytes"] == 1000004]
     check(rounded and all((c["bytes"] == 1000004) == (c["operation"] == "all_reduce") and c["bytes"] % (16 * ranks if
                           c["operation"] != "all_reduce" else 4) == 0 for row, c in rounded),
-          f"{ranks} ranks: reduce-scatter and all-gather round 1000004 bytes down to whole chunks; all-reduce keeps them",
+          f"{ranks} ranks: reduce-scatter, all-gather and all-to-all round 1000004 bytes down to whole chunks; "
+          "all-reduce keeps them",
           json.dumps([(row["method"], c["bytes"]) for row, c in rounded]))
     nccl = [row for row in rows if row["method"] in NCCL]
     shared_gpu = any(f["same_device"] for row in rows for f in row["flows"])

@@ -2,6 +2,8 @@
 // sweep runs them.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "config/config.hpp"
 #include "plan/sweep.hpp"
 #include "results/case_result.hpp"
@@ -14,6 +16,7 @@ namespace {
 TEST(Collectives, BusFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(bus_factor(Collective::kReduceScatter, 2), 0.5);
   EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllToAll, 8), 0.875);  // nccl-tests' alltoall
   EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllReduce, 2), 1.0);
   EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllReduce, 8), 1.75);
   EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllReduce, 1), 0.0);
@@ -40,6 +43,20 @@ TEST(Collectives, ReduceScatterAndAllGatherRoundDownToWholeVectorChunks) {
   EXPECT_EQ(output_elements(Collective::kAllGather, *s), s->elements);
   EXPECT_FALSE(collective_size(Collective::kAllGather, 8, 2));   // 2 f32: no 4-element chunk per rank
   EXPECT_TRUE(collective_size(Collective::kAllGather, 32, 2));
+}
+
+// All-to-all: each rank's input and output are the whole size, a chunk per rank; it rounds as
+// all-gather does, and a flow carries one chunk.
+TEST(Collectives, AllToAllMovesAChunkPerPairOfRanks) {
+  EXPECT_STREQ(to_string(Collective::kAllToAll), "all_to_all");
+  const auto s = collective_size(Collective::kAllToAll, 1 << 20, 3);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->chunk_elements, 87380u);
+  EXPECT_EQ(s->elements, 3u * 87380u);
+  EXPECT_EQ(input_elements(Collective::kAllToAll, *s), s->elements);
+  EXPECT_EQ(output_elements(Collective::kAllToAll, *s), s->elements);
+  EXPECT_FALSE(collective_size(Collective::kAllToAll, 16, 2));  // 4 f32: no 4-element chunk per rank
+  EXPECT_TRUE(collective_size(Collective::kAllToAll, 32, 2));
 }
 
 TEST(Collectives, AllReduceKeepsItsSizeAndShortensTheLastChunk) {
@@ -148,6 +165,45 @@ TEST(Collectives, Bf16RowSaysItsElementAndCountsItsBytes) {
   EXPECT_EQ(row["collective"]["element"], "bf16");
   EXPECT_EQ(row["collective"]["operation"], "reduce_scatter");
   EXPECT_EQ(row["collective"]["bytes"], 1048560u);
+}
+
+TEST(Collectives, AllToAllRowsSayTheirOperation) {
+  for (const char* method : {"nccl_all_to_all", "all_to_all_ce"}) {
+    const CaseSpec c = collective_case(method, 2, 1 << 20);
+    CaseOutcome o;
+    o.time_us = {10.0};
+    o.gbps = {1};
+    GroupFacts facts;
+    facts.layout = GroupLayout::distinct(2);
+    facts.peak_gbps.assign(2, std::vector<std::optional<double>>(2));
+    const nlohmann::json row = result_row(c, o, facts);
+    EXPECT_EQ(row["collective"]["operation"], "all_to_all") << method;
+    EXPECT_DOUBLE_EQ(row["collective"]["bus_factor"].get<double>(), 0.5) << method;
+    EXPECT_EQ(row["collective"]["bytes"], 1u << 20) << method;
+  }
+}
+
+// The copy-engine collectives: no SM axis (their rows carry no kernel shape), both ends' streams
+// wait for each other through the peer mapping, and the sanitizer cannot run them.
+TEST(Collectives, CopyEngineCollectivesTakeNoSm) {
+  for (const auto& [name, op] : {std::pair{"all_gather_ce", Collective::kAllGather},
+                                 std::pair{"all_to_all_ce", Collective::kAllToAll}}) {
+    const std::optional<Method> m = parse_method(name);
+    ASSERT_TRUE(m) << name;
+    EXPECT_TRUE(is_collective(*m)) << name;
+    EXPECT_EQ(method_info(*m).collective, op) << name;
+    EXPECT_FALSE(takes_sms(*m)) << name;
+    EXPECT_TRUE(axes_of(*m).empty()) << name;
+    EXPECT_TRUE(needs_peer_mapping(*m)) << name;
+    EXPECT_TRUE(method_info(*m).needs_both_ends_running) << name;
+    EXPECT_FALSE(method_info(*m).needs_nccl) << name;
+    EXPECT_NE(std::string(method_info(*m).sanitizer_skip), "") << name;
+  }
+  const std::optional<Method> nccl = parse_method("nccl_all_to_all");
+  ASSERT_TRUE(nccl);
+  EXPECT_EQ(method_info(*nccl).collective, Collective::kAllToAll);
+  EXPECT_TRUE(method_info(*nccl).needs_nccl);
+  EXPECT_TRUE(method_info(*nccl).crosses_nodes);
 }
 
 TEST(Collectives, FailedCaseHasNoFigures) {

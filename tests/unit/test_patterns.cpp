@@ -262,7 +262,7 @@ TEST(GroupSkip, CrossNodeNeedsNcclAndStagedOneFlowPerRank) {
   c.flows = {{0, 1}};
   EXPECT_FALSE(group_skip_reason(c, layout));
   c.flows = {{1, 2}};
-  EXPECT_EQ(group_skip_reason(c, layout), "rank 1 and rank 2 are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA IPC path (nccl, nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce runs it)");
+  EXPECT_EQ(group_skip_reason(c, layout), "rank 1 and rank 2 are on different nodes (hosts, or PID namespaces of one host, which CUDA IPC cannot cross): no CUDA IPC path (nccl, nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce, nccl_all_to_all runs it)");
   for (Method m : {Method::kLdst, Method::kTma, Method::kStaged, Method::kAtomic, Method::kLatencyRead}) {
     c.method = m;
     EXPECT_TRUE(group_skip_reason(c, layout)) << to_string(m);

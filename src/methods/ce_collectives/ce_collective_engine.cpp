@@ -1,0 +1,175 @@
+// The copy-engine collectives: all-gather and all-to-all with no SM on any rank. Each rank, per
+// operation, forks a stream per peer from the case's stream; on each it copies its chunk for the
+// peer into the peer's output (cudaMemcpyAsync through the peer mapping: the copy engine), writes
+// the peer's signal word for this rank behind the copy (cuStreamWriteValue32, whose memory barrier
+// orders the chunk before it), waits for the peer's signal in its own signal area
+// (cuStreamWaitValue32) and resets that word; the streams join the case's stream again. Separate
+// streams let the copies to different peers run on different copy engines. The own chunk goes
+// by a batch copy that prefers the copy engine (a same-GPU cudaMemcpyAsync waits for a free SM
+// on an H200: tests/kernels/test_sm_holder). The waits' deadline: wait_guard.hpp. Beside
+// all_gather_put and NCCL's all-gather and all-to-all: configs/ce-collectives.json.
+//
+// Why the words are reset rather than compared with an ever-growing epoch: a sample is a CUDA
+// graph replayed as captured, its stream writes and waits holding the values of the capture, so
+// a word's value cannot grow from one replay to the next. Each operation therefore uses one of
+// two slots of words, the slot of its epoch (wait_guard.hpp), and leaves its slot at zero: a
+// peer signals the next operation only after this rank's signal of it, which comes after this
+// operation's resets, into the other slot; and the operation after that reuses this slot only
+// once this rank has signalled it, after its own resets. Graphs of an even number of operations
+// (usable_iterations) keep the slots alternating from one replay to the next.
+#include <cuda.h>  // the stream operations' flags
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/cuda_raii.hpp"
+#include "common/errors.hpp"
+#include "engines/collective_engine.hpp"
+#include "engines/engine_registry.hpp"
+#include "kernels/stream_value_ops.hpp"
+#include "methods/ce_collectives/wait_guard.hpp"
+
+namespace p2pbench::ce_collectives {
+namespace {
+
+// Longest a wait lasts before the guard releases it (as put_signal's and the barriers' timeouts).
+constexpr double kWaitTimeoutS = 15.0;
+
+// A copy within the GPU that prefers the copy engine (CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE:
+// a hint the driver may ignore, which the two-GPU test's SM holder would show).
+void copy_own_chunk(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+  cudaMemcpyAttributes attrs{};
+  attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  attrs.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  void* dsts[] = {dst};
+  const void* srcs[] = {src};
+  size_t sizes[] = {bytes};
+  size_t first_copy[] = {0};
+  cuda_check(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attrs, first_copy, 1, stream),
+             "queueing the own chunk's copy (cudaMemcpyBatchAsync preferring overlap with compute)");
+}
+
+class CeCollectiveEngine final : public CollectiveEngine {
+ public:
+  explicit CeCollectiveEngine(const CaseSpec& c) : CollectiveEngine(c) {
+    if (op() != Collective::kAllGather && op() != Collective::kAllToAll)
+      throw std::logic_error(std::string(to_string(c.method)) + " is registered with an operation the copy engine lacks");
+  }
+
+  std::optional<std::string> unsupported_reason(int device) const override {
+    if (auto why = CollectiveEngine::unsupported_reason(device)) return why;
+    try {
+      kernels::require_stream_value_ops();
+    } catch (const std::exception& e) {
+      return std::string("the copy-engine collectives signal and wait with the driver's stream memory operations: ") +
+             e.what();
+    }
+    return std::nullopt;
+  }
+
+  void prepare(int device, int rank, const std::vector<Flow>& mine) override {
+    CollectiveEngine::prepare(device, rank, mine);
+    if (!guard_) guard_ = std::make_unique<WaitGuard>(device, ranks(), me(), kWaitTimeoutS);
+    if (!fork_) fork_ = make_untimed_event("forking a copy-engine collective's streams");
+    while (peers_.size() < ranks().size()) {
+      peers_.push_back(make_stream("a copy-engine collective's stream to one peer"));
+      joins_.push_back(make_untimed_event("joining a copy-engine collective's streams"));
+    }
+  }
+
+  // Also before the first launch, while nothing of the case runs (the case loop's steps).
+  void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
+    CollectiveEngine::before_sample(e, source_seed, stream);
+    cuda_check(cudaMemsetAsync(e.local_signal_area, 0, kSignalWordsBytes, stream),
+               "resetting the copy-engine collective's signal words");
+    epoch_ = 0;
+  }
+
+  // Even, so that a replayed graph's operations keep alternating their slots of signal words.
+  uint64_t usable_iterations(uint64_t wanted) const override { return wanted + wanted % 2; }
+
+  void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
+
+  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return 0; }
+  std::optional<std::string> stalled() override { return guard_ ? guard_->stalled() : std::nullopt; }
+
+ private:
+  uint64_t chunk_bytes() const { return size().chunk_elements * element_bytes(element()); }
+  // This rank's chunk for rank index r, in its input (all-gather: its only chunk).
+  const char* chunk_for(const Addresses& a, int r) const {
+    return static_cast<const char*>(a.base[me()]) + (op() == Collective::kAllToAll ? r * chunk_bytes() : 0);
+  }
+  // Where that chunk lands: chunk me of rank r's output.
+  char* place_in(const Addresses& a, int r) const { return static_cast<char*>(output_of(a.base[r])) + me() * chunk_bytes(); }
+  void exchange_with(const Addresses& a, int peer, uint32_t epoch, cudaStream_t s) const;
+
+  std::unique_ptr<WaitGuard> guard_;
+  std::vector<Stream> peers_;  // by rank index (this rank's own unused)
+  std::vector<Event> joins_;
+  Event fork_;
+  uint32_t epoch_ = 0;  // of the last operation launched since the words' reset
+};
+
+void CeCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) {
+  if (!guard_) throw RuntimeFailure(std::string(to_string(spec().method)) + " was launched before prepare()");
+  const Addresses a = addresses_of(transfers);
+  const uint32_t epoch = ++epoch_;
+  guard_->watch(a.signal[me()]);
+  Progress* progress = guard_->device_progress();
+  kernels::stream_write_value(stream, &progress->begun, epoch, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER,
+                              "queueing the start of a copy-engine collective");
+  cuda_check(cudaEventRecord(fork_.get(), stream), "forking a copy-engine collective's streams");
+  for (int p = 0; p < int(ranks().size()); ++p) {
+    if (p == me()) continue;
+    const cudaStream_t s = peers_[size_t(p)].get();
+    cuda_check(cudaStreamWaitEvent(s, fork_.get(), 0), "starting a copy-engine collective's stream to a peer");
+    exchange_with(a, p, epoch, s);
+    cuda_check(cudaEventRecord(joins_[size_t(p)].get(), s), "ending a copy-engine collective's stream to a peer");
+  }
+  copy_own_chunk(place_in(a, me()), chunk_for(a, me()), chunk_bytes(), stream);
+  for (int p = 0; p < int(ranks().size()); ++p)
+    if (p != me())
+      cuda_check(cudaStreamWaitEvent(stream, joins_[size_t(p)].get(), 0), "joining a copy-engine collective's streams");
+  kernels::stream_write_value(stream, &progress->ended, epoch, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER,
+                              "queueing the end of a copy-engine collective");
+}
+
+// On `s`: the chunk to `peer`, its signal, then the wait for the peer's signal and its reset.
+void CeCollectiveEngine::exchange_with(const Addresses& a, int peer, uint32_t epoch, cudaStream_t s) const {
+  cuda_check(cudaMemcpyAsync(place_in(a, peer), chunk_for(a, peer), chunk_bytes(), cudaMemcpyDeviceToDevice, s),
+             "queueing a copy-engine collective's chunk to a peer");
+  kernels::stream_write_value(s, signal_word(a.signal[peer], epoch, me()), 1, CU_STREAM_WRITE_VALUE_DEFAULT,
+                              "queueing a copy-engine collective's signal to a peer");
+  uint32_t* mine = signal_word(a.signal[me()], epoch, peer);
+  kernels::stream_wait_value(s, mine, 1, CU_STREAM_WAIT_VALUE_EQ, "queueing a copy-engine collective's wait for a peer");
+  kernels::stream_write_value(s, mine, 0, CU_STREAM_WRITE_VALUE_DEFAULT, "queueing the reset of a peer's signal");
+  kernels::stream_write_value(s, &guard_->device_progress()->arrived[peer], epoch,
+                              CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER, "queueing the note of a peer's signal");
+}
+
+MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help) {
+  MethodInfo m = collective_method_info(name, title, color, order, op, help, {});
+  m.sanitizer_skip = "its streams wait for signals their peers' streams write";
+  return m;
+}
+
+std::unique_ptr<TransferEngine> make(const CaseSpec& c) { return std::make_unique<CeCollectiveEngine>(c); }
+
+}  // namespace
+
+P2PBENCH_REGISTER_METHOD(kAllGatherCe,
+                         info("all_gather_ce", "all-gather: copy engine", "tab:blue", 29, Collective::kAllGather,
+                              "all-gather of f32 with no SM: each rank's chunk copied by the copy engine into every "
+                              "rank's output, a stream per peer, a stream-written signal behind each copy"),
+                         make);
+P2PBENCH_REGISTER_METHOD(kAllToAllCe,
+                         info("all_to_all_ce", "all-to-all: copy engine", "tab:green", 34, Collective::kAllToAll,
+                              "all-to-all of f32 with no SM: each rank's chunk r copied by the copy engine into chunk "
+                              "me of rank r's output, a stream per peer, a stream-written signal behind each copy"),
+                         make);
+
+}  // namespace p2pbench::ce_collectives
