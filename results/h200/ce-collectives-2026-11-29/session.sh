@@ -65,6 +65,6 @@ PY
 done
 if [ "$devices" = 0,0 ]; then echo quit | nvidia-cuda-mps-control; trap finish EXIT; fi
 
-step gpu-tests 300 env P2PBENCH_TEST_JOBS=4 scripts/run-ctest.sh build-gpu -L gpu
+step gpu-tests 470 env P2PBENCH_TEST_JOBS=4 scripts/run-ctest.sh build-gpu -L gpu
 grep -E "tests passed|tests failed|\*\*\*Failed|Skipped tests|^  " "$work/gpu-tests.log" | tail -60 >>"$work/summary.txt"
 finish

@@ -4,9 +4,8 @@
 // the peer's signal word for this rank behind the copy (cuStreamWriteValue32, whose memory barrier
 // orders the chunk before it), waits for the peer's signal in its own signal area
 // (cuStreamWaitValue32) and resets that word; the streams join the case's stream again. Separate
-// streams let the copies to different peers run on different copy engines. The own chunk goes
-// by a batch copy that prefers the copy engine (a same-GPU cudaMemcpyAsync waits for a free SM
-// on an H200: tests/kernels/test_sm_holder). The waits' deadline: wait_guard.hpp. Beside
+// streams let the copies to different peers run on different copy engines. The own chunk is in
+// place before the operation (poison_destination says why). The waits' deadline: wait_guard.hpp. Beside
 // all_gather_put and NCCL's all-gather and all-to-all: configs/ce-collectives.json.
 //
 // Why the words are reset rather than compared with an ever-growing epoch: a sample is a CUDA
@@ -38,20 +37,6 @@ namespace {
 
 // Longest a wait lasts before the guard releases it (as put_signal's and the barriers' timeouts).
 constexpr double kWaitTimeoutS = 15.0;
-
-// A copy within the GPU that prefers the copy engine (CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE:
-// a hint the driver may ignore, which the two-GPU test's SM holder would show).
-void copy_own_chunk(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
-  cudaMemcpyAttributes attrs{};
-  attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-  attrs.flags = cudaMemcpyFlagPreferOverlapWithCompute;
-  void* dsts[] = {dst};
-  const void* srcs[] = {src};
-  size_t sizes[] = {bytes};
-  size_t first_copy[] = {0};
-  cuda_check(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attrs, first_copy, 1, stream),
-             "queueing the own chunk's copy (cudaMemcpyBatchAsync preferring overlap with compute)");
-}
 
 class CeCollectiveEngine final : public CollectiveEngine {
  public:
@@ -89,6 +74,19 @@ class CeCollectiveEngine final : public CollectiveEngine {
     epoch_ = 0;
   }
 
+  // The output poisoned, then the rank's own chunk put in its place: the operation is in place for
+  // that chunk (as an in-place all-gather), since a copy within one GPU waits for a free SM
+  // (tests/kernels/test_sm_holder: cudaMemcpyAsync and a batch copy preferring overlap alike).
+  // Outside the timing; every incoming flow's call repeats the copy, which changes nothing.
+  void poison_destination(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) override {
+    CollectiveEngine::poison_destination(region, bytes, seed, stream);
+    const char* input = static_cast<const char*>(region) - output_offset();
+    const char* own = input + (op() == Collective::kAllToAll ? uint64_t(me()) * chunk_bytes() : 0);
+    cuda_check(cudaMemcpyAsync(static_cast<char*>(region) + uint64_t(me()) * chunk_bytes(), own, chunk_bytes(),
+                               cudaMemcpyDeviceToDevice, stream),
+               "placing a copy-engine collective's own chunk in its output");
+  }
+
   // Even, so that a replayed graph's operations keep alternating their slots of signal words.
   uint64_t usable_iterations(uint64_t wanted) const override { return wanted + wanted % 2; }
 
@@ -120,7 +118,7 @@ void CeCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, cu
   const uint32_t epoch = ++epoch_;
   guard_->watch(a.signal[me()]);
   Progress* progress = guard_->device_progress();
-  kernels::stream_write_value(stream, &progress->begun, epoch, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER,
+  kernels::stream_write_value(stream, &progress->begun, epoch, CU_STREAM_WRITE_VALUE_DEFAULT,
                               "queueing the start of a copy-engine collective");
   cuda_check(cudaEventRecord(fork_.get(), stream), "forking a copy-engine collective's streams");
   for (int p = 0; p < int(ranks().size()); ++p) {
@@ -130,11 +128,10 @@ void CeCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, cu
     exchange_with(a, p, epoch, s);
     cuda_check(cudaEventRecord(joins_[size_t(p)].get(), s), "ending a copy-engine collective's stream to a peer");
   }
-  copy_own_chunk(place_in(a, me()), chunk_for(a, me()), chunk_bytes(), stream);
   for (int p = 0; p < int(ranks().size()); ++p)
     if (p != me())
       cuda_check(cudaStreamWaitEvent(stream, joins_[size_t(p)].get(), 0), "joining a copy-engine collective's streams");
-  kernels::stream_write_value(stream, &progress->ended, epoch, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER,
+  kernels::stream_write_value(stream, &progress->ended, epoch, CU_STREAM_WRITE_VALUE_DEFAULT,
                               "queueing the end of a copy-engine collective");
 }
 
@@ -148,7 +145,7 @@ void CeCollectiveEngine::exchange_with(const Addresses& a, int peer, uint32_t ep
   kernels::stream_wait_value(s, mine, 1, CU_STREAM_WAIT_VALUE_EQ, "queueing a copy-engine collective's wait for a peer");
   kernels::stream_write_value(s, mine, 0, CU_STREAM_WRITE_VALUE_DEFAULT, "queueing the reset of a peer's signal");
   kernels::stream_write_value(s, &guard_->device_progress()->arrived[peer], epoch,
-                              CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER, "queueing the note of a peer's signal");
+                              CU_STREAM_WRITE_VALUE_DEFAULT, "queueing the note of a peer's signal");
 }
 
 MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help) {
