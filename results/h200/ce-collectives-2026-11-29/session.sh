@@ -7,9 +7,11 @@
 # GPU, never P2P figures; NCCL's rows with each rank its own node), on two or more GPUs as is.
 # What ran so far is in OUT_DIR after every step (summary.txt, session.tar.gz).
 # Env: P2PBENCH_DEVICES (default 0,0: both ranks on GPU 0 under MPS; 0,1 on a two-GPU node).
-# Usage: session.sh OUT_DIR
+# PART: all (default), or tests (the build and the GPU tests only).
+# Usage: session.sh OUT_DIR [PART]
 set -uo pipefail
 out=${1:?usage: session.sh OUT_DIR}
+part=${2:-all}
 devices=${P2PBENCH_DEVICES:-0,0}
 cd "$(dirname "$0")/../../.."
 work=$(mktemp -d)
@@ -34,6 +36,7 @@ step build 400 bash -c "cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Rele
 build-gpu/src/p2pbench --version >"$work/version.txt" 2>&1
 say "built: $(head -1 "$work/version.txt")"
 
+if [ "$part" = all ]; then
 step sm-holder 60 build-gpu/tests/kernels/test_sm_holder
 grep "^BESIDE" "$work/sm-holder.log" >>"$work/summary.txt"
 step ce-collectives-test 120 build-gpu/tests/ce_collectives/test_ce_collectives
@@ -63,8 +66,17 @@ for r in doc["results"]:
           f'time_median={t.get("median")} us sms_used={r.get("sms_used")} {(r.get("error") or "")[:100]}')
 PY
 done
-if [ "$devices" = 0,0 ]; then echo quit | nvidia-cuda-mps-control; trap finish EXIT; fi
+if [ "$devices" = 0,0 ]; then
+  # Gone before the tests: p2pbench takes a control pipe that is still there for a running MPS.
+  echo quit | nvidia-cuda-mps-control
+  for _ in $(seq 50); do pgrep -x nvidia-cuda-mps-control >/dev/null || break; sleep 0.2; done
+  rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
+  trap finish EXIT
+fi
+unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+fi
 
+{ echo "before the tests:"; ls -la /tmp/p2pbench-mps; pgrep -a nvidia-cuda-mps; } >>"$work/summary.txt" 2>&1
 step gpu-tests 470 env P2PBENCH_TEST_JOBS=4 scripts/run-ctest.sh build-gpu -L gpu
 grep -E "tests passed|tests failed|\*\*\*Failed|Skipped tests|^  " "$work/gpu-tests.log" | tail -60 >>"$work/summary.txt"
 finish
