@@ -378,10 +378,15 @@ pip_install() {  # installs the missing Python packages, pinned as in scripts/re
   [ -n "$py" ] || return 0
   before=$(pip_list "$py")
   echo "install-deps: pip install ${specs[*]}"
-  "$py" -m pip install "${pip_flags[@]}" "${specs[@]}" || status=$?
+  local err
+  # stderr is captured to be matched (and repeated); the progress on stdout goes through.
+  { err=$("$py" -m pip install "${pip_flags[@]}" "${specs[@]}" 2>&1 >&3) || status=$?; } 3>&1
+  [ -z "$err" ] || printf '%s\n' "$err" >&2
   say_added "installed with pip ($py)" "$before" "$(pip_list "$py")"
   if ((status == 0)) || [ -d .venv ]; then return 0; fi  # a venv's own pip failed: nothing more to try
-  venv_install
+  # Only an interpreter that refuses pip (PEP 668) is helped by a venv; without an index (an
+  # offline node) the venv's pip fails the same way, after seconds of making it.
+  if [[ $err == *externally-managed-environment* ]]; then venv_install; fi
 }
 
 # An externally managed interpreter (PEP 668): a virtual environment in .venv, which

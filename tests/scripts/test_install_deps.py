@@ -65,8 +65,12 @@ class OfflineNode:
             write_exe(self.stubs / tool,
                       f'#!/bin/sh\necho "{tool} $*" >>"{self.log}"\n'
                       f'echo "{tool}: simulated offline node" >&2\nexit 100\n')
+        # With P2PBENCH_TEST_PEP668 set, pip refuses as an externally managed interpreter (PEP 668) does.
         write_exe(self.stubs / "python3",
-                  f'#!/bin/sh\necho "python3 $*" >>"{self.log}"\nexec "{sys.executable}" "$@"\n')
+                  f'#!/bin/sh\necho "python3 $*" >>"{self.log}"\n'
+                  'if [ -n "$P2PBENCH_TEST_PEP668" ] && [ "$1 $2 $3" = "-m pip install" ]; then\n'
+                  '  echo "error: externally-managed-environment" >&2; exit 1\nfi\n'
+                  f'exec "{sys.executable}" "$@"\n')
         # A headless browser and ccache, so that their absence on this machine does not decide the outcome.
         write_exe(self.stubs / "chromium", "#!/bin/sh\necho Chromium 0\n")
         write_exe(self.stubs / "ccache", "#!/bin/sh\necho ccache 0\n")
@@ -133,7 +137,18 @@ def test_missing_test_package_offline_is_reported_and_not_fatal(node):
     assert "MISSING  [tests] Python package scipy" in out, out
     assert "pip install 'scipy==" in out, out                     # pinned as in requirements.txt
     assert "-m pip install" in calls, calls                       # it tried, and pip failed
-    assert not (node.repo / ".venv").exists(), "a venv that could not be filled must be removed"
+    assert "trying a virtual environment" not in out, out         # no index: a venv would fail alike
+    assert not (node.repo / ".venv").exists(), out
+
+
+def test_an_externally_managed_interpreter_gets_a_venv_tried(node):
+    node.hide_python("scipy")
+    node.env["P2PBENCH_TEST_PEP668"] = "1"
+    result, out, calls = node.run()
+    assert result.returncode == 0, out
+    assert "externally-managed-environment" in out and "trying a virtual environment in .venv" in out, out
+    assert "-m venv .venv" in calls, calls
+    assert not (node.repo / ".venv").exists(), "a venv that could not be filled (no index) must be removed"
 
 
 def test_missing_jsonschema_is_optional(node):
