@@ -13,7 +13,13 @@
 // among the node's ranks: 32 up to three ranks, 24 for four, 12 for eight, never below 4.
 #pragma once
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdlib>
@@ -26,13 +32,28 @@ inline constexpr int kDeviceConnectionsWanted = 32;
 inline constexpr int kMpsConnectionPool = 96;
 inline constexpr int kFewestConnections = 4;
 
-// Whether CUDA will find an MPS control daemon: its pipe in CUDA_MPS_PIPE_DIRECTORY, by default
-// /tmp/nvidia-mps. Reads the file system only (no CUDA call).
+// Whether CUDA will find an MPS control daemon: its control socket (a pipe in old versions) in
+// CUDA_MPS_PIPE_DIRECTORY, by default /tmp/nvidia-mps, with the daemon behind it. A daemon told to
+// quit leaves its socket behind (seen on an H200 node, driver 580), so the socket must also take
+// a connection: refused means no daemon. A pipe, or a socket that cannot be tried (no rights, a
+// path too long for a socket address), counts as reachable. No CUDA call.
 inline bool mps_daemon_reachable() {
   const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
   const std::string control = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
   struct stat st {};
-  return stat(control.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+  if (stat(control.c_str(), &st) != 0) return false;
+  if (S_ISFIFO(st.st_mode)) return true;
+  if (!S_ISSOCK(st.st_mode)) return false;
+  sockaddr_un address{};
+  if (control.size() >= sizeof(address.sun_path)) return true;
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, control.c_str(), control.size() + 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;
+  const bool refused = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 &&
+                       (errno == ECONNREFUSED || errno == ENOENT);
+  close(fd);
+  return !refused;
 }
 
 // The ranks the launcher started on this node (Open MPI, MPICH's Hydra, PMIx, Slurm), or 1.

@@ -1,11 +1,13 @@
 // How many hardware queues a process asks for, with and without MPS, and what the launcher's
 // environment says about the node's ranks.
 #include <gtest/gtest.h>
-
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/device_connections.hpp"
@@ -57,6 +59,29 @@ TEST(DeviceConnections, MpsDaemonFoundByItsPipe) {
   const std::string control = std::string(dir) + "/control";
   ASSERT_EQ(mkfifo(control.c_str(), 0600), 0);
   EXPECT_TRUE(mps_daemon_reachable());
+  unlink(control.c_str());
+  rmdir(dir);
+  unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+}
+
+// A socket whose daemon listens is reachable; the socket a daemon left behind when it quit is not.
+TEST(DeviceConnections, MpsDaemonFoundByItsSocketOnlyWhileItListens) {
+  char dir[] = "/tmp/p2pbench-mps-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  setenv("CUDA_MPS_PIPE_DIRECTORY", dir, 1);
+  const std::string control = std::string(dir) + "/control";
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, control.c_str(), control.size() + 1);
+  const int daemon = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(daemon, 0);
+  ASSERT_EQ(bind(daemon, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(daemon, 4), 0);
+  EXPECT_TRUE(mps_daemon_reachable());
+  close(daemon);  // the file stays, as a quit daemon's does
+  struct stat st {};
+  ASSERT_EQ(stat(control.c_str(), &st), 0);
+  EXPECT_FALSE(mps_daemon_reachable());
   unlink(control.c_str());
   rmdir(dir);
   unsetenv("CUDA_MPS_PIPE_DIRECTORY");

@@ -67,9 +67,9 @@ for r in doc["results"]:
 PY
 done
 if [ "$devices" = 0,0 ]; then
-  # Gone before the tests: p2pbench takes a control pipe that is still there for a running MPS.
+  # Gone before the tests (a quit daemon leaves its control socket behind).
   echo quit | nvidia-cuda-mps-control
-  for _ in $(seq 50); do pgrep -x nvidia-cuda-mps-control >/dev/null || break; sleep 0.2; done
+  for _ in $(seq 50); do pgrep -f "nvidia-cuda-mps-control -d" >/dev/null || break; sleep 0.2; done
   rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
   trap finish EXIT
 fi
