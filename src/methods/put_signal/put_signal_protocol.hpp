@@ -75,16 +75,12 @@ struct Geometry {
     return uint32_t(channel * in_flight + nth % in_flight);
   }
 
-  // Why the protocol cannot carry this transfer, or nullopt. `max_chunks`: the engine's bound.
-  std::optional<std::string> unsupported_reason(uint64_t max_chunks = UINT64_MAX) const {
+  // Why the protocol cannot carry this transfer, or nullopt (a sender's own bounds: its engine).
+  std::optional<std::string> unsupported_reason() const {
     if (chunk_bytes == 0 || chunk_bytes % kAlignment != 0)
       return "chunk_bytes must be a positive multiple of 16 (got " + std::to_string(chunk_bytes) + ")";
     if (bytes == 0 || bytes % kAlignment != 0)
       return "put_signal moves whole 16-byte units: " + std::to_string(bytes) + " bytes is not a multiple of 16";
-    if (chunks() > max_chunks)
-      return std::to_string(bytes) + " bytes in chunks of " + std::to_string(chunk_bytes) + " are " +
-             std::to_string(chunks()) + " signals, more than the " + std::to_string(max_chunks) +
-             " one transfer may have: use larger chunks or smaller sizes";
     if (channels == 0 || in_flight == 0 || uint64_t(channels) * in_flight > kMaxCreditSlots)
       return std::to_string(channels) + " channels x " + std::to_string(in_flight) +
              " chunks in flight exceed the " + std::to_string(kMaxCreditSlots) + " credits of a signal region";
