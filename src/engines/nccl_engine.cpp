@@ -252,7 +252,7 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
 // as nccl-tests does: NCCL copies that pair locally). The group's first error is its result.
 int NcclCollectiveEngine::all_to_all(const void* in, void* out, cudaStream_t stream) {
   ncclComm_t comm = as_comm(comm_.handle());
-  const size_t count = size().chunk_elements, bytes = count * sizeof(float);
+  const size_t count = size().chunk_elements, bytes = count * kCollectiveElementBytes;  // ncclFloat
   ncclResult_t result = ncclGroupStart();
   for (int r = 0; r < int(ranks().size()) && result == ncclSuccess; ++r) {
     result = ncclSend(static_cast<const char*>(in) + r * bytes, count, ncclFloat, r, comm, stream);

@@ -29,6 +29,7 @@
 #include "common/errors.hpp"
 #include "engines/collective_engine.hpp"
 #include "engines/engine_registry.hpp"
+#include "kernels/collective_data.hpp"
 #include "kernels/stream_value_ops.hpp"
 #include "methods/ce_collectives/wait_guard.hpp"
 
@@ -74,16 +75,15 @@ class CeCollectiveEngine final : public CollectiveEngine {
     epoch_ = 0;
   }
 
-  // The output poisoned, then the rank's own chunk put in its place: the operation is in place for
-  // that chunk (as an in-place all-gather), since a copy within one GPU waits for a free SM
-  // (tests/kernels/test_sm_holder: cudaMemcpyAsync and a batch copy preferring overlap alike).
-  // Outside the timing; every incoming flow's call repeats the copy, which changes nothing.
-  void poison_destination(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) override {
-    CollectiveEngine::poison_destination(region, bytes, seed, stream);
-    const char* input = static_cast<const char*>(region) - output_offset();
-    const char* own = input + (op() == Collective::kAllToAll ? uint64_t(me()) * chunk_bytes() : 0);
-    cuda_check(cudaMemcpyAsync(static_cast<char*>(region) + uint64_t(me()) * chunk_bytes(), own, chunk_bytes(),
-                               cudaMemcpyDeviceToDevice, stream),
+  // The output poisoned (once a sample: every incoming flow names it), then the rank's own chunk
+  // put in its place: the operation is in place for that chunk (as an in-place all-gather), since
+  // a copy within one GPU waits for a free SM (tests/kernels/test_sm_holder: cudaMemcpyAsync and a
+  // batch copy preferring overlap alike). Outside the timing.
+  void poison_destination(void* region, size_t, uint64_t, cudaStream_t stream) override {
+    if (!first_poison_of_sample()) return;
+    kernels::poison_collective_output(region, output_bytes(), stream, element());
+    void* base = static_cast<char*>(region) - output_offset();
+    cuda_check(cudaMemcpyAsync(my_slot(base), input_chunk(base, me()), chunk_bytes(), cudaMemcpyDeviceToDevice, stream),
                "placing a copy-engine collective's own chunk in its output");
   }
 
@@ -97,12 +97,12 @@ class CeCollectiveEngine final : public CollectiveEngine {
 
  private:
   uint64_t chunk_bytes() const { return size().chunk_elements * element_bytes(element()); }
-  // This rank's chunk for rank index r, in its input (all-gather: its only chunk).
-  const char* chunk_for(const Addresses& a, int r) const {
-    return static_cast<const char*>(a.base[me()]) + (op() == Collective::kAllToAll ? r * chunk_bytes() : 0);
+  // Chunk r of the input in `base` (a rank's source buffer: input at 0; all-gather: its only chunk).
+  const char* input_chunk(const void* base, int r) const {
+    return static_cast<const char*>(base) + (op() == Collective::kAllToAll ? uint64_t(r) * chunk_bytes() : 0);
   }
-  // Where that chunk lands: chunk me of rank r's output.
-  char* place_in(const Addresses& a, int r) const { return static_cast<char*>(output_of(a.base[r])) + me() * chunk_bytes(); }
+  // Where this rank's chunk lands in the output of the rank whose source buffer is `base`: chunk me.
+  char* my_slot(void* base) const { return static_cast<char*>(output_of(base)) + uint64_t(me()) * chunk_bytes(); }
   void exchange_with(const Addresses& a, int peer, uint32_t epoch, cudaStream_t s) const;
 
   std::unique_ptr<WaitGuard> guard_;
@@ -137,7 +137,7 @@ void CeCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, cu
 
 // On `s`: the chunk to `peer`, its signal, then the wait for the peer's signal and its reset.
 void CeCollectiveEngine::exchange_with(const Addresses& a, int peer, uint32_t epoch, cudaStream_t s) const {
-  cuda_check(cudaMemcpyAsync(place_in(a, peer), chunk_for(a, peer), chunk_bytes(), cudaMemcpyDeviceToDevice, s),
+  cuda_check(cudaMemcpyAsync(my_slot(a.base[peer]), input_chunk(a.base[me()], peer), chunk_bytes(), cudaMemcpyDeviceToDevice, s),
              "queueing a copy-engine collective's chunk to a peer");
   kernels::stream_write_value(s, signal_word(a.signal[peer], epoch, me()), 1, CU_STREAM_WRITE_VALUE_DEFAULT,
                               "queueing a copy-engine collective's signal to a peer");
