@@ -48,7 +48,8 @@ inline bool mps_daemon_reachable() {
   if (control.size() >= sizeof(address.sun_path)) return true;
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, control.c_str(), control.size() + 1);
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking: a daemon whose backlog is full answers EAGAIN at once instead of holding us.
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return true;
   const bool refused = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 &&
                        (errno == ECONNREFUSED || errno == ENOENT);
