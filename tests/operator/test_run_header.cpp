@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
+#include "committed_run.hpp"
 #include "driver/run_header.hpp"
 
 namespace p2pbench {
@@ -21,12 +21,6 @@ std::string header_of(const json& meta) {
   std::string text(buf, size);
   std::free(buf);
   return text;
-}
-
-json committed_meta() {
-  std::ifstream in(P2PBENCH_H200_DEFAULT_JSON);
-  if (!in) throw std::runtime_error(std::string("cannot read ") + P2PBENCH_H200_DEFAULT_JSON);
-  return json::parse(in)["meta"];
 }
 
 TEST(RunHeader, IdentifiesTheCommittedH200Run) {

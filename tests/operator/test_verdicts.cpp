@@ -1,21 +1,15 @@
 // Health and contention verdicts: on the committed H200 run and on synthetic metas.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 
+#include "committed_run.hpp"
 #include "judgement/verdicts.hpp"
 
 namespace p2pbench {
 namespace {
 
 using nlohmann::json;
-
-json committed_meta() {
-  std::ifstream in(P2PBENCH_H200_DEFAULT_JSON);
-  if (!in) throw std::runtime_error(std::string("cannot read ") + P2PBENCH_H200_DEFAULT_JSON);
-  return json::parse(in)["meta"];
-}
 
 const json* find_item(const json& verdicts, const std::string& code, const std::string& uuid = "") {
   for (const json& i : verdicts["items"])
