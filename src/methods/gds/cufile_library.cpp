@@ -7,7 +7,8 @@
 
 namespace p2pbench::gds {
 
-namespace {
+// The ABI types below are named at namespace scope, not in an anonymous namespace: CuFileLibrary's
+// Api (declared in the header) holds pointers of these types.
 
 // CUfileDescr_t: the handle type (CU_FILE_HANDLE_TYPE_OPAQUE_FD = 1), a union of an fd and a
 // pointer, and the user-space filesystem operations (null for a POSIX descriptor).
@@ -29,6 +30,8 @@ using BufRegisterFn = CuFileError (*)(const void* base, size_t length, int flags
 using BufDeregisterFn = CuFileError (*)(const void* base);
 using ReadFn = ssize_t (*)(void* handle, void* base, size_t size, off_t file_offset, off_t buffer_offset);
 using WriteFn = ssize_t (*)(void* handle, const void* base, size_t size, off_t file_offset, off_t buffer_offset);
+
+namespace {
 
 // CUfileOpError's names (cufile.h), for the errors a run may meet.
 const char* error_name(int code) {
