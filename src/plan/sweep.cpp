@@ -64,7 +64,8 @@ uint64_t shape_count(Method m, const Config& c) {
 }
 
 // The directions an interference engine runs at: a one-way engine (put_signal: the sender writes
-// the receiver's memory) at the config's first direction only, recorded as push (runs_at's rule).
+// the receiver's memory) at push only, whatever the config's directions: its sender is GPU 0,
+// which runs the workload.
 std::vector<Direction> interference_directions(Method engine, const Config& config) {
   if (runs_one_way(engine)) return {Direction::kPush};
   return config.directions;
