@@ -103,7 +103,7 @@ def main() -> int:
     row = schema["definitions"]["row"]
     row["properties"]["method"]["enum"] = [m["name"] for m in methods]
     bidir_rule(row)["enum"] = [m["name"] for m in methods if m["kind"] in BIDIR_WITH_DIRECTIONS_KINDS]
-    engine_enum(row)[:] = [m["name"] for m in methods if m["runs_as_load"]] + [None]
+    engine_enum(row)[:] = [m["name"] for m in methods if m["runs_as_load"] or m["runs_beside_workload"]] + [None]
     write_row_fields(row, json.loads(listing).get("row_fields", []))
     SCHEMA.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{METHODS.relative_to(REPO)}: {len(methods)} methods; {SCHEMA.relative_to(REPO)}: method enums, "

@@ -55,6 +55,10 @@ LATENCY_METHODS = tuple(m["name"] for m in _IN_REPORT_ORDER if m["figure"] == "l
 # The methods that may run beside another case: a latency case's load, an interference case's
 # transfer (its row's `engine`).
 LOAD_METHODS = tuple(m["name"] for m in _IN_REPORT_ORDER if m["runs_as_load"])
+# The methods an interference case may move its bytes with: the loads, and the flows whose two
+# ends both run (put with signal), which only the interference loop runs on both ranks.
+INTERFERENCE_ENGINES = tuple(m["name"] for m in _IN_REPORT_ORDER
+                             if m["runs_as_load"] or m.get("runs_beside_workload", False))
 
 
 def names_of_kinds(*kinds: str) -> tuple[str, ...]:

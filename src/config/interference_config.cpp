@@ -42,12 +42,12 @@ std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
   return out;
 }
 
-// The engines an interference case may move its bytes with: the methods that may run beside
-// another case (MethodInfo::runs_as_load), as "\"ce\", \"ldst\", ..." for an error.
+// The engines an interference case may move its bytes with (may_run_beside_workload), as
+// "\"ce\", \"ldst\", ..." for an error.
 std::string engine_names() {
   std::string allowed;
   for (const MethodInfo& m : method_registry())
-    if (m.runs_as_load) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(m.name) + "\"";
+    if (may_run_beside_workload(m)) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(m.name) + "\"";
   return allowed;
 }
 
@@ -59,7 +59,8 @@ std::vector<Method> parse_engines(const json& v, const Namer& name) {
   for (size_t i = 0; i < v.size(); ++i) {
     const auto m = v[i].is_string() ? parse_method(v[i].get<std::string>()) : std::nullopt;
     const std::string item_key = key + "[" + std::to_string(i) + "]";
-    if (!m || !method_info(*m).runs_as_load) throw InputError(name(item_key), v[i].dump(), "expected one of " + allowed);
+    if (!m || !may_run_beside_workload(method_info(*m)))
+      throw InputError(name(item_key), v[i].dump(), "expected one of " + allowed);
     if (std::find(out.begin(), out.end(), *m) != out.end()) throw InputError(name(item_key), v[i].dump(), "listed twice");
     out.push_back(*m);
   }

@@ -68,9 +68,13 @@ struct GreenPartition::Driver {
     CUgreenCtx made = nullptr;
     check(green_ctx_create(&made, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "creating " + whose + " green context");
     ctx = made;
+    stream = stream_in(made, whose);
+  }
+
+  cudaStream_t stream_in(CUgreenCtx g, const std::string& whose) const {
     CUstream s = nullptr;
-    check(green_ctx_stream_create(&s, made, CU_STREAM_NON_BLOCKING, 0), "creating " + whose + " stream");
-    stream = reinterpret_cast<cudaStream_t>(s);
+    check(green_ctx_stream_create(&s, g, CU_STREAM_NON_BLOCKING, 0), "creating " + whose + " stream");
+    return reinterpret_cast<cudaStream_t>(s);
   }
 };
 
@@ -113,6 +117,7 @@ void GreenPartition::make_groups(int dev, CUdevResource& transfer, CUdevResource
   const Driver& d = *driver_;
   d.make_group(dev, transfer, transfer_ctx_, transfer_stream_, "the transfer's");
   d.make_group(dev, workload, workload_ctx_, workload_stream_, "the workload's");
+  second_transfer_stream_ = d.stream_in(static_cast<CUgreenCtx>(transfer_ctx_), "the transfer's second");
   transfer_done_ = d.event_in(static_cast<CUgreenCtx>(transfer_ctx_), "the transfer's group");
   workload_done_ = d.event_in(static_cast<CUgreenCtx>(workload_ctx_), "the workload's group");
   cuda_check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "making the green groups' fork event");
@@ -140,11 +145,13 @@ GreenPartition::~GreenPartition() {
     std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, name ? name : "unknown error");
   };
   // Work still queued (a case that ended early) finishes before its context goes.
-  for (cudaStream_t s : {transfer_stream_, workload_stream_})
+  for (cudaStream_t s : {transfer_stream_, second_transfer_stream_, workload_stream_})
     if (s && cudaStreamSynchronize(s) != cudaSuccess) cudaGetLastError();
   for (cudaEvent_t e : {fork_, transfer_done_, workload_done_})
     if (e && cudaEventDestroy(e) != cudaSuccess) cudaGetLastError();
   if (transfer_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(transfer_stream_)), "destroying the transfer's stream");
+  if (second_transfer_stream_)
+    report(driver_->stream_destroy(reinterpret_cast<CUstream>(second_transfer_stream_)), "destroying the transfer's second stream");
   if (workload_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(workload_stream_)), "destroying the workload's stream");
   if (transfer_ctx_) report(driver_->green_ctx_destroy(static_cast<CUgreenCtx>(transfer_ctx_)), "destroying a green context");
   if (workload_ctx_) report(driver_->green_ctx_destroy(static_cast<CUgreenCtx>(workload_ctx_)), "destroying a green context");

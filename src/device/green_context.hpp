@@ -34,6 +34,9 @@ class GreenPartition {
   GreenPartition& operator=(const GreenPartition&) = delete;
 
   cudaStream_t transfer_stream() const { return transfer_stream_; }
+  // Another stream of the transfer's group, for a second end of the transfer on this GPU (put
+  // with signal both ways: the receiver must run beside the sender, not behind it).
+  cudaStream_t second_transfer_stream() const { return second_transfer_stream_; }
   cudaStream_t workload_stream() const { return workload_stream_; }
   const SmSplit& split() const { return split_; }
 
@@ -54,6 +57,7 @@ class GreenPartition {
   void* transfer_ctx_ = nullptr;  // CUgreenCtx
   void* workload_ctx_ = nullptr;
   cudaStream_t transfer_stream_ = nullptr;
+  cudaStream_t second_transfer_stream_ = nullptr;
   cudaStream_t workload_stream_ = nullptr;
   cudaEvent_t fork_ = nullptr;           // in the creating thread's context
   cudaEvent_t transfer_done_ = nullptr;  // in the transfer's green context

@@ -42,6 +42,7 @@ std::string method_list_json() {
                        {"color", or_null(m.color)},
                        {"report_order", m.report_order},
                        {"runs_as_load", m.runs_as_load},
+                       {"runs_beside_workload", m.runs_beside_workload},
                        {"sanitizer_skip", or_null(m.sanitizer_skip)},
                        {"crosses_nodes", m.crosses_nodes},
                        {"needs_both_ends_running", m.needs_both_ends_running},

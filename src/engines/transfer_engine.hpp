@@ -110,6 +110,10 @@ class TransferEngine {
   // Enqueues one transfer: this rank's part of t.flow (two-sided engines: its send or its
   // receive). Must be capturable into a CUDA graph, unless capturable() says otherwise.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
+  // The most stream commands (kernels, copies, stream memory operations) one launch() queues on
+  // either end: a caller that queues many transfers behind a closed gate keeps their sum within
+  // what the launch queue holds, or the host blocks in a launch while the gate waits for it.
+  virtual uint64_t queued_commands() const { return 1; }
   // false: launch() is host-driven (synchronous host calls such as file I/O, which no CUDA
   // graph can hold). The timer then calls it once per transfer, after the gate opened, and
   // times the sample with the host clock until the stream's work is done (TransferTimer).

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+
+#include "common/errors.hpp"
+#include "common/event_wait.hpp"
 
 #include "device/green_context.hpp"
 #include "measure/interference_phase.hpp"
@@ -62,13 +66,33 @@ std::vector<PhaseFigures> figures_of(const std::vector<RankStep<PhaseFigures>>& 
   return figures;
 }
 
+// Waits, within the deadline, for the work queued so far on each of `streams` (of green contexts
+// too: one by one, not by a device-wide synchronize).
+void wait_for_streams(const std::vector<cudaStream_t>& streams, double deadline_s, const char* what) {
+  for (cudaStream_t s : streams) {
+    Event done = make_event(std::string("the end of ") + what);
+    cuda_check(cudaEventRecord(done.get(), s), std::string("recording the end of ") + what);
+    wait_for_event(done.get(), deadline_s, what);
+  }
+}
+
 }  // namespace
 
 struct InterferenceCases::Case {
   CaseSpec spec, transfer_spec;
   std::unique_ptr<TransferEngine> engine;
-  Endpoints ends;
+  Endpoints ends;  // this rank's buffers: the regions it fills, poisons and checks
+  // The flows whose end this rank runs: those it drives (one-sided engines), or every flow it
+  // takes part in where both ends run (put with signal: the receiver waits for the sender).
   std::vector<Flow> mine;
+  // Each of those ends, with a stream of its own: two ends of one rank (a sender and the other
+  // flow's receiver) must run beside each other, not one behind the other.
+  struct End {
+    Endpoints ends;
+    cudaStream_t stream = nullptr;
+  };
+  std::vector<End> runs;
+  // drive: this rank drives a flow (push: its source, pull: its destination); its GPU runs the workload.
   bool drive = false, busy = false, fills_src = false, owns_dst = false;
   std::unique_ptr<GreenPartition> partition;
   cudaStream_t transfer_stream = nullptr, workload_stream = nullptr, full_stream = nullptr;
@@ -87,9 +111,16 @@ struct InterferenceCases::Case {
   void target_workload_group() const { workload->set_sm_target(partition ? partition->split().workload_sms : 0, workload_stream); }
   void target_whole_gpu() const { workload->set_sm_target(0, full_stream); }
 
-  void enqueue_transfers(cudaStream_t s) const {
-    for (uint64_t i = 0; i < transfer_launches; ++i)
-      engine->launch(engine->transfer(spec.direction, ends, 0, size_t(spec.bytes)), s);
+  Transfer transfer_of(const End& end) const { return engine->transfer(spec.direction, end.ends, 0, size_t(spec.bytes)); }
+  std::vector<cudaStream_t> end_streams() const {
+    std::vector<cudaStream_t> streams;
+    for (const End& end : runs) streams.push_back(end.stream);
+    return streams;
+  }
+  // `count` transfers of each end this rank runs, each on its end's stream.
+  void enqueue_transfers(uint64_t count) const {
+    for (const End& end : runs)
+      for (uint64_t i = 0; i < count; ++i) engine->launch(transfer_of(end), end.stream);
   }
 };
 
@@ -103,6 +134,7 @@ InterferenceCases::InterferenceCases(const Communicator& comm, const RunnerOptio
       gate_(gate),
       buffers_(buffers),
       transfer_stream_(make_stream("interference transfers")),
+      second_transfer_stream_(make_stream("a second end of interference transfers")),
       workload_stream_(make_stream("the interference workload")),
       aux_stream_(make_stream("interference fills and checks")) {}
 
@@ -117,13 +149,14 @@ Workload& InterferenceCases::workload(const std::string& name) {
 
 bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
   const int me = comm_.rank();
+  const bool both_ends = k.engine && k.engine->two_sided();
   for (const Flow& o : flows_of(k.spec)) {
-    const bool participates = CaseSpec::engine_rank(k.spec.direction, o.src_rank, o.dst_rank) == me;
-    if (participates) k.mine.push_back(o);
+    const bool drives = CaseSpec::engine_rank(k.spec.direction, o.src_rank, o.dst_rank) == me;
+    if (both_ends ? (o.src_rank == me || o.dst_rank == me) : drives) k.mine.push_back(o);
+    k.drive = k.drive || drives;
     k.fills_src = k.fills_src || o.src_rank == me;
     k.owns_dst = k.owns_dst || o.dst_rank == me;
   }
-  k.drive = !k.mine.empty();
   k.busy = k.drive || (k.spec.both_gpus_busy.value_or(false) && comm_.rank() < 2);
   const int sms = k.spec.sm_partition.value_or(0);
   auto skips = steps_.run_reports("agreeing on skips", [&](StepReport& r) {
@@ -131,7 +164,7 @@ bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
     reason = static_skip_reason(k.transfer_spec);
     if (!reason && !k.engine) reason = "engine " + std::string(to_string(*k.spec.engine)) + " cannot run beside a workload";
     if (!reason && buffers_.no_peer_reason()) reason = *buffers_.no_peer_reason();
-    if (!reason && k.drive) reason = k.engine->unsupported_reason(device_);
+    if (!reason && !k.mine.empty()) reason = k.engine->unsupported_reason(device_);
     if (!reason && sms > 0 && !takes_sms(*k.spec.engine))
       reason = std::string("the ") + method_info(*k.spec.engine).title + " takes no SMs: it runs unpartitioned only";
     if (!reason && sms > 0 && (k.drive || k.busy)) {
@@ -143,19 +176,57 @@ bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
   return !any_skipped(skips, out) && !any_failed(skips, out);
 }
 
-bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
+Endpoints InterferenceCases::endpoints_for(const Flow& flow) const {
+  // Interference runs on ranks 0 and 1 (the first pair); other ranks keep step idle.
+  const int me = comm_.rank(), other = me == 0 ? 1 : 0;
+  Endpoints e{buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(other), buffers_.peer_dst(other), nullptr, flow};
+  e.rank = me;
+  e.heartbeat = gate_.heartbeat_word();
+  e.local_signal_area = buffers_.local_signal_area();
+  e.peer_signal_area = buffers_.peer_signal_area(other);
+  return e;
+}
+
+// The case's streams and this rank's ends; then, in a step of its own, the source filled and
+// each end's state reset (signals, credits): a reset after a faster peer's first signal would
+// erase it, and both ends would wait until their timeouts.
+bool InterferenceCases::place_ends(Case& k, CaseOutcome& out) {
   k.transfer_stream = k.partition ? k.partition->transfer_stream() : transfer_stream_.get();
   k.workload_stream = k.partition ? k.partition->workload_stream() : workload_stream_.get();
   k.full_stream = workload_stream_.get();
-  // Interference runs on ranks 0 and 1 (the first pair); other ranks keep step idle.
   const int other = comm_.rank() == 0 ? 1 : 0;
-  k.ends = {buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(other), buffers_.peer_dst(other), nullptr,
-            Flow{comm_.rank(), other}};
-  const double launch_deadline_s = 60.0 * options_.timeout_scale;
-  auto calibration = steps_.run<Calibration>("calibrating the case", [&](StepReport& r, Calibration& d) {
+  k.ends = endpoints_for(Flow{comm_.rank(), other});
+  const cudaStream_t second = k.partition ? k.partition->second_transfer_stream() : second_transfer_stream_.get();
+  if (k.mine.size() > 2) throw std::logic_error("an interference case gives a rank at most two ends of its transfer");
+  for (size_t i = 0; i < k.mine.size(); ++i) k.runs.push_back({endpoints_for(k.mine[i]), i == 0 ? k.transfer_stream : second});
+  auto filled = steps_.run_reports("filling the buffers", [&](StepReport&) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
     if (k.fills_src) k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed_of(0, 0), aux_stream_.get());
+    for (const Case::End& end : k.runs) k.engine->before_sample(end.ends, seed_of(0, 0), aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling the source");
+  });
+  return !any_failed(filled, out);
+}
+
+// One transfer of each end, timed on the first end's stream; the other end's transfers run
+// beside them, as many, so that both ends of every flow meet.
+void InterferenceCases::time_transfer(Case& k, StepReport& r, double& single_ms, double deadline_s) {
+  k.engine->prepare(device_, comm_.rank(), k.mine);
+  for (const Case::End& end : k.runs)
+    if (const auto sms = k.engine->measure_sms_used(k.transfer_of(end), end.stream))
+      r.sms_used = std::max(r.sms_used.value_or(0), *sms);
+  for (size_t i = 1; i < k.runs.size(); ++i)
+    for (int n = 0; n < kSingleTimings; ++n) k.engine->launch(k.transfer_of(k.runs[i]), k.runs[i].stream);
+  const Case::End& first = k.runs.front();
+  single_ms = time_single_ms(first.stream, [&](cudaStream_t s) { k.engine->launch(k.transfer_of(first), s); }, deadline_s);
+  wait_for_streams(k.end_streams(), deadline_s, "calibrating the transfer's ends");
+  if (auto why = k.engine->stalled()) throw RuntimeFailure("calibrating: " + *why);
+}
+
+bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
+  if (!place_ends(k, out)) return false;
+  const double launch_deadline_s = 60.0 * options_.timeout_scale;
+  auto calibration = steps_.run<Calibration>("calibrating the case", [&](StepReport& r, Calibration& d) {
     if (k.busy) {
       k.workload = &workload(*k.spec.workload);
       const auto launch = [&](cudaStream_t s) { k.workload->enqueue(s); };
@@ -166,15 +237,14 @@ bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
         d.partition_workload_single_ms = time_single_ms(k.workload_stream, launch, launch_deadline_s);
       }
     }
-    if (!k.drive) return;
-    k.engine->prepare(device_, comm_.rank(), k.mine);
-    const Transfer t = k.engine->transfer(k.spec.direction, k.ends, 0, size_t(k.spec.bytes));
-    r.sms_used = k.engine->measure_sms_used(t, k.transfer_stream);
-    d.transfer_single_ms = time_single_ms(k.transfer_stream, [&](cudaStream_t s) { k.engine->launch(t, s); }, launch_deadline_s);
+    if (!k.runs.empty()) time_transfer(k, r, d.transfer_single_ms, launch_deadline_s);
   });
   if (any_failed(reports_of(calibration), out)) return false;
   const Calibration single = slowest(calibration);
-  k.transfer_launches = launches_for(single.transfer_single_ms, options_.min_sample_time_ms);
+  // Behind the closed gate a phase queues its transfers' commands all at once: at most as many as
+  // kMaxLaunches single launches (the copy-engine put with signal queues hundreds per transfer).
+  const uint64_t most = std::max<uint64_t>(1, kMaxLaunches / std::max<uint64_t>(1, k.engine->queued_commands()));
+  k.transfer_launches = std::min(most, launches_for(single.transfer_single_ms, options_.min_sample_time_ms));
   k.transfer_sample_ms = single.transfer_single_ms * double(k.transfer_launches);
   k.workload_launches = launches_for(single.workload_single_ms, k.transfer_sample_ms);
   k.partition_workload_launches = launches_for(single.partition_workload_single_ms, k.transfer_sample_ms);
@@ -183,17 +253,22 @@ bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
   out.iterations = k.transfer_launches;
   for (const auto& r : calibration)
     if (r.report.sms_used) out.sms_used = std::max(out.sms_used.value_or(0), *r.report.sms_used);
+  return warm_up(k, out);
+}
 
-  // Warm-up: one sample's worth of each, ungated, so clocks and caches settle.
+// One sample's worth of each, ungated, so clocks and caches settle.
+bool InterferenceCases::warm_up(Case& k, CaseOutcome& out) {
   auto warmup = steps_.run_reports("warming up", [&](StepReport&) {
-    if (k.drive) k.enqueue_transfers(k.transfer_stream);
+    k.enqueue_transfers(k.transfer_launches);
     if (k.busy) {
       k.target_workload_group();
       for (uint64_t i = 0; i < k.workload_launches; ++i) k.workload->enqueue(k.workload_stream);
     }
     // Streams of green contexts are waited for one by one (not by a device-wide synchronize).
-    for (cudaStream_t s : {k.transfer_stream, k.workload_stream, k.full_stream})
-      cuda_check(cudaStreamSynchronize(s), "warming up");
+    std::vector<cudaStream_t> streams = k.end_streams();
+    streams.insert(streams.end(), {k.workload_stream, k.full_stream});
+    wait_for_streams(streams, k.deadline_s, "warming up");
+    if (auto why = k.engine->stalled()) throw RuntimeFailure("warming up: " + *why);
   });
   return !any_failed(warmup, out);
 }
@@ -217,6 +292,8 @@ bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, b
       k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
     if (transfer && options_.verify && k.owns_dst)
       k.engine->poison_destination(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
+    if (transfer)  // each end's state (signals, credits) back to its start, with the sample's pattern
+      for (const Case::End& end : k.runs) k.engine->before_sample(end.ends, options_.verify ? seed : seed_of(0, 0), aux_stream_.get());
     if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
   });
@@ -227,6 +304,9 @@ bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, b
 bool InterferenceCases::verify(Case& k, int sample, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
   auto verified = steps_.run_reports("verifying a sample", [&](StepReport& r) {
     const std::string where = " on rank " + std::to_string(comm_.rank()) + " (sample " + std::to_string(sample) + ")";
+    // A wait of an end that gave up (put with signal) fails the sample: a stall is no figure.
+    if (transfer && !k.runs.empty())
+      if (auto why = k.engine->stalled()) throw RuntimeFailure(*why + where);
     if (workload && k.busy)
       if (auto bad = k.workload->check(aux_stream_.get())) r.verify_error = "workload check failed" + where + ": " + *bad;
     if (!transfer || !options_.verify || !k.owns_dst) return;
@@ -239,14 +319,14 @@ bool InterferenceCases::verify(Case& k, int sample, uint64_t seed, bool transfer
 double InterferenceCases::gate_timeout_s() const { return options_.gate_timeout_s * options_.timeout_scale; }
 
 // 1. The transfer alone (in its SM group where partitioned).
-InterferenceCases::Phase InterferenceCases::transfer_alone(Case& k, GatedWindow& transfer, CaseOutcome& out) {
+InterferenceCases::Phase InterferenceCases::transfer_alone(Case& k, GatedWindows& transfer, CaseOutcome& out) {
   return gated_phase("the transfer alone", [&](uint32_t ticket) {
-    if (!k.drive) return;
+    if (transfer.empty()) return;
     transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
-    k.enqueue_transfers(k.transfer_stream);
+    k.enqueue_transfers(k.transfer_launches);
     transfer.close();
   }, [&](PhaseFigures& d) {
-    if (k.drive) d.set_transfer(transfer.wait(k.deadline_s));
+    if (!transfer.empty()) d.set_transfer(transfer.wait(k.deadline_s));
   }, out);
 }
 
@@ -270,12 +350,12 @@ InterferenceCases::Phase InterferenceCases::workload_alone(Case& k, GatedWindow&
 
 // 3. Both at once behind the same gate; the workload keeps launching until the transfer's
 // window has closed (a GPU that drives no transfer keeps it going for the planned time).
-InterferenceCases::Phase InterferenceCases::together(Case& k, GatedWindow& transfer, GatedWindow& grouped, CaseOutcome& out) {
+InterferenceCases::Phase InterferenceCases::together(Case& k, GatedWindows& transfer, GatedWindow& grouped, CaseOutcome& out) {
   WorkloadFeeder feeder(k.workload_stream, kWorkloadAhead, [&](cudaStream_t s) { k.workload->enqueue(s); });
   return gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
-    if (k.drive) {
+    if (!transfer.empty()) {
       transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
-      k.enqueue_transfers(k.transfer_stream);
+      k.enqueue_transfers(k.transfer_launches);
       transfer.close();
     }
     if (k.busy) {
@@ -287,13 +367,13 @@ InterferenceCases::Phase InterferenceCases::together(Case& k, GatedWindow& trans
     if (k.busy) {
       const auto t0 = Clock::now();
       const auto cover = [&] {
-        if (k.drive && !transfer.closed_and_done()) return true;
+        if (!transfer.empty() && !transfer.closed_and_done()) return true;
         return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() < k.planned_cover_ms;
       };
       feeder.feed_while(cover, k.deadline_s);
       grouped.close();
     }
-    if (k.drive) d.set_transfer(transfer.wait(k.deadline_s));
+    if (!transfer.empty()) d.set_transfer(transfer.wait(k.deadline_s));
     if (k.busy) {
       const WindowFigures f = grouped.wait(k.deadline_s);
       d.workload = true;
@@ -305,7 +385,8 @@ InterferenceCases::Phase InterferenceCases::together(Case& k, GatedWindow& trans
 }
 
 bool InterferenceCases::run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out) {
-  GatedWindow transfer(k.transfer_stream, "transfer"), alone(k.full_stream, "workload"), grouped(k.workload_stream, "workload");
+  GatedWindows transfer(k.end_streams(), "transfer");
+  GatedWindow alone(k.full_stream, "workload"), grouped(k.workload_stream, "workload");
   SampleFigures f;
   if (!fill_and_poison(k, seed, true, false, out) || !(f.transfer_alone = transfer_alone(k, transfer, out)) ||
       !verify(k, sample, seed, true, false, out))
@@ -329,12 +410,12 @@ bool InterferenceCases::run_sample(Case& k, int sample, uint64_t seed, CaseOutco
 void InterferenceCases::record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const {
   InterferenceSamples& rec = *out.interference;
   const double bytes = double(k.spec.bytes) * double(k.transfer_launches);
-  const bool bidir = k.spec.mode == Mode::kBidir;
+  const bool bidir = k.spec.mode == Mode::kBidir, two_ends = k.engine->two_sided();
   const double work = k.work_per_launch;  // from a GPU that ran the workload: every rank records the row
-  rec.transfer_alone_gbps.push_back(transfer_gbps(*f.transfer_alone, bytes, bidir));
+  rec.transfer_alone_gbps.push_back(transfer_gbps(*f.transfer_alone, bytes, bidir, two_ends));
   rec.workload_alone.push_back(workload_figure(*f.workload_alone, work));
   if (f.workload_in_group) rec.workload_partition_alone.push_back(workload_figure(*f.workload_in_group, work));
-  rec.transfer_together_gbps.push_back(transfer_gbps(*f.together, bytes, bidir));
+  rec.transfer_together_gbps.push_back(transfer_gbps(*f.together, bytes, bidir, two_ends));
   rec.workload_together.push_back(workload_figure(*f.together, work));
   rec.workload_launches_together.push_back(most_workload_launches(*f.together));
   rec.overlap.push_back(overlap_of(*f.together));

@@ -44,6 +44,12 @@ class InterferenceCases {
   // Steps of a case; each returns false when the case ended (out says why).
   bool agree_on_skips(Case& k, CaseOutcome& out);
   bool calibrate(Case& k, CaseOutcome& out);
+  bool place_ends(Case& k, CaseOutcome& out);
+  bool warm_up(Case& k, CaseOutcome& out);
+  // One transfer's time (its end's part on this rank), within calibration's step.
+  void time_transfer(Case& k, StepReport& r, double& single_ms, double deadline_s);
+  // This rank's buffers and signal areas for its end of `flow`.
+  Endpoints endpoints_for(const Flow& flow) const;
   bool describe_workload(Case& k, CaseOutcome& out);
   bool run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out);
 
@@ -52,9 +58,9 @@ class InterferenceCases {
   struct SampleFigures {
     Phase transfer_alone, workload_alone, workload_in_group, together;  // workload_in_group: partitioned only
   };
-  Phase transfer_alone(Case& k, GatedWindow& transfer, CaseOutcome& out);
+  Phase transfer_alone(Case& k, GatedWindows& transfer, CaseOutcome& out);
   Phase workload_alone(Case& k, GatedWindow& w, bool whole_gpu, uint64_t launches, const char* what, CaseOutcome& out);
-  Phase together(Case& k, GatedWindow& transfer, GatedWindow& grouped, CaseOutcome& out);
+  Phase together(Case& k, GatedWindows& transfer, GatedWindow& grouped, CaseOutcome& out);
   // The sample's figures into the row, and the cover the next sample plans.
   void record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const;
   double gate_timeout_s() const;
@@ -76,7 +82,8 @@ class InterferenceCases {
   int device_;
   SharedGate& gate_;
   PeerBuffers& buffers_;
-  Stream transfer_stream_, workload_stream_, aux_stream_;  // primary context: unpartitioned cases
+  // Primary context: unpartitioned cases (the second transfer stream: a rank's second end).
+  Stream transfer_stream_, second_transfer_stream_, workload_stream_, aux_stream_;
   std::map<std::string, std::unique_ptr<Workload>> workloads_;  // made on first use, kept for the sweep
 };
 

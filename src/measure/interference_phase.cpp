@@ -64,6 +64,33 @@ WindowFigures GatedWindow::wait(double deadline_s) {
   return {ms, double(stamps->end_ns - stamps->release_ns)};
 }
 
+GatedWindows::GatedWindows(const std::vector<cudaStream_t>& streams, const std::string& what) {
+  for (size_t i = 0; i < streams.size(); ++i)
+    windows_.push_back(std::make_unique<GatedWindow>(streams[i], what + (i ? " (end " + std::to_string(i + 1) + ")" : "")));
+}
+
+void GatedWindows::open(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s) {
+  for (auto& w : windows_) w->open(gate, heartbeat, ticket, gate_timeout_s);
+}
+
+void GatedWindows::close() {
+  for (auto& w : windows_) w->close();
+}
+
+bool GatedWindows::closed_and_done() const {
+  return std::all_of(windows_.begin(), windows_.end(), [](const auto& w) { return w->closed_and_done(); });
+}
+
+WindowFigures GatedWindows::wait(double deadline_s) {
+  WindowFigures longest;
+  for (auto& w : windows_) {
+    const WindowFigures f = w->wait(deadline_s);
+    longest.elapsed_ms = std::max(longest.elapsed_ms, f.elapsed_ms);
+    longest.window_ns = std::max(longest.window_ns, f.window_ns);
+  }
+  return longest;
+}
+
 WorkloadFeeder::WorkloadFeeder(cudaStream_t stream, int ahead, std::function<void(cudaStream_t)> launch)
     : stream_(stream), launch_(std::move(launch)) {
   for (int i = 0; i < ahead; ++i) done_.push_back(make_event("a workload launch's end"));
@@ -99,7 +126,7 @@ uint64_t WorkloadFeeder::feed_while(const std::function<bool()>& keep_going, dou
 double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s) {
   Event start = make_event("a calibration start"), stop = make_event("a calibration stop");
   std::vector<double> ms;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kSingleTimings; ++i) {
     cuda_check(cudaEventRecord(start.get(), stream), "recording a calibration start");
     enqueue(stream);
     cuda_check(cudaEventRecord(stop.get(), stream), "recording a calibration stop");
@@ -119,11 +146,11 @@ double longest_transfer_window_ns(const std::vector<PhaseFigures>& ranks) {
   return longest;
 }
 
-double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir) {
-  if (!bidir)
+double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir, bool two_ends) {
+  if (!bidir && !two_ends)
     for (const PhaseFigures& r : ranks)
       if (r.transfer) return bytes_per_rank / (r.transfer_ms * 1e-3) / 1e9;
-  return 2.0 * bytes_per_rank / (longest_transfer_window_ns(ranks) * 1e-9) / 1e9;
+  return (bidir ? 2.0 : 1.0) * bytes_per_rank / (longest_transfer_window_ns(ranks) * 1e-9) / 1e9;
 }
 
 double workload_figure(const std::vector<PhaseFigures>& ranks, double work_per_launch) {

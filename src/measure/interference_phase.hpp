@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,25 @@ class GatedWindow {
   bool closed_ = false;
 };
 
+// The windows of every end of the transfer one rank runs, a stream each (put with signal both
+// ways: the sender and the receiver of the other flow), opened by one gate and read as one.
+class GatedWindows {
+ public:
+  GatedWindows(const std::vector<cudaStream_t>& streams, const std::string& what);
+  bool empty() const { return windows_.empty(); }
+  cudaStream_t stream(size_t i) const { return windows_.at(i)->stream(); }
+  size_t size() const { return windows_.size(); }
+  void open(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s);
+  void close();
+  // Whether every window's work up to close() has run.
+  bool closed_and_done() const;
+  // The longest of each figure: the ends' work ends when the last of them does.
+  WindowFigures wait(double deadline_s);
+
+ private:
+  std::vector<std::unique_ptr<GatedWindow>> windows_;
+};
+
 // Keeps a workload running on its window's stream: `launch` enqueues one launch. At most
 // `ahead` launches are queued at a time; the feeder stops once `keep_going()` turns false.
 class WorkloadFeeder {
@@ -70,7 +90,8 @@ class WorkloadFeeder {
   uint64_t launched_ = 0;
 };
 
-// Median of three event-timed, ungated launches of `enqueue` on `stream`, in ms (calibration).
+// Median of kSingleTimings event-timed, ungated launches of `enqueue` on `stream`, in ms (calibration).
+inline constexpr int kSingleTimings = 3;
 double time_single_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue, double deadline_s);
 
 // What one rank reports from a gated phase: the part it ran (a transfer it drove, the workload
@@ -95,8 +116,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PhaseFigures, transfer, transfer
 
 // Figures of one gated phase from every rank's report.
 // Transfer GB/s: uni, the driving rank's events; bidir, both directions' bytes over the longer
-// window (both windows start at the gate's release).
-double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir);
+// window (both windows start at the gate's release). `two_ends`: a transfer whose receiver runs
+// too (put with signal) has moved its bytes when the last end's window closed, uni as well (as
+// the case loop times such flows).
+double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir, bool two_ends);
 double longest_transfer_window_ns(const std::vector<PhaseFigures>& ranks);
 // The workload's figure: per GPU, the mean over the GPUs that ran it.
 double workload_figure(const std::vector<PhaseFigures>& ranks, double work_per_launch);

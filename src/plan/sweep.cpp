@@ -63,12 +63,21 @@ uint64_t shape_count(Method m, const Config& c) {
   return count;
 }
 
+// The directions an interference engine runs at: a one-way engine (put_signal: the sender writes
+// the receiver's memory) at push only, whatever the config's directions: its sender is GPU 0,
+// which runs the workload.
+std::vector<Direction> interference_directions(Method engine, const Config& config) {
+  if (runs_one_way(engine)) return {Direction::kPush};
+  return config.directions;
+}
+
 // As expand_interference: an engine that takes no SMs (the copy engine) has no SM partitions.
 uint64_t interference_cases(const Config& config) {
   const InterferenceSettings& s = config.interference;
   uint64_t total = 0;
   for (Method engine : s.engines)
-    total = saturating_add(total, product({s.workloads.size(), shape_count(engine, config), config.directions.size(),
+    total = saturating_add(total, product({s.workloads.size(), shape_count(engine, config),
+                                           interference_directions(engine, config).size(),
                                            config.modes.size(), config.sizes.size(),
                                            takes_sms(engine) ? s.sm_partitions.size() : 1}));
   return total;
@@ -150,13 +159,14 @@ void expand_probe_method(Method m, const Config& config, const std::vector<Flow>
 // --- interference ---------------------------------------------------------------
 // One case per workload, engine, engine shape, direction, mode, size and SM partition (the
 // partition innermost: one trade curve per engine). An engine that takes no SMs (the copy engine)
-// runs once, unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull).
+// runs once, unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull);
+// a one-way engine's sender is GPU 0, its receiver GPU 1 (interference_directions).
 void expand_interference(Method interference, const Config& config, std::vector<CaseSpec>& cases) {
   const InterferenceSettings& s = config.interference;
   for (const std::string& workload : s.workloads)
     for (Method engine : s.engines)
       for (const Shape& shape : shapes_of(engine, config))
-        for (Direction d : config.directions)
+        for (Direction d : interference_directions(engine, config))
           for (Mode mode : config.modes)
             for (uint64_t bytes : config.sizes)
               for (uint64_t k : takes_sms(engine) ? s.sm_partitions : std::vector<uint64_t>{0}) {

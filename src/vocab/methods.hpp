@@ -145,6 +145,10 @@ struct MethodInfo {
   // Its cases run through the node's staging area in shared pinned host memory, a session
   // resource held while they run (engines/baseline_resources.hpp).
   bool needs_staging_area = false;
+  // May be the transfer beside an interference case's workload though not a latency case's load:
+  // a flow whose two ends both run (a sender and a receiver that waits for it), which the
+  // interference loop runs on both ranks of the pair, each end in its place.
+  bool runs_beside_workload = false;
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered in the
@@ -202,5 +206,7 @@ inline bool runs_one_way(Method m) { return is_two_sided_baseline(m) || method_i
 std::vector<std::string> axes_of(Method m);
 // Whether its kernel takes SMs of their own (it sweeps a blocks axis); the copy engine takes none.
 inline bool takes_sms(Method m) { return swept_axis(m, ShapeAxis::kBlocks) != nullptr; }
+// Whether it may be the transfer of an interference case (interference.engines).
+inline bool may_run_beside_workload(const MethodInfo& m) { return m.runs_as_load || m.runs_beside_workload; }
 
 }  // namespace p2pbench

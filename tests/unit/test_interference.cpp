@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
+#include "engines/transfer_engine.hpp"
 #include "judgement/trade_table.hpp"
 #include "example_results.hpp"
 #include "results/interference_rows.hpp"
@@ -88,6 +90,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadSection{"engines not list", {{"engines", "ce"}}, "interference.engines", "ce"},
         BadSection{"engine unknown", {{"engines", {"ce", "nccl"}}}, "interference.engines[1]", "nccl"},
         BadSection{"engine twice", {{"engines", {"tma", "tma"}}}, "interference.engines[1]", "tma"},
+        // Both ends run but the loop cannot run them: a router of many flows, a collective of every rank.
+        BadSection{"engine routes tokens", {{"engines", {"put_signal_ce", "tokens_dispatch_ldst"}}},
+                   "interference.engines[1]", "tokens_dispatch_ldst"},
+        BadSection{"engine a collective", {{"engines", {"all_gather_ce"}}}, "interference.engines[0]", "all_gather_ce"},
         BadSection{"partitions empty", {{"sm_partitions", json::array()}}, "interference.sm_partitions", "[]"},
         BadSection{"partition negative", {{"sm_partitions", {0, -8}}}, "interference.sm_partitions[1]", "-8"},
         BadSection{"partition huge", {{"sm_partitions", {4096}}}, "interference.sm_partitions[0]", "4096"},
@@ -130,6 +136,77 @@ TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
     EXPECT_TRUE(k.both_gpus_busy.value_or(false));
     EXPECT_EQ(k.src_rank(), -1);
   }
+}
+
+// A put with signal may be the transfer: its receiver runs on the other GPU. It writes the
+// receiver's memory, so it runs at push only whatever the directions, and the copy engine's
+// sender takes no SMs, so it runs unpartitioned only.
+TEST(InterferenceConfig, PutSignalSendersMayBeTheTransferAtPushOnly) {
+  json doc = doc_with({{"workloads", {"gemm"}}, {"engines", {"put_signal_ce", "put_signal_ldst", "ce"}},
+                       {"sm_partitions", {0, 8}}});
+  doc["directions"] = {"push", "pull"};
+  doc["modes"] = {"uni"};
+  const Config c = parse_config(doc);
+  validate_kernel_axes(c);
+  EXPECT_EQ(c.interference.engines, (std::vector<Method>{*parse_method("put_signal_ce"), *parse_method("put_signal_ldst"),
+                                                         Method::kCe}));
+  const std::vector<CaseSpec> cases = expand_cases(c);
+  ASSERT_EQ(cases.size(), count_cases(c));
+  std::map<std::string, std::vector<std::pair<Direction, int>>> runs;
+  for (const CaseSpec& k : cases) {
+    runs[to_string(*k.engine)].push_back({k.direction, *k.sm_partition});
+    EXPECT_FALSE(static_skip_reason(k)) << k.name();
+  }
+  using Runs = std::vector<std::pair<Direction, int>>;
+  EXPECT_EQ(runs["put_signal_ce"], (Runs{{Direction::kPush, 0}}));
+  EXPECT_EQ(runs["put_signal_ldst"], (Runs{{Direction::kPush, 0}, {Direction::kPush, 8}}));
+  EXPECT_EQ(runs["ce"], (Runs{{Direction::kPush, 0}, {Direction::kPull, 0}})) << "a load runs at every direction";
+}
+
+TEST(InterferenceConfig, RefusingAnEngineNamesWhatMayRun) {
+  try {
+    parse_config(doc_with({{"engines", {"ce", "all_to_all_ce"}}}));
+    FAIL() << "all_to_all_ce accepted as an interference engine";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("interference.engines[1]"), std::string::npos) << what;
+    EXPECT_NE(what.find("\"put_signal_ce\""), std::string::npos) << "the engines that may run: " << what;
+    EXPECT_NE(what.find("\"ldst\""), std::string::npos) << what;
+  }
+}
+
+// configs/interference-zero-sm.json: the GEMM beside every zero-SM engine and the SM engines at
+// 8 and 16 SMs. Every put_signal_ce case must fit the commands a phase may queue behind the closed
+// gate, or it would be skipped on the GPU instead of measured.
+TEST(InterferenceConfig, ZeroSmConfigRunsEveryEngineAndFitsTheGate) {
+  const Config c = parse_config(
+      read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/interference-zero-sm.json", "--config"));
+  validate_kernel_axes(c);
+  const std::vector<CaseSpec> cases = expand_cases(c);
+  std::map<std::string, std::set<int>> partitions;
+  std::map<std::string, int> count;
+  std::set<std::string> names;
+  for (const CaseSpec& k : cases) {
+    ASSERT_TRUE(k.engine && k.sm_partition);
+    const std::string engine = to_string(*k.engine);
+    partitions[engine].insert(*k.sm_partition);
+    ++count[engine];
+    names.insert(k.name());
+    EXPECT_EQ(k.direction, Direction::kPush);
+    EXPECT_EQ(*k.workload, "gemm");
+    if (engine != "put_signal_ce") continue;
+    const auto e = make_engine(transfer_case_of(k));
+    ASSERT_TRUE(e);
+    EXPECT_FALSE(e->unsupported_reason(0)) << k.name() << ": " << e->unsupported_reason(0).value_or("");
+    EXPECT_LE(e->queued_commands(), 256u) << k.name();
+    EXPECT_TRUE(e->two_sided()) << "its receiver runs on the other GPU";
+  }
+  EXPECT_EQ(names.size(), cases.size()) << "every case has its own name";
+  const std::set<int> k0816{0, 8, 16};
+  for (const char* sm : {"ldst", "tma", "put_signal_ldst", "put_signal_tma"}) EXPECT_EQ(partitions[sm], k0816) << sm;
+  EXPECT_EQ(partitions["ce"], std::set<int>{0});
+  EXPECT_EQ(partitions["put_signal_ce"], std::set<int>{0});
+  EXPECT_EQ(count["put_signal_ce"], 4) << "signal_group 1 and 4, signal as a stream write and as a copy";
 }
 
 TEST(InterferenceRow, CarriesBothFiguresSlowdownsAndOverlap) {

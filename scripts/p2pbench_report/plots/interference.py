@@ -9,11 +9,11 @@ from __future__ import annotations
 import p2pbench_report.plots.backend  # noqa: F401  (selects Agg)
 from p2pbench_report.loader import ResultSet
 from p2pbench_report.plots.labels import PointLabel, place_point_labels
-from p2pbench_report.methods import LOAD_METHODS, METHOD_COLORS, names_of_kinds
+from p2pbench_report.methods import INTERFERENCE_ENGINES, METHOD_COLORS, names_of_kinds
 from p2pbench_report.plots.style import SYSTEM_STYLES, PlottedFigure, new_figure, place_legend, set_title
 
 MIN_OVERLAP = 0.95
-ENGINES = LOAD_METHODS  # any method that may run beside a workload (the row's engine)
+ENGINES = INTERFERENCE_ENGINES  # any method that may run beside a workload (the row's engine)
 
 
 def interference_rows(result_set: ResultSet) -> list[dict]:

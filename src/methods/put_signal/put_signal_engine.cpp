@@ -91,6 +91,10 @@ void PutSignalEngine::launch(const Transfer& t, cudaStream_t stream) {
   }
 }
 
+uint64_t PutSignalEngine::queued_commands() const {
+  return sender_ == Sender::kCe ? CopyEngineSender::commands(g_, ce_signals_) : 1;
+}
+
 std::optional<int> PutSignalEngine::measure_sms_used(const Transfer& t, cudaStream_t) {
   if (!sends(t.flow)) return std::nullopt;
   return sender_ == Sender::kCe ? 0 : *c_.blocks;
@@ -204,24 +208,32 @@ std::unique_ptr<TransferEngine> ldst_engine(const CaseSpec& c) { return std::mak
 std::unique_ptr<TransferEngine> tma_engine(const CaseSpec& c) { return std::make_unique<PutSignalEngine>(Sender::kTma, c); }
 std::unique_ptr<TransferEngine> ce_engine(const CaseSpec& c) { return std::make_unique<PutSignalEngine>(Sender::kCe, c); }
 
+// The three senders of one flow may be the transfer beside an interference workload: the
+// interference loop runs the receiver on the other rank (the tokens methods route many flows
+// and stay out).
+MethodInfo beside_workload(MethodInfo m) {
+  m.runs_beside_workload = true;
+  return m;
+}
+
 }  // namespace
 
 P2PBENCH_REGISTER_METHOD(kPutSignalLdst,
-                         put_signal_info("put_signal_ldst", "put+signal LD/ST", "tab:olive", 12,
+                         beside_workload(put_signal_info("put_signal_ldst", "put+signal LD/ST", "tab:olive", 12,
                                          "chunks put by warps with 16-byte stores, each followed by a release flag the "
                                          "receiver waits on, credits back",
                                          {blocks_axis(16, kBlocksHelp), warps_axis(),
-                                          chunk_axis(16384, kChunkHelp), in_flight_axis()}),
+                                          chunk_axis(16384, kChunkHelp), in_flight_axis()})),
                          ldst_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalTma,
-                         put_signal_info("put_signal_tma", "put+signal TMA", "tab:cyan", 13,
+                         beside_workload(put_signal_info("put_signal_tma", "put+signal TMA", "tab:cyan", 13,
                                          "chunks put by warps with bulk copies (TMA) through shared memory, each "
                                          "completed, then flagged; credits back",
                                          {blocks_axis(16, kBlocksHelp), warps_axis(), tma_smem_axis(),
-                                          chunk_axis(16384, kChunkHelp), in_flight_axis()}),
+                                          chunk_axis(16384, kChunkHelp), in_flight_axis()})),
                          tma_engine);
 P2PBENCH_REGISTER_METHOD(kPutSignalCe,
-                         put_signal_info("put_signal_ce", "put+signal copy engine", "tab:gray", 14,
+                         beside_workload(put_signal_info("put_signal_ce", "put+signal copy engine", "tab:gray", 14,
                                          "chunks put by the copy engine, a stream-ordered flag behind each group of "
                                          "them (a stream write or a 4-byte copy), a stream per group in flight (no SM "
                                          "on the sender); credits back",
@@ -232,7 +244,7 @@ P2PBENCH_REGISTER_METHOD(kPutSignalCe,
                                            "puts per signal (and per credit): the receiver waits for each group"},
                                           {ShapeAxis::kSignalCopy, {0}, zero_or_one, "signal_copy must be 0 or 1",
                                            "0: the signal and the credit's take are stream memory writes; 1: 4-byte "
-                                           "copies of a device word behind the puts, on the copy engine"}}),
+                                           "copies of a device word behind the puts, on the copy engine"}})),
                          ce_engine);
 
 }  // namespace p2pbench::put_signal

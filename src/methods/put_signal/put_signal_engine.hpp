@@ -27,6 +27,8 @@ class PutSignalEngine : public TransferEngine {
   Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override;
   void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override;
   void launch(const Transfer& t, cudaStream_t stream) override;
+  // The copy-engine sender's commands per transfer (the receiver and the SM senders: one kernel).
+  uint64_t queued_commands() const override;
   // The sender's SMs (the receiver's thread per channel is not counted): its blocks, or none.
   std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t) override;
   // A wait of this rank's end of a flow that gave up in the last sample (the kernels' headers).

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""A put with signal as the transfer beside the GEMM, between two ranks on two GPUs: the sender on
+GPU 0 beside the workload, the receiver on GPU 1 (both ways at once: each rank runs a sender and
+the other flow's receiver). Every case must be ok and verified (the destination poisoned before
+each transfer phase, every byte checked after it), carry both figures, and put_signal_ce's rows
+must say the sender took no SMs. Exits 77 (CTest: skipped) with the reason where two GPUs are not
+visible. Prints 'N passed, N failed'.
+Usage: put_signal_beside_gemm.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "gpu_driver"))
+from driver_checks import gpu_count  # noqa: E402
+
+CONFIG = HERE / "put-signal-beside-gemm.json"
+
+
+def expected_cases(binary):
+    """The case names the dry run plans for the config: the run must report each of them."""
+    plan = subprocess.run([binary, "--config", str(CONFIG), "--dry-run"], capture_output=True, text=True,
+                          timeout=120, check=True).stdout
+    return [line.split()[1] for line in plan.splitlines() if line.strip()[:1].isdigit() and "interference/" in line]
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    gpus = gpu_count()
+    if gpus < 2:
+        print(f"SKIPPED: a put with signal beside the GEMM runs between two GPUs; {gpus} visible")
+        return 77
+    binary, mpiexec = sys.argv[1], sys.argv[2:]
+    passed = failed = 0
+
+    def check(ok, what, detail=""):
+        nonlocal passed, failed
+        print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + str(detail)[-3000:]), flush=True)
+        passed, failed = passed + bool(ok), failed + (not ok)
+
+    planned = expected_cases(binary)
+    out = pathlib.Path(tempfile.mkdtemp(prefix="p2pbench-interference-")) / "put-signal.json"
+    r = subprocess.run([*mpiexec, "-np", "2", binary, "--config", str(CONFIG), "--output", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    check(r.returncode == 0 and out.exists(), "exit 0, file written", r.stdout + r.stderr)
+    if not out.exists():
+        print(f"{passed} passed, {failed} failed")
+        return 1
+    rows = json.loads(out.read_text())["results"]
+    check(len(rows) == len(planned) and len(planned) > 0, f"{len(planned)} cases planned, {len(rows)} reported",
+          [row.get("case") for row in rows])
+    for row in rows:
+        name = f"{row.get('engine')} {row.get('mode')} K={row.get('sm_partition')} {row.get('chunk_bytes')}"
+        ok = row["status"] == "ok" and row["verified"]
+        check(ok, f"{name}: ok and verified", (row["status"], row.get("error")))
+        if not ok:
+            continue
+        figures = [row.get(k) for k in ("workload_alone", "workload_together", "transfer_alone_gbps",
+                                        "transfer_together_gbps")]
+        check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
+              f"{name}: the workload's and the transfer's figures, alone and together", figures)
+        if row.get("engine") == "put_signal_ce":
+            check(row.get("sms_used") == 0, f"{name}: the sender took no SMs", row.get("sms_used"))
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
