@@ -12,7 +12,7 @@
 # Compiles through ccache where it is installed (cmake/CompilerCache.cmake): the test
 # adding_a_method's scratch copy of the tree then takes this build's objects.
 # Env: P2PBENCH_REQUIRE_GPUS=N (a GPU test that needs N or fewer GPUs and skips fails instead),
-#      P2PBENCH_TEST_JOBS (tests at once; default: 3 more than the GPUs),
+#      P2PBENCH_TEST_JOBS (tests at once; default: the GPUs, the cores and 2 more),
 #      P2PBENCH_BUILD_DIR, P2PBENCH_CUDA_ARCHITECTURES, P2PBENCH_JOBS (build jobs).
 set -euo pipefail
 cd "$(dirname "$0")/.."

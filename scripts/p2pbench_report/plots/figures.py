@@ -79,6 +79,7 @@ from p2pbench_report.units import SIZE_AXIS_LABEL
 
 FORMATS = ("png", "svg")
 TIME_FIGURE_BELOW_BYTES = 2**20  # drawn when some series has a size below 1 MiB
+CURVE_COLUMNS = ("series", "method", "pair", "shape", "bytes", "median", "low", "high")
 NOT_SIZE_SWEPT = names_of_kinds("atomic")  # bytes follow from the launch shape: drawn by type x pattern instead
 
 
@@ -105,7 +106,8 @@ def _curve_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], me
     labels, all_sizes, all_pairs, has_curve = [], [], set(), False
     for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
         linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
-        group = of_direction_mode(rows, direction, mode)
+        # Only the columns a curve reads: filtering a row frame of every field copies each column.
+        group = of_direction_mode(rows, direction, mode)[list(CURVE_COLUMNS)] if not rows.empty else rows
         for name in (series_order(group) if not group.empty else []):
             points, description, pairs = _orientation_band(group[group["series"] == name], measure)
             all_pairs.update(pairs)
