@@ -6,6 +6,7 @@
 #include "common/errors.hpp"
 #include "config/config.hpp"
 #include "plan/sweep.hpp"
+#include "source_dir.hpp"
 
 namespace p2pbench {
 namespace {
@@ -151,7 +152,7 @@ TEST(Config, RecordsTheSectionsOfTheMethodsItUses) {
 // Every config shipped in configs/, whatever its name: a new one is checked without a list to edit.
 TEST(Config, ShippedConfigsAreValid) {
   size_t checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(P2PBENCH_SOURCE_DIR) + "/configs")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(test_source_dir()) + "/configs")) {
     if (entry.path().extension() != ".json") continue;
     const std::string path = entry.path().string();
     SCOPED_TRACE(path);

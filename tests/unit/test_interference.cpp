@@ -13,6 +13,7 @@
 #include "example_results.hpp"
 #include "results/interference_rows.hpp"
 #include "plan/sweep.hpp"
+#include "source_dir.hpp"
 
 namespace p2pbench {
 namespace {
@@ -108,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
-  const Config c = parse_config(read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/interference.json", "--config"));
+  const Config c = parse_config(read_json_file(std::string(test_source_dir()) + "/configs/interference.json", "--config"));
   validate_kernel_axes(c);
   const std::vector<CaseSpec> cases = expand_cases(c);
   // 2 workloads x (ce unpartitioned + ldst and tma at every partition).
@@ -128,7 +129,7 @@ TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
   EXPECT_EQ(names.size(), cases.size()) << "every case has its own name";
   // Both GPUs busy: bidir, the GEMM beside ce and ldst (unpartitioned and 16 SMs).
   const Config busy = parse_config(
-      read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/interference-both-busy.json", "--config"));
+      read_json_file(std::string(test_source_dir()) + "/configs/interference-both-busy.json", "--config"));
   const std::vector<CaseSpec> busy_cases = expand_cases(busy);
   ASSERT_EQ(busy_cases.size(), 3u);
   for (const CaseSpec& k : busy_cases) {
@@ -180,7 +181,7 @@ TEST(InterferenceConfig, RefusingAnEngineNamesWhatMayRun) {
 // gate, or it would be skipped on the GPU instead of measured.
 TEST(InterferenceConfig, ZeroSmConfigRunsEveryEngineAndFitsTheGate) {
   const Config c = parse_config(
-      read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/interference-zero-sm.json", "--config"));
+      read_json_file(std::string(test_source_dir()) + "/configs/interference-zero-sm.json", "--config"));
   validate_kernel_axes(c);
   const std::vector<CaseSpec> cases = expand_cases(c);
   std::map<std::string, std::set<int>> partitions;

@@ -12,6 +12,7 @@
 #include "example_results.hpp"
 #include "results/summary.hpp"
 #include "plan/sweep.hpp"
+#include "source_dir.hpp"
 
 namespace p2pbench {
 namespace {
@@ -48,7 +49,7 @@ TEST(ConfigDepth, SixtyFourLevelsParseDeeperIsRefused) {
 
 TEST(DefaultConfig, IsTheShippedFileAndValid) {
   const json built_in = default_config_document();
-  const json on_disk = read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/default.json", "--config");
+  const json on_disk = read_json_file(std::string(test_source_dir()) + "/configs/default.json", "--config");
   EXPECT_EQ(built_in, on_disk);
   const Config c = parse_config(built_in);
   EXPECT_EQ(c.label, "default");
@@ -56,7 +57,7 @@ TEST(DefaultConfig, IsTheShippedFileAndValid) {
 }
 
 TEST(CaseCount, AgreesWithTheExpansionForEveryShippedConfig) {
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(P2PBENCH_SOURCE_DIR) + "/configs")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(test_source_dir()) + "/configs")) {
     const Config c = parse_config(read_json_file(entry.path().string(), "--config"));
     EXPECT_EQ(count_cases(c), expand_cases(c).size()) << entry.path();
   }

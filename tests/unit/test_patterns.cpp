@@ -10,6 +10,7 @@
 #include "common/errors.hpp"
 #include "plan/patterns.hpp"
 #include "plan/sweep.hpp"
+#include "source_dir.hpp"
 
 namespace p2pbench {
 namespace {
@@ -213,7 +214,7 @@ TEST(Plan, MethodsOfEveryKindOnThreeRanks) {
 
 TEST(Plan, CountAgreesWithExpansionForEveryShippedConfigAndGroupSize) {
   for (const char* name : {"matrix.json", "patterns.json", "matrix-sizes.json", "default.json", "baselines.json", "latency.json"}) {
-    const Config c = parse_config(read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/" + name, "--config"));
+    const Config c = parse_config(read_json_file(std::string(test_source_dir()) + "/configs/" + name, "--config"));
     for (int n = 2; n <= 9; ++n) {
       const GroupLayout layout = GroupLayout::distinct(n);
       const auto cases = expand_cases(c, layout);
@@ -226,7 +227,7 @@ TEST(Plan, CountAgreesWithExpansionForEveryShippedConfigAndGroupSize) {
 }
 
 TEST(Plan, MatrixJsonRunsEveryPairOfEightGpusInRounds) {
-  const Config c = parse_config(read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/matrix.json", "--config"));
+  const Config c = parse_config(read_json_file(std::string(test_source_dir()) + "/configs/matrix.json", "--config"));
   const auto cases = expand_cases(c, GroupLayout::distinct(8));
   // 3 methods x 2 directions x (14 rounds + 4 alone checks)
   ASSERT_EQ(cases.size(), 3u * 2 * 18);
@@ -359,7 +360,7 @@ TEST(Estimate, FlowsSharingAGpuShareItsLink) {
 }
 
 TEST(Estimate, RoundsAreLinearAndTheMatrixQuadratic) {
-  const Config rounds = parse_config(read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/matrix.json", "--config"));
+  const Config rounds = parse_config(read_json_file(std::string(test_source_dir()) + "/configs/matrix.json", "--config"));
   auto seconds = [](const Config& c, int n) {
     const GroupLayout layout = GroupLayout::distinct(n);
     return estimate(c, expand_cases(c, layout), layout).seconds;
@@ -367,7 +368,7 @@ TEST(Estimate, RoundsAreLinearAndTheMatrixQuadratic) {
   EXPECT_LT(seconds(rounds, 8), 60.0) << "the eight-GPU dry run estimate";
   // 2(N - 1) rounds + 4 alone checks: 18 cases a method and direction on 8 GPUs, 10 on 4.
   EXPECT_NEAR(seconds(rounds, 8) / seconds(rounds, 4), 18.0 / 10.0, 0.1);
-  json doc = read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/matrix.json", "--config");
+  json doc = read_json_file(std::string(test_source_dir()) + "/configs/matrix.json", "--config");
   doc["matrix"]["schedule"] = "sequential";
   const Config sequential = parse_config(doc);
   EXPECT_GT(seconds(sequential, 8), 3 * seconds(rounds, 8));
@@ -380,7 +381,7 @@ TEST(Estimate, AgreesWithCommittedRuns) {
                            "ce-large.json", "host-link.json", "baselines.json", "atomics.json", "latency.json",
                            "latency-investigation/latency-investigation.json", "equivalents/nvbandwidth-equivalent.json",
                            "equivalents/nccl-tests-equivalent.json"}) {
-    const json results = read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/results/h200-nv18/" + name, "results");
+    const json results = read_json_file(std::string(test_source_dir()) + "/results/h200-nv18/" + name, "results");
     const double measured = results["meta"]["timer_calibration"]["sweep_seconds"].get<double>();
     const Config c = parse_config(results["meta"]["config"]);
     const double estimated = estimate(c, expand_cases(c)).seconds;
@@ -391,11 +392,11 @@ TEST(Estimate, AgreesWithCommittedRuns) {
 // Two ranks expand every config exactly as before groups (names and order, tests/unit/data).
 TEST(TwoRanks, PlansAreTheSameAsBeforeGroups) {
   for (const char* name : {"default", "baselines", "latency", "atomics", "host-link", "interference", "latency-investigation"}) {
-    std::ifstream golden(std::string(P2PBENCH_SOURCE_DIR) + "/tests/unit/data/two-rank-plans/" + name + ".txt");
+    std::ifstream golden(std::string(test_source_dir()) + "/tests/unit/data/two-rank-plans/" + name + ".txt");
     ASSERT_TRUE(golden) << name;
     std::vector<std::string> expected;
     for (std::string line; std::getline(golden, line);) expected.push_back(line);
-    const Config c = parse_config(read_json_file(std::string(P2PBENCH_SOURCE_DIR) + "/configs/" + name + ".json", "--config"));
+    const Config c = parse_config(read_json_file(std::string(test_source_dir()) + "/configs/" + name + ".json", "--config"));
     const auto cases = expand_cases(c, GroupLayout::distinct(2));
     std::vector<std::string> names;
     for (const CaseSpec& k : cases) names.push_back(k.name());
