@@ -148,7 +148,9 @@ TEST(NumaChoice, ReadsThisHostsTopology) {
   ASSERT_FALSE(t.nodes.empty());
   EXPECT_FALSE(t.gpu_node);
   const NumaChoice local = choose_numa_node(NumaPlacement::kLocal, t);
-  if (t.nodes.size() == 1) EXPECT_EQ(local.node, t.nodes.front());
+  if (t.nodes.size() == 1) {
+    EXPECT_EQ(local.node, t.nodes.front());
+  }
 }
 
 }  // namespace
