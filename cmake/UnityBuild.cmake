@@ -1,7 +1,10 @@
-# Unity builds: a target's C++ files are compiled a few at a time, as one translation unit that
-# includes them. Each file alone instantiated and compiled much the same nlohmann/json, CLI11 and
-# GoogleTest templates again; grouped, the C++ part of a clean build takes about half the CPU time
-# (src/ core library on two cores: 126 s file by file, 58 s in groups of 8).
+# Unity builds: a target's C++ files, and its CUDA files, are compiled a few at a time, as one
+# translation unit that includes them. Each C++ file alone instantiated and compiled much the same
+# nlohmann/json, CLI11 and GoogleTest templates again; grouped, the C++ part of a clean build takes
+# about half the CPU time (src/ core library on two cores: 126 s file by file, 58 s in groups of 8).
+# Each CUDA file alone paid nvcc's fixed steps again (the kernels: about 40 s, 20 s in two groups).
+# Names in anonymous namespaces must then differ between the files of a group (a kernel file's
+# block size is kCopyMaxThreads, not kMaxThreads).
 #
 # CMake's own UNITY_BUILD is not used because its unity files include each source by its absolute
 # path: a copy of the tree (tests/registry/test_adding_a_method.py's scratch build) then differs in
@@ -10,22 +13,22 @@
 # in every copy of the tree whose build folder lies at the same place in it.
 #
 # A unity file holds files of one folder of the sources (a method's folder is its own group, so
-# adding a method changes no other group), at most P2PBENCH_UNITY_BATCH_SIZE of them. Left out: CUDA
-# files, generated files, files with compile settings of their own, files that two targets of one
+# adding a method changes no other group), at most P2PBENCH_UNITY_BATCH_SIZE of them. Left out:
+# generated files, files with compile settings of their own, files that two targets of one
 # folder share, and files marked SKIP_UNITY_BUILD_INCLUSION (CMake's property: a file whose helper in
 # an anonymous namespace has the name and signature of another's). -DP2PBENCH_UNITY_BUILD=OFF
 # compiles every file alone (e.g. to check that each file includes what it uses).
-option(P2PBENCH_UNITY_BUILD "Compile each target's C++ files in groups of one folder" ON)
-set(P2PBENCH_UNITY_BATCH_SIZE 8 CACHE STRING "C++ files at most in one unity file")
+option(P2PBENCH_UNITY_BUILD "Compile each target's C++ and CUDA files in groups of one folder" ON)
+set(P2PBENCH_UNITY_BATCH_SIZE 8 CACHE STRING "Files at most in one unity file")
 
-# The C++ files of target `t` that may go into a unity file, into `out` (absolute paths).
-function(p2pbench_unity_candidates t out)
+# The files of target `t` named *.`ext` that may go into a unity file, into `out` (absolute paths).
+function(p2pbench_unity_candidates t ext out)
   get_target_property(sources ${t} SOURCES)
   get_target_property(dir ${t} SOURCE_DIR)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   set(candidates)
   foreach(s ${sources})
-    if(NOT s MATCHES "\\.cpp$" OR s MATCHES "^\\$<")
+    if(NOT s MATCHES "\\.${ext}$" OR s MATCHES "^\\$<")
       continue()
     endif()
     get_filename_component(path ${s} ABSOLUTE BASE_DIR ${dir})
@@ -54,19 +57,20 @@ function(p2pbench_unity_candidates t out)
   set(${out} ${candidates} PARENT_SCOPE)
 endfunction()
 
-# Writes target `t`'s unity files (rewritten only when their text changes, so an unchanged
-# configure recompiles nothing) and compiles them in place of the files they include.
-function(p2pbench_unity_build t)
-  p2pbench_unity_candidates(${t} candidates)
+# Writes target `t`'s unity files of its *.`ext` files, numbered from the value of the variable
+# named by `index` (advanced past them), rewritten only when their text changes (an unchanged
+# configure recompiles nothing), and compiles them in place of the files they include.
+function(p2pbench_unity_build t ext index_var)
+  p2pbench_unity_candidates(${t} ${ext} candidates)
   get_target_property(binary_dir ${t} BINARY_DIR)
   set(unity_dir ${binary_dir}/CMakeFiles/${t}.dir/unity)
+  set(index ${${index_var}})
   set(folders)
   foreach(path ${candidates})
     get_filename_component(folder ${path} DIRECTORY)
     list(APPEND folders ${folder})
   endforeach()
   list(REMOVE_DUPLICATES folders)
-  set(index 0)
   foreach(folder ${folders})
     set(group)
     foreach(path ${candidates})
@@ -87,13 +91,14 @@ function(p2pbench_unity_build t)
         file(RELATIVE_PATH rel ${unity_dir} ${path})
         string(APPEND text "#include \"${rel}\"\n")
       endforeach()
-      set(unity_file ${unity_dir}/unity_${index}.cpp)
+      set(unity_file ${unity_dir}/unity_${index}.${ext})
       file(CONFIGURE OUTPUT ${unity_file} CONTENT "${text}")
       set_source_files_properties(${batch} TARGET_DIRECTORY ${t} PROPERTIES HEADER_FILE_ONLY ON)
       target_sources(${t} PRIVATE ${unity_file})
       math(EXPR index "${index} + 1")
     endwhile()
   endforeach()
+  set(${index_var} ${index} PARENT_SCOPE)
 endfunction()
 
 # Every C++ library and executable of the project (p2pbench_targets_below: PrecompiledHeaders.cmake).
@@ -105,7 +110,9 @@ function(p2pbench_use_unity_builds)
   foreach(t ${targets})
     get_target_property(type ${t} TYPE)
     if(type MATCHES "^(STATIC_LIBRARY|OBJECT_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|EXECUTABLE)$")
-      p2pbench_unity_build(${t})
+      set(index 0)
+      p2pbench_unity_build(${t} cpp index)
+      p2pbench_unity_build(${t} cu index)
     endif()
   endforeach()
 endfunction()

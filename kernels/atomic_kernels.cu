@@ -18,7 +18,7 @@
 namespace p2pbench::kernels {
 namespace {
 
-constexpr int kMaxThreads = 1024;
+constexpr int kAtomicMaxThreads = 1024;
 constexpr uint64_t kMaxTotalThreads = uint64_t{1} << 31;
 
 // Packed 1.0 in both halves of an f16x2 / bf16x2 operand.
@@ -79,7 +79,7 @@ __device__ __forceinline__ void add_unit(uint8_t* p, bool minus) {
 // 32 elements (one or four 128-byte lines), ops of different warps to different ones. The
 // sign of op i (balanced, see the header) is the same in every thread: no divergence.
 template <AtomicType kType>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kAtomicMaxThreads)
     atomic_kernel(uint8_t* target, uint32_t ops, uint32_t hot_addresses, bool negate) {
   const uint64_t t = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint64_t e = hot_addresses == 0 ? t : t % hot_addresses;
@@ -231,7 +231,7 @@ std::string describe(const AtomicShape& s) {
 // Checks that need no device: the shape's own consistency and its exactness for one launch.
 std::optional<std::string> shape_reason(const AtomicShape& s) {
   if (s.blocks < 1) return "blocks must be at least 1 (got " + std::to_string(s.blocks) + ")";
-  if (s.threads < 1 || s.threads > kMaxThreads)
+  if (s.threads < 1 || s.threads > kAtomicMaxThreads)
     return "threads per block must be in 1..1024 (got " + std::to_string(s.threads) + ")";
   if (total_threads(s) > kMaxTotalThreads)
     return "blocks x threads must be at most 2^31 (got " + std::to_string(total_threads(s)) + ")";

@@ -9,7 +9,7 @@
 namespace p2pbench::kernels {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kDataThreads = 256;
 constexpr uint32_t kF32PoisonBits = 0x7fbadbadu;   // a NaN
 constexpr uint32_t kBf16PoisonBits = 0x7fba7fbau;  // two bf16 NaNs
 
@@ -24,7 +24,7 @@ __device__ __forceinline__ float value_of(float x) { return x; }
 __device__ __forceinline__ float value_of(__nv_bfloat16 x) { return __bfloat162float(x); }
 
 int blocks_for(uint64_t items) {
-  const uint64_t wanted = (items + kThreads - 1) / kThreads;
+  const uint64_t wanted = (items + kDataThreads - 1) / kDataThreads;
   return int(wanted < 4096 ? (wanted ? wanted : 1) : 4096);
 }
 
@@ -72,7 +72,7 @@ __global__ void check(const T* out, uint64_t elements, CollectiveReference ref, 
 
 template <class T>
 void fill(T* data, uint64_t elements, uint64_t seed, cudaStream_t stream) {
-  fill_input<<<blocks_for(elements), kThreads, 0, stream>>>(data, elements, seed);
+  fill_input<<<blocks_for(elements), kDataThreads, 0, stream>>>(data, elements, seed);
   cuda_check(cudaGetLastError(), "launching the collective operands' fill");
 }
 
@@ -83,7 +83,7 @@ void check_output(const T* out, CollectiveElement element, const CollectiveRefer
     throw RuntimeFailure(std::string("a collective's output of ") + to_string(element) +
                          " checked against a reference of " + to_string(ref.size.element));
   const uint64_t elements = output_elements(ref.op, ref.size);
-  check<<<blocks_for(elements), kThreads, 0, stream>>>(out, elements, ref, result);
+  check<<<blocks_for(elements), kDataThreads, 0, stream>>>(out, elements, ref, result);
   cuda_check(cudaGetLastError(), "launching the collective output's check");
 }
 
@@ -100,7 +100,7 @@ void fill_collective_input(__nv_bfloat16* data, uint64_t elements, uint64_t seed
 void poison_collective_output(void* data, uint64_t bytes, cudaStream_t stream, CollectiveElement element) {
   const uint64_t words = bytes / 4;
   const uint32_t bits = element == CollectiveElement::kBf16 ? kBf16PoisonBits : kF32PoisonBits;
-  poison<<<blocks_for(words), kThreads, 0, stream>>>(static_cast<uint32_t*>(data), words, bits);
+  poison<<<blocks_for(words), kDataThreads, 0, stream>>>(static_cast<uint32_t*>(data), words, bits);
   cuda_check(cudaGetLastError(), "launching the collective output's poison");
 }
 

@@ -13,12 +13,12 @@
 namespace p2pbench::kernels {
 namespace {
 
-constexpr int kMaxThreads = 1024;
+constexpr int kCopyMaxThreads = 1024;
 
 // minBlocks 1 lets ptxas use up to 64 registers/thread at 1024 threads; one block per SM is
 // enforced by the shared-memory padding, not by the launch bounds.
 template <int Unroll>
-__global__ void __launch_bounds__(kMaxThreads, 1)
+__global__ void __launch_bounds__(kCopyMaxThreads, 1)
     ldst_copy_kernel(const uint8_t* src, uint8_t* dst, size_t bytes, unsigned* block_smids) {
   if (block_smids != nullptr && threadIdx.x == 0) block_smids[blockIdx.x] = ptx::smid();
   const size_t workers = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -48,7 +48,7 @@ std::string describe(const LdstShape& s) {
 
 std::optional<std::string> ldst_unsupported_reason(const LdstShape& shape, int device) {
   if (shape.blocks < 1) return "blocks must be at least 1 (got " + std::to_string(shape.blocks) + ")";
-  if (shape.threads < 32 || shape.threads > kMaxThreads || shape.threads % 32 != 0)
+  if (shape.threads < 32 || shape.threads > kCopyMaxThreads || shape.threads % 32 != 0)
     return "threads per block must be a multiple of 32 in 32..1024 (got " + std::to_string(shape.threads) + ")";
   if (ldst_kernel_for(shape.unroll) == nullptr)
     return "unroll must be 1, 2, 4 or 8 (got " + std::to_string(shape.unroll) + ")";

@@ -11,7 +11,7 @@
 namespace p2pbench::kernels {
 namespace {
 
-constexpr int kThreads = 1024;
+constexpr int kHolderThreads = 1024;
 constexpr int kBlocksPerSm = 2;  // 2048 threads: every thread slot of an SM
 
 struct HolderWords {
@@ -21,7 +21,7 @@ struct HolderWords {
 };
 
 // Thread 0 of each block counts itself in, then the block spins until released or its limit.
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm) hold_sm(HolderWords* w, uint64_t limit_ns) {
+__global__ void __launch_bounds__(kHolderThreads, kBlocksPerSm) hold_sm(HolderWords* w, uint64_t limit_ns) {
   if (threadIdx.x == 0) {
     atomicAdd_system(&w->started, 1u);
     const uint64_t t0 = ptx::globaltimer_ns();
@@ -56,7 +56,7 @@ SmHolder::SmHolder(cudaStream_t stream, double start_deadline_s, double hold_lim
   blocks_ = sms * kBlocksPerSm;
   auto* host = static_cast<volatile HolderWords*>(words_.host());
   host->started = host->release = host->gave_up = 0;
-  hold_sm<<<blocks_, kThreads, 0, stream>>>(static_cast<HolderWords*>(words_.device()),
+  hold_sm<<<blocks_, kHolderThreads, 0, stream>>>(static_cast<HolderWords*>(words_.device()),
                                             uint64_t(hold_limit_s * 1e9));
   cuda_check_launch("the SM holder");
   const auto t0 = std::chrono::steady_clock::now();
