@@ -97,7 +97,10 @@ uint64_t PutSignalEngine::queued_commands() const {
 
 std::optional<int> PutSignalEngine::measure_sms_used(const Transfer& t, cudaStream_t) {
   if (!sends(t.flow)) return std::nullopt;
-  return sender_ == Sender::kCe ? 0 : *c_.blocks;
+  if (sender_ != Sender::kCe) return *c_.blocks;
+  // The 4-byte copies of signal_copy 1 wait for a free SM (two H200 with every SM held:
+  // test_put_signal_kernels): no SM count is claimed for them; stream writes take none.
+  return ce_signals_.by_copy ? std::nullopt : std::optional<int>(0);
 }
 
 std::optional<std::string> PutSignalEngine::stalled() {
@@ -243,8 +246,8 @@ P2PBENCH_REGISTER_METHOD(kPutSignalCe,
                                            "signal_group must be 1..64",
                                            "puts per signal (and per credit): the receiver waits for each group"},
                                           {ShapeAxis::kSignalCopy, {0}, zero_or_one, "signal_copy must be 0 or 1",
-                                           "0: the signal and the credit's take are stream memory writes; 1: 4-byte "
-                                           "copies of a device word behind the puts, on the copy engine"}})),
+                                           "0: the signal and the credit's take are stream memory writes (no SM); 1: "
+                                           "4-byte copies of a device word behind the puts (these wait for a free SM)"}})),
                          ce_engine);
 
 }  // namespace p2pbench::put_signal
