@@ -11,11 +11,10 @@ import json
 import pathlib
 import subprocess
 import sys
-import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "gpu_driver"))
-from driver_checks import gpu_count  # noqa: E402
+from driver_checks import Checks, gpus_or_exit_code  # noqa: E402
 
 CONFIG = HERE / "put-signal-beside-gemm.json"
 
@@ -27,51 +26,45 @@ def expected_cases(binary):
     return [line.split()[1] for line in plan.splitlines() if line.strip()[:1].isdigit() and "interference/" in line]
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    gpus = gpu_count()
-    if gpus < 2:
-        print(f"SKIPPED: a put with signal beside the GEMM runs between two GPUs; {gpus} visible")
-        return 77
-    binary, mpiexec = sys.argv[1], sys.argv[2:]
-    passed = failed = 0
-
-    def check(ok, what, detail=""):
-        nonlocal passed, failed
-        print(("PASS " if ok else "FAIL ") + what + ("" if ok else "\n    " + str(detail)[-3000:]), flush=True)
-        passed, failed = passed + bool(ok), failed + (not ok)
-
-    planned = expected_cases(binary)
-    out = pathlib.Path(tempfile.mkdtemp(prefix="p2pbench-interference-")) / "put-signal.json"
-    r = subprocess.run([*mpiexec, "-np", "2", binary, "--config", str(CONFIG), "--output", str(out)],
-                       capture_output=True, text=True, timeout=600)
-    check(r.returncode == 0 and out.exists(), "exit 0, file written", r.stdout + r.stderr)
-    if not out.exists():
-        print(f"{passed} passed, {failed} failed")
-        return 1
-    rows = json.loads(out.read_text())["results"]
-    check(len(rows) == len(planned) and len(planned) > 0, f"{len(planned)} cases planned, {len(rows)} reported",
-          [row.get("case") for row in rows])
+def check_rows(c, rows, planned):
+    """Every planned case reported, ok and verified, with its figures; the copy engine's sender
+    without SMs where the stream writes its signals."""
+    c.check(len(rows) == len(planned) and len(planned) > 0, f"{len(planned)} cases planned, {len(rows)} reported",
+            str([row.get("case") for row in rows]))
     for row in rows:
         name = f"{row.get('engine')} {row.get('mode')} K={row.get('sm_partition')} {row.get('chunk_bytes')}"
         ok = row["status"] == "ok" and row["verified"]
-        check(ok, f"{name}: ok and verified", (row["status"], row.get("error")))
+        c.check(ok, f"{name}: ok and verified", str((row["status"], row.get("error"))))
         if not ok:
             continue
         figures = [row.get(k) for k in ("workload_alone", "workload_together", "transfer_alone_gbps",
                                         "transfer_together_gbps")]
-        check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
-              f"{name}: the workload's and the transfer's figures, alone and together", figures)
+        c.check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
+                f"{name}: the workload's and the transfer's figures, alone and together", str(figures))
         if row.get("engine") == "put_signal_ce":
             # Signals written by the stream take no SM; 4-byte copies (signal_copy 1) wait for one,
             # so no SM count is claimed for them.
             expected = 0 if row.get("signal_copy") == 0 else None
-            check(row.get("sms_used") == expected, f"{name} signal_copy {row.get('signal_copy')}: sms_used {expected}",
-                  row.get("sms_used"))
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and passed > 0 else 1
+            c.check(row.get("sms_used") == expected,
+                    f"{name} signal_copy {row.get('signal_copy')}: sms_used {expected}", str(row.get("sms_used")))
+
+
+def main():
+    gpus, code = gpus_or_exit_code(__doc__)
+    if code is not None:
+        return code
+    if gpus < 2:
+        print(f"SKIPPED: a put with signal beside the GEMM runs between two GPUs; {gpus} visible")
+        return 77
+    c = Checks(sys.argv[1], sys.argv[2:])
+    planned = expected_cases(c.binary)
+    out = c.tmp / "put-signal.json"
+    r = c.mpirun("--config", str(CONFIG), "--output", str(out), timeout=600)
+    c.check(r.returncode == 0 and out.exists(), "exit 0, file written", r.stdout + r.stderr)
+    if out.exists():
+        check_rows(c, json.loads(out.read_text())["results"], planned)
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 0 if c.failed == 0 and c.passed > 0 else 1
 
 
 if __name__ == "__main__":
