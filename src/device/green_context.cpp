@@ -3,6 +3,7 @@
 #include <cuda.h>  // types only: every driver function is fetched at run time
 
 #include <cstdio>
+#include <utility>
 
 #include "common/cuda_check.hpp"
 #include "common/driver_entry_point.hpp"
@@ -149,10 +150,11 @@ GreenPartition::~GreenPartition() {
     if (s && cudaStreamSynchronize(s) != cudaSuccess) cudaGetLastError();
   for (cudaEvent_t e : {fork_, transfer_done_, workload_done_})
     if (e && cudaEventDestroy(e) != cudaSuccess) cudaGetLastError();
-  if (transfer_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(transfer_stream_)), "destroying the transfer's stream");
-  if (second_transfer_stream_)
-    report(driver_->stream_destroy(reinterpret_cast<CUstream>(second_transfer_stream_)), "destroying the transfer's second stream");
-  if (workload_stream_) report(driver_->stream_destroy(reinterpret_cast<CUstream>(workload_stream_)), "destroying the workload's stream");
+  const std::pair<cudaStream_t, const char*> streams[] = {{transfer_stream_, "destroying the transfer's stream"},
+                                                          {second_transfer_stream_, "destroying the transfer's second stream"},
+                                                          {workload_stream_, "destroying the workload's stream"}};
+  for (const auto& [s, what] : streams)
+    if (s) report(driver_->stream_destroy(reinterpret_cast<CUstream>(s)), what);
   if (transfer_ctx_) report(driver_->green_ctx_destroy(static_cast<CUgreenCtx>(transfer_ctx_)), "destroying a green context");
   if (workload_ctx_) report(driver_->green_ctx_destroy(static_cast<CUgreenCtx>(workload_ctx_)), "destroying a green context");
 }
