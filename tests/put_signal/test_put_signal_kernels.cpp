@@ -396,7 +396,9 @@ TEST(PutSignalKernels, OrderingCounts) {
                   s, r, name(e), name(o), tries, (unsigned long long)checked, (unsigned long long)stale,
                   (unsigned long long)wrong_after);
       EXPECT_EQ(wrong_after, 0u) << "every byte lands in the end, whatever the ordering";
-      if (o == Ordering::kReleaseAcquire) EXPECT_EQ(stale, 0u) << name(e) << ": a signal seen before its data";
+      if (o == Ordering::kReleaseAcquire) {
+        EXPECT_EQ(stale, 0u) << name(e) << ": a signal seen before its data";
+      }
     }
   }
 }
