@@ -96,32 +96,41 @@ def _orientation_band(series_rows: pd.DataFrame, measure: Measure) -> tuple[pd.D
     return points, (descriptions.pop() if len(descriptions) == 1 else "shapes differ by pair"), pairs
 
 
-def _curve_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
-                  mode: str) -> PlottedFigure | None:
-    """The measure vs message size, one series per system x series (its orientations as one band);
-    None unless some series spans two sizes or more."""
-    figure = new_figure(10.5, 5.6)
-    ax = figure.add_subplot()
-    colors = series_colors(prepared, measure)
-    labels, all_sizes, all_pairs, has_curve = [], [], set(), False
+def _curve_series(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
+                  mode: str) -> list[tuple[int, str, str, pd.DataFrame, list[str]]]:
+    """(file index, series name, label, points, pairs) of every series of the direction and mode."""
+    series = []
     for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
-        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
         # Only the columns a curve reads: filtering a row frame of every field copies each column.
         group = of_direction_mode(rows, direction, mode)[list(CURVE_COLUMNS)] if not rows.empty else rows
         for name in (series_order(group) if not group.empty else []):
             points, description, pairs = _orientation_band(group[group["series"] == name], measure)
-            all_pairs.update(pairs)
             label = f"{result_set.name} · {name}" + (f" ({description})" if description else "")
-            x = points["bytes"].astype(float).to_numpy()
-            ax.plot(x, points["median"], linestyle=linestyle if len(x) > 1 else "none", marker=marker,
-                    markersize=4 if len(x) > 1 else 8, color=colors[name], label=label, linewidth=1.6)
-            if len(x) > 1:
-                ax.fill_between(x, points["low"], points["high"], color=colors[name], alpha=0.18, linewidth=0)
-                has_curve = True
-            labels.append(label)
-            all_sizes += list(x)
-    if not has_curve:
-        return None
+            series.append((index, name, label, points, pairs))
+    return series
+
+
+def _curve_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], measure: Measure, direction: str,
+                  mode: str) -> PlottedFigure | None:
+    """The measure vs message size, one series per system x series (its orientations as one band);
+    None unless some series spans two sizes or more."""
+    series = _curve_series(result_sets, prepared, measure, direction, mode)
+    if not any(len(points) > 1 for _, _, _, points, _ in series):
+        return None  # decided before drawing: an empty figure costs as much as a drawn one
+    figure = new_figure(10.5, 5.6)
+    ax = figure.add_subplot()
+    colors = series_colors(prepared, measure)
+    labels, all_sizes, all_pairs = [], [], set()
+    for index, name, label, points, pairs in series:
+        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
+        all_pairs.update(pairs)
+        x = points["bytes"].astype(float).to_numpy()
+        ax.plot(x, points["median"], linestyle=linestyle if len(x) > 1 else "none", marker=marker,
+                markersize=4 if len(x) > 1 else 8, color=colors[name], label=label, linewidth=1.6)
+        if len(x) > 1:
+            ax.fill_between(x, points["low"], points["high"], color=colors[name], alpha=0.18, linewidth=0)
+        labels.append(label)
+        all_sizes += list(x)
     _size_axes(ax, result_sets, measure, mode, all_sizes)
     pairs = [p for p in sorted(all_pairs) if p != "both"]
     band = f"band: {measure.band}" + (f" over both orientations ({', '.join(pairs)})" if len(pairs) == 2

@@ -111,7 +111,7 @@ def _without_repeated_checks(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[~pd.Series(repeated, index=frame.index)]
 
 
-def _pair_text(row: pd.Series) -> str:
+def _pair_text(row: dict) -> str:
     """describe_ranks, except that a version 2 bidir row of ranks 0 and 1 says '0→1,1→0', not
     'both' (version 1's name for its only pair): with more ranks, 'both' names no pair."""
     text = describe_ranks(row)
@@ -137,12 +137,14 @@ def measured_rows(result_set: ResultSet, measure: Measure) -> pd.DataFrame:
     frame["median"] = frame[metric.median_column]
     frame["low"] = frame[measure.low_column].fillna(frame["median"])
     frame["high"] = frame[measure.high_column].fillna(frame["median"])
+    shape_axes = [a for a in SHAPE_AXES if a not in measure.split_by]  # split_by is in the series name
+    # One pass over plain records: pandas' iterrows builds a Series per row, most of a file's plot time.
+    records = frame.to_dict("records")
     frame["series"] = [" ".join([row["method"]] + [str(v) for v in (plain_value(row.get(c)) for c in measure.split_by)
                                                    if v is not None]) + (" · same GPU" if row.get("same_device") is True else "")
-                       for _, row in frame.iterrows()]
-    shape_axes = [a for a in SHAPE_AXES if a not in measure.split_by]  # split_by is in the series name
-    frame["shape"] = [tuple((a, plain_value(row.get(a))) for a in shape_axes) for _, row in frame.iterrows()]
-    frame["pair"] = [_pair_text(row) for _, row in frame.iterrows()]
+                       for row in records]
+    frame["shape"] = [tuple((a, plain_value(row.get(a))) for a in shape_axes) for row in records]
+    frame["pair"] = [_pair_text(row) for row in records]
     frame["how"] = _how_measured(frame)
     return _without_repeated_checks(frame)
 

@@ -20,6 +20,7 @@ from p2pbench_report.plots.style import (MODE_WORDS, SYSTEM_STYLES, PlottedFigur
 
 
 KNEE_FRACTION = 0.9
+SM_SCALING_COLUMNS = ("method", "direction", "mode", "pair", "bytes", "sms", "median")
 
 
 def _first_pair(rows: pd.DataFrame) -> pd.DataFrame:
@@ -165,28 +166,38 @@ def _sm_points(group: pd.DataFrame, method: str) -> pd.DataFrame | None:
     return method_rows.loc[method_rows.groupby("sms")["median"].idxmax()].sort_values("sms")
 
 
-def _sm_scaling_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], direction: str,
-                       mode: str) -> PlottedFigure | None:
-    figure = new_figure(10.5, 5.6)
-    ax = figure.add_subplot()
-    series, all_sms = [], []
+def _sm_scaling_series(result_sets: list[ResultSet], prepared: list[pd.DataFrame], direction: str,
+                       mode: str) -> list[tuple[int, str, str, pd.DataFrame]]:
+    """(file index, method, label, points) of every method with three SM counts or more."""
+    series = []
     for index, (result_set, rows) in enumerate(zip(result_sets, prepared)):
         if rows.empty:
             continue
-        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
+        rows = rows[list(SM_SCALING_COLUMNS)]  # filtering a frame of every field copies each column
         group = rows[(rows["direction"] == direction) & (rows["mode"] == mode) & rows["sms"].notna()]
         for method in sorted(group["method"].unique()):
             points = _sm_points(group, method)
-            if points is None:
-                continue
-            label = f"{result_set.name} · {method} at {format_size(points['bytes'].iloc[0])}"
-            ax.plot(points["sms"].astype(float), points["median"], linestyle=linestyle, marker=marker,
-                    color=_color(method), label=label, markersize=5)
-            _mark_knee(ax, points, _color(method), len(series), label)
-            series.append(label)
-            all_sms += list(points["sms"].astype(int))
+            if points is not None:
+                label = f"{result_set.name} · {method} at {format_size(points['bytes'].iloc[0])}"
+                series.append((index, method, label, points))
+    return series
+
+
+def _sm_scaling_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame], direction: str,
+                       mode: str) -> PlottedFigure | None:
+    # The series first: most files have none, and an empty figure costs as much as a drawn one.
+    series = _sm_scaling_series(result_sets, prepared, direction, mode)
     if not series:
         return None
+    figure = new_figure(10.5, 5.6)
+    ax = figure.add_subplot()
+    all_sms = []
+    for order, (index, method, label, points) in enumerate(series):
+        linestyle, marker = SYSTEM_STYLES[index % len(SYSTEM_STYLES)]
+        ax.plot(points["sms"].astype(float), points["median"], linestyle=linestyle, marker=marker,
+                color=_color(method), label=label, markersize=5)
+        _mark_knee(ax, points, _color(method), order, label)
+        all_sms += list(points["sms"].astype(int))
     draw_peak_lines(ax, result_sets, mode)
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(_sm_ticks(all_sms)))
@@ -199,7 +210,7 @@ def _sm_scaling_figure(result_sets: list[ResultSet], prepared: list[pd.DataFrame
     place_legend(ax)
     set_title(figure, f"SM scaling — {direction}, {mode}; ★ knee: fewest SMs reaching "
                       f"{KNEE_FRACTION:.0%} of the method's best", result_sets)
-    return PlottedFigure(f"sm_scaling_{direction}_{mode}", "sm_scaling", figure, series)
+    return PlottedFigure(f"sm_scaling_{direction}_{mode}", "sm_scaling", figure, [label for _, _, label, _ in series])
 
 
 def sm_scaling_figures(result_sets: list[ResultSet], prepared: list[pd.DataFrame]) -> list[PlottedFigure]:
