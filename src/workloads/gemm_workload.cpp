@@ -5,6 +5,7 @@
 
 #include "kernels/workload_kernels.hpp"
 #include "common/event_wait.hpp"
+#include "engines/cublaslt_library.hpp"
 
 namespace p2pbench {
 
@@ -86,7 +87,7 @@ void GemmWorkload::choose_algorithm(cudaStream_t stream) {
 
 void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
   const int32_t target = sms;
-  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
+  cublas_check(cublaslt().MatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
                "setting the GEMM's SM count target to " + std::to_string(sms));
   sm_target_ = sms;
   auto it = choices_.find(sms);
@@ -103,7 +104,7 @@ void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
 
 void GemmWorkload::enqueue(cudaStream_t stream) {
   const float alpha = 1.0f, beta = 0.0f;
-  cublas_check(cublasLtMatmul(handle_.get(), op_.get(), &alpha, a_.get(), a_layout_.get(), b_.get(), b_layout_.get(), &beta,
+  cublas_check(cublaslt().Matmul(handle_.get(), op_.get(), &alpha, a_.get(), a_layout_.get(), b_.get(), b_layout_.get(), &beta,
                               d_.get(), d_layout_.get(), d_.get(), d_layout_.get(), &algo_, workspace_.get(),
                               kWorkspaceBytes, stream),
                "launching the bf16 GEMM");

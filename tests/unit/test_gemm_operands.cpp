@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 
+#include "engines/cublaslt_library.hpp"
 #include "kernels/workload_kernels.hpp"
 
 namespace p2pbench::kernels {
@@ -60,6 +61,15 @@ TEST(GemmOperands, Bf16RoundsToNearestEven) {
   EXPECT_EQ(bf16_bits(from_bits(0x3F808001u)), 0x3F81);  // above the tie
   EXPECT_EQ(bf16_bits(from_bits(0xBF807FFFu)), 0xBF80);  // below the tie, negative
   EXPECT_EQ(bf16_float(0x4040), 3.0f);
+}
+
+// cuBLASLt is loaded at run time, not linked (engines/cublaslt_library.hpp): the toolkit's library
+// is found, has every function the GEMM calls (cublaslt() throws naming one it lacks), and answers.
+// Needs the CUDA Toolkit, not a GPU.
+TEST(CublasLtLibrary, LoadsEveryFunctionTheGemmCalls) {
+  const CublasLtApi& api = cublaslt();
+  EXPECT_STREQ(api.GetStatusName(CUBLAS_STATUS_NOT_INITIALIZED), "CUBLAS_STATUS_NOT_INITIALIZED");
+  EXPECT_EQ(&cublaslt(), &api) << "loaded once";
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "engines/cublaslt_library.hpp"
 #include "kernels/workload_kernels.hpp"
 
 namespace p2pbench::gemm_rs {
@@ -28,7 +29,7 @@ TileGemm::TileGemm(const TileSchedule& s, int rank, int sm_target, cudaStream_t 
   handle_ = make_lt_handle("the pipeline GEMM");
   op_ = make_bf16_matmul("the pipeline GEMM");
   const int32_t target = sm_target;
-  cublas_check(cublasLtMatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
+  cublas_check(cublaslt().MatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
                "setting the pipeline GEMM's SM count target to " + std::to_string(sm_target));
   a_layout_ = make_layout(CUDA_R_16BF, s.m, s.k, s.m, "the pipeline GEMM's A (m x k)");
   b_layout_ = make_layout(CUDA_R_16BF, s.k, s.columns(), s.k, "a tile of the pipeline GEMM's B (k x n / tiles)");
@@ -52,7 +53,7 @@ void TileGemm::enqueue_tile(uint64_t t, cudaStream_t stream) const {
   const float alpha = 1.0f, beta = 0.0f;
   const auto* b = static_cast<const uint16_t*>(b_.get()) + t * s_.columns() * s_.k;
   float* d = this->d() + s_.first_element(t);
-  cublas_check(cublasLtMatmul(handle_.get(), op_.get(), &alpha, a_.get(), a_layout_.get(), b, b_layout_.get(), &beta, d,
+  cublas_check(cublaslt().Matmul(handle_.get(), op_.get(), &alpha, a_.get(), a_layout_.get(), b, b_layout_.get(), &beta, d,
                               d_layout_.get(), d, d_layout_.get(), &algo_, workspace_.get(), kWorkspaceBytes, stream),
                "launching tile " + std::to_string(t) + " of the pipeline GEMM");
 }
