@@ -29,11 +29,31 @@
 namespace p2pbench {
 namespace {
 
+// Whether every directory from `path` up to / lets other users through (o+x): the tests that drop
+// to "nobody" must reach their directory.
+bool others_can_reach(const std::string& path) {
+  struct stat st {};
+  if (stat("/", &st) != 0 || !(st.st_mode & S_IXOTH)) return false;
+  for (size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+    const std::string dir = end == std::string::npos ? path : path.substr(0, end);
+    if (stat(dir.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH)) return false;
+    if (end == std::string::npos) return true;
+  }
+}
+
+// The first of the test temporary directory, /var/tmp and /dev/shm that every user can reach
+// (a machine may keep /tmp private to root); else the test temporary directory.
+std::string shared_temp_dir() {
+  for (const std::string& dir : {::testing::TempDir(), std::string("/var/tmp/"), std::string("/dev/shm/")})
+    if (others_can_reach(dir)) return dir;
+  return ::testing::TempDir();
+}
+
 // A fresh directory per test, readable by every user (the read-only test drops to "nobody").
 class SafeFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = ::testing::TempDir() + "/safe-file-XXXXXX";
+    std::string tmpl = shared_temp_dir() + "/safe-file-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
     ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
@@ -193,6 +213,7 @@ TEST_F(SafeFile, AnotherUsersFileInAStickyDirectoryIsRefused) {
       },
       /*as_nobody=*/true);
   if (rc == 5) GTEST_SKIP() << "running as root and cannot drop to uid 65534 here";
+  if (!others_can_reach(dir_)) GTEST_SKIP() << "no temporary directory that uid 65534 can reach: " << dir_;
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(read_all(path("r.json")), "theirs");
 }
@@ -209,6 +230,7 @@ TEST_F(SafeFile, ReadOnlyDirectoryKeepsTheOldFile) {
       },
       /*as_nobody=*/true);
   if (rc == 5) GTEST_SKIP() << "running as root and cannot drop to uid 65534 here (root ignores permission bits)";
+  if (!others_can_reach(dir_)) GTEST_SKIP() << "no temporary directory that uid 65534 can reach: " << dir_;
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(read_all(path("r.json")), "old");
   EXPECT_EQ(entries(), std::set<std::string>{"r.json"});
