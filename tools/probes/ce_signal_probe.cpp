@@ -63,7 +63,18 @@ struct Shape {
   size_t chunks = 0;
 };
 
-using Variant = std::function<void(const Driver&, const Buffers&, const Shape&, cudaStream_t)>;
+// Streams forked from the timed stream and joined back to it: the copy streams of the multi-stream
+// variants, the signal stream of the split ones, and an event per chunk (what a signal waits for).
+struct Lanes {
+  std::vector<cudaStream_t> copies;  // kLanes streams
+  cudaStream_t signals = nullptr;
+  std::vector<cudaEvent_t> chunk_done;  // one per chunk
+  cudaEvent_t fork = nullptr;
+  std::vector<cudaEvent_t> joins;  // one per forked stream
+};
+constexpr size_t kLanes = 8;
+
+using Variant = std::function<void(const Driver&, const Buffers&, const Shape&, const Lanes&, cudaStream_t)>;
 
 void copy_chunk(const Buffers& b, size_t k, size_t chunk, cudaStream_t s) {
   check(cudaMemcpyAsync(b.dst + k * chunk, b.src + k * chunk, chunk, cudaMemcpyDeviceToDevice, s), "chunk copy");
@@ -72,34 +83,67 @@ void signal_write(const Driver& d, const Buffers& b, size_t k, unsigned flags, c
   check(d.write(s, ptr(b.signals + k), 1, flags), "cuStreamWriteValue32 signal");
 }
 
+void fork_to(const Lanes& l, const std::vector<cudaStream_t>& streams, cudaStream_t st) {
+  check(cudaEventRecord(l.fork, st), "fork record");
+  for (cudaStream_t f : streams) check(cudaStreamWaitEvent(f, l.fork, 0), "fork wait");
+}
+void join_from(const Lanes& l, const std::vector<cudaStream_t>& streams, cudaStream_t st) {
+  for (size_t i = 0; i < streams.size(); ++i) {
+    check(cudaEventRecord(l.joins[i], streams[i]), "join record");
+    check(cudaStreamWaitEvent(st, l.joins[i], 0), "join wait");
+  }
+}
+
+// The chunks over `lanes` copy streams (chunk k on stream k % lanes). signal: "" none, "write" a
+// stream write behind each chunk on its own copy stream, "split" a stream write per chunk, in
+// chunk order, on a signal stream that waits for the chunk's event (the copy streams never wait
+// for a signal).
+void lanes_variant(const Driver& d, const Buffers& b, const Shape& s, const Lanes& l, cudaStream_t st,
+                   size_t lanes, const std::string& signal) {
+  std::vector<cudaStream_t> streams(l.copies.begin(), l.copies.begin() + long(lanes));
+  if (signal == "split") streams.push_back(l.signals);
+  fork_to(l, streams, st);
+  for (size_t k = 0; k < s.chunks; ++k) {
+    cudaStream_t c = streams[k % lanes];
+    copy_chunk(b, k, s.chunk, c);
+    if (signal == "write") signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, c);
+    if (signal == "split") {
+      check(cudaEventRecord(l.chunk_done[k], c), "chunk event");
+      check(cudaStreamWaitEvent(l.signals, l.chunk_done[k], 0), "signal waits for its chunk");
+      signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, l.signals);
+    }
+  }
+  join_from(l, streams, st);
+}
+
 // Every way of ordering the signals behind the chunks that the driver offers.
 std::vector<std::pair<std::string, Variant>> variants() {
   std::vector<std::pair<std::string, Variant>> v;
-  v.push_back({"bulk", [](const Driver&, const Buffers& b, const Shape& s, cudaStream_t st) {
+  v.push_back({"bulk", [](const Driver&, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                  check(cudaMemcpyAsync(b.dst, b.src, s.chunk * s.chunks, cudaMemcpyDeviceToDevice, st), "bulk copy");
                }});
-  v.push_back({"copies", [](const Driver&, const Buffers& b, const Shape& s, cudaStream_t st) {
+  v.push_back({"copies", [](const Driver&, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                  for (size_t k = 0; k < s.chunks; ++k) copy_chunk(b, k, s.chunk, st);
                }});
-  v.push_back({"copy+write", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+  v.push_back({"copy+write", [](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                  for (size_t k = 0; k < s.chunks; ++k) {
                    copy_chunk(b, k, s.chunk, st);
                    signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
                  }
                }});
-  v.push_back({"copy+write_nobarrier", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+  v.push_back({"copy+write_nobarrier", [](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                  for (size_t k = 0; k < s.chunks; ++k) {
                    copy_chunk(b, k, s.chunk, st);
                    signal_write(d, b, k, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER, st);
                  }
                }});
-  v.push_back({"copy+signal_copy", [](const Driver&, const Buffers& b, const Shape& s, cudaStream_t st) {
+  v.push_back({"copy+signal_copy", [](const Driver&, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                  for (size_t k = 0; k < s.chunks; ++k) {
                    copy_chunk(b, k, s.chunk, st);
                    check(cudaMemcpyAsync(b.signals + k, b.ones, 4, cudaMemcpyDeviceToDevice, st), "signal copy");
                  }
                }});
-  v.push_back({"credit+copy+write", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+  v.push_back({"credit+copy+write", [](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                  for (size_t k = 0; k < s.chunks; ++k) {  // today's protocol: wait, take, copy, signal
                    check(d.wait(st, ptr(b.zero), 0, CU_STREAM_WAIT_VALUE_EQ), "credit wait");
                    check(d.write(st, ptr(b.busy + k), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "credit take");
@@ -107,7 +151,7 @@ std::vector<std::pair<std::string, Variant>> variants() {
                    signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
                  }
                }});
-  v.push_back({"credit_batched+copy+write", [](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+  v.push_back({"credit_batched+copy+write", [](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                  for (size_t k = 0; k < s.chunks; ++k) {  // the wait and the take as one batch
                    CUstreamBatchMemOpParams ops[2] = {};
                    ops[0].waitValue = {CU_STREAM_MEM_OP_WAIT_VALUE_32, ptr(b.zero), {0}, CU_STREAM_WAIT_VALUE_EQ, 0};
@@ -119,14 +163,14 @@ std::vector<std::pair<std::string, Variant>> variants() {
                }});
   for (size_t group : {4, 16}) {
     v.push_back({"group" + std::to_string(group) + "+write",
-                 [group](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 [group](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                    for (size_t k = 0; k < s.chunks; ++k) {
                      copy_chunk(b, k, s.chunk, st);
                      if ((k + 1) % group == 0 || k + 1 == s.chunks) signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
                    }
                  }});
     v.push_back({"batch" + std::to_string(group) + "+write",
-                 [group](const Driver& d, const Buffers& b, const Shape& s, cudaStream_t st) {
+                 [group](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
                    for (size_t first = 0; first < s.chunks; first += group) {
                      const size_t n = std::min(group, s.chunks - first);
                      std::vector<void*> dsts(n);
@@ -144,6 +188,19 @@ std::vector<std::pair<std::string, Variant>> variants() {
                            "cudaMemcpyBatchAsync");
                      signal_write(d, b, first + n - 1, CU_STREAM_WRITE_VALUE_DEFAULT, st);
                    }
+                 }});
+  }
+  for (size_t lanes : {size_t{1}, size_t{2}, size_t{4}, kLanes}) {
+    const std::string on = lanes == 1 ? "" : std::to_string(lanes) + "streams";
+    if (lanes > 1) {
+      v.push_back({"copies_" + on, [lanes](const Driver& d, const Buffers& b, const Shape& s, const Lanes& l,
+                                           cudaStream_t st) { lanes_variant(d, b, s, l, st, lanes, ""); }});
+      v.push_back({"copy+write_" + on, [lanes](const Driver& d, const Buffers& b, const Shape& s, const Lanes& l,
+                                               cudaStream_t st) { lanes_variant(d, b, s, l, st, lanes, "write"); }});
+    }
+    v.push_back({"split+write" + (on.empty() ? "" : "_" + on),
+                 [lanes](const Driver& d, const Buffers& b, const Shape& s, const Lanes& l, cudaStream_t st) {
+                   lanes_variant(d, b, s, l, st, lanes, "split");
                  }});
   }
   return v;
@@ -230,14 +287,14 @@ Buffers allocate(size_t bytes, size_t chunks, int dst_device) {
 
 // Milliseconds of each rep: the variant's commands (directly or as a graph) queued behind a
 // closed gate, then the gate opened from a second stream.
-std::vector<float> time_variant(const Driver& d, const Buffers& b, const Shape& s, const Variant& run, bool graph,
-                                int reps, cudaStream_t st, cudaStream_t opener) {
+std::vector<float> time_variant(const Driver& d, const Buffers& b, const Shape& s, const Lanes& l, const Variant& run,
+                                bool graph, int reps, cudaStream_t st, cudaStream_t opener) {
   cudaGraphExec_t exec = nullptr;
   if (graph) {
     cudaGraph_t g = nullptr;
     check(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), "begin capture");
     try {
-      run(d, b, s, st);
+      run(d, b, s, l, st);
     } catch (...) {
       cudaStreamEndCapture(st, &g);  // leave the stream usable for the next variant
       if (g) cudaGraphDestroy(g);
@@ -259,7 +316,7 @@ std::vector<float> time_variant(const Driver& d, const Buffers& b, const Shape& 
     check(cudaEventRecord(start, st), "record");
     try {
       if (graph) check(cudaGraphLaunch(exec, st), "graph launch");
-      else run(d, b, s, st);
+      else run(d, b, s, l, st);
     } catch (...) {  // open the gate, so that what was queued ends, then say why
       check(d.write(opener, ptr(b.gate), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "gate open");
       sync_within(st, 10.0, "the commands queued before a refusal");
@@ -276,6 +333,26 @@ std::vector<float> time_variant(const Driver& d, const Buffers& b, const Shape& 
   check(cudaEventDestroy(stop), "event destroy");
   if (exec) check(cudaGraphExecDestroy(exec), "graph exec destroy");
   return ms;
+}
+
+Lanes make_lanes(size_t chunks) {  // lives as long as the process: nothing to destroy
+  Lanes l;
+  auto stream = [] {
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "lane stream");
+    return s;
+  };
+  auto event = [] {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "lane event");
+    return e;
+  };
+  for (size_t i = 0; i < kLanes; ++i) l.copies.push_back(stream());
+  l.signals = stream();
+  for (size_t k = 0; k < chunks; ++k) l.chunk_done.push_back(event());
+  l.fork = event();
+  for (size_t i = 0; i <= kLanes; ++i) l.joins.push_back(event());
+  return l;
 }
 
 float quantile(std::vector<float> v, double q) {
@@ -305,6 +382,7 @@ int main(int argc, char** argv) try {
   cudaStream_t st, opener;
   check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
   check(cudaStreamCreateWithFlags(&opener, cudaStreamNonBlocking), "stream");
+  const Lanes lanes = make_lanes(o.chunks);
   std::fprintf(stderr, "source GPU 0, destination GPU %d%s; %zu chunks, %d reps\n", o.dst_device,
                o.dst_device == 0 ? " (one GPU: not a P2P figure)" : "", o.chunks, o.reps);
   for (size_t chunk : o.chunk_bytes)
@@ -314,7 +392,7 @@ int main(int argc, char** argv) try {
         const Shape s{chunk, o.chunks};
         std::vector<float> ms;
         try {
-          ms = time_variant(d, b, s, run, graph, o.reps, st, opener);
+          ms = time_variant(d, b, s, lanes, run, graph, o.reps, st, opener);
         } catch (const std::exception& e) {  // a variant the driver refuses: say so, go on
           std::printf("{\"variant\": \"%s\", \"graph\": %s, \"chunk_bytes\": %zu, \"error\": \"%s\"}\n", name.c_str(),
                       graph ? "true" : "false", chunk, e.what());
