@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/device_connections.hpp"
 #include "common/driver_entry_point.hpp"
 
 namespace {
@@ -363,6 +364,10 @@ float quantile(std::vector<float> v, double q) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  // 8 copy streams, the signal stream, the timed one and the gate's opener are more streams than
+  // CUDA's 8 default hardware queues: the opener then shares a queue with a stream waiting at the
+  // gate, and nothing finishes (seen with the 8-stream variants).
+  p2pbench::request_device_connections();
   Options o = parse(argc, argv);
   if (o.list) {
     for (const auto& v : variants()) std::printf("%s\n", v.first.c_str());

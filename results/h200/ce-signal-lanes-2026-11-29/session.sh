@@ -24,7 +24,7 @@ done
 echo "ce-signal probe: $(( $(date +%s) - start )) s, $failed variant(s) failed" | tee -a "$out/summary.txt"
 python3 - "$out/ce-signal-probe.jsonl" <<'PY' | tee "$out/table.txt"
 import json, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+rows = [r for r in (json.loads(line) for line in open(sys.argv[1]) if line.strip()) if "variant" in r]  # errors: summary.txt
 sizes = sorted({r["chunk_bytes"] for r in rows if "chunk_bytes" in r})
 print("variant".ljust(28) + "".join(f"{s // 1024:>9} KiB d/g" for s in sizes) + "   (GB/s, direct / graph)")
 for name in dict.fromkeys(r["variant"] for r in rows):
