@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs CTest in a build folder with the visible GPUs as CTest resources: each GPU test gets as
 # many GPUs as it needs (tests side by side on a node with several) or is skipped, saying why,
-# where fewer are visible (tests/run_on_gpus.py). Lists the skipped tests and why at the end (GPU
-# tests, and committed_results_traceable where the repository has no full history).
+# where fewer are visible (tests/run_on_gpus.py). Lists every skipped test and why at the end (the
+# GPU tests say why themselves; the others' reasons come from their output: scripts/lib/skip_reasons.py).
 #
 # Usage: scripts/run-ctest.sh BUILD_DIR [CTEST_ARGS...]
 # Env: P2PBENCH_TEST_JOBS (tests at once; default: the GPUs, the cores and 2 more), P2PBENCH_REQUIRE_GPUS=N
@@ -31,6 +31,9 @@ echo "run-ctest: $P2PBENCH_GPUS GPU(s) visible; $jobs tests at a time"
 status=0
 ctest --test-dir "$build" --output-on-failure --resource-spec-file "$spec" -j "$jobs" "$@" \
   || { status=$?; echo "run-ctest: ctest failed (exit $status)" >&2; }
+# The other skips' reasons (a Python package or Slurm missing), from each test's own output.
+"$python" scripts/lib/skip_reasons.py "$build/Testing/Temporary/LastTest.log" "$P2PBENCH_SKIP_LOG" \
+  || echo "run-ctest: could not read the skipped tests' reasons from LastTest.log" >&2
 if [ -s "$P2PBENCH_SKIP_LOG" ]; then
   echo "Skipped tests and why ($P2PBENCH_GPUS GPU(s) visible):"
   sort "$P2PBENCH_SKIP_LOG" | sed 's/^/  /'
