@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "common/library_symbol.hpp"
 
 namespace p2pbench {
 namespace {
@@ -23,7 +24,7 @@ void* open_library(std::string& tried) {
 
 template <typename Fn>
 void load(void* lib, Fn& slot, const char* name) {
-  slot = reinterpret_cast<Fn>(dlsym(lib, name));
+  load_symbol(lib, slot, name);
   if (!slot) throw RuntimeFailure(std::string("loading cuBLASLt: the library has no ") + name);
 }
 

@@ -2,56 +2,52 @@
 
 #include <dlfcn.h>
 
+#include "common/library_symbol.hpp"
+
 namespace p2pbench {
 
 namespace {
 
-// Looks up one symbol; leaves `slot` null when the library lacks it.
-template <typename Fn>
-void load(void* handle, Fn& slot, const char* name) {
-  slot = reinterpret_cast<Fn>(dlsym(handle, name));
-}
-
 NvmlApi load_api(void* h) {
   NvmlApi a;
-  load(h, a.Init_v2, "nvmlInit_v2");
-  load(h, a.Shutdown, "nvmlShutdown");
-  load(h, a.ErrorString, "nvmlErrorString");
-  load(h, a.SystemGetDriverVersion, "nvmlSystemGetDriverVersion");
-  load(h, a.DeviceGetCount_v2, "nvmlDeviceGetCount_v2");
-  load(h, a.DeviceGetHandleByIndex_v2, "nvmlDeviceGetHandleByIndex_v2");
-  load(h, a.DeviceGetHandleByPciBusId_v2, "nvmlDeviceGetHandleByPciBusId_v2");
-  load(h, a.DeviceGetHandleByUUID, "nvmlDeviceGetHandleByUUID");
-  load(h, a.DeviceGetName, "nvmlDeviceGetName");
-  load(h, a.DeviceGetUUID, "nvmlDeviceGetUUID");
-  load(h, a.DeviceGetPciInfo_v3, "nvmlDeviceGetPciInfo_v3");
-  load(h, a.DeviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor");
-  load(h, a.DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration");
-  load(h, a.DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth");
-  load(h, a.DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration");
-  load(h, a.DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth");
-  load(h, a.DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState");
-  load(h, a.DeviceGetNvLinkVersion, "nvmlDeviceGetNvLinkVersion");
-  load(h, a.DeviceGetNvLinkRemotePciInfo_v2, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-  load(h, a.DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType");
-  load(h, a.DeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter");
-  load(h, a.DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
-  load(h, a.DeviceGetComputeRunningProcesses_v3, "nvmlDeviceGetComputeRunningProcesses_v3");
-  load(h, a.DeviceGetEccMode, "nvmlDeviceGetEccMode");
-  load(h, a.DeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors");
-  load(h, a.DeviceGetMigMode, "nvmlDeviceGetMigMode");
-  load(h, a.DeviceGetClockInfo, "nvmlDeviceGetClockInfo");
-  load(h, a.DeviceGetMaxClockInfo, "nvmlDeviceGetMaxClockInfo");
+  load_symbol(h, a.Init_v2, "nvmlInit_v2");
+  load_symbol(h, a.Shutdown, "nvmlShutdown");
+  load_symbol(h, a.ErrorString, "nvmlErrorString");
+  load_symbol(h, a.SystemGetDriverVersion, "nvmlSystemGetDriverVersion");
+  load_symbol(h, a.DeviceGetCount_v2, "nvmlDeviceGetCount_v2");
+  load_symbol(h, a.DeviceGetHandleByIndex_v2, "nvmlDeviceGetHandleByIndex_v2");
+  load_symbol(h, a.DeviceGetHandleByPciBusId_v2, "nvmlDeviceGetHandleByPciBusId_v2");
+  load_symbol(h, a.DeviceGetHandleByUUID, "nvmlDeviceGetHandleByUUID");
+  load_symbol(h, a.DeviceGetName, "nvmlDeviceGetName");
+  load_symbol(h, a.DeviceGetUUID, "nvmlDeviceGetUUID");
+  load_symbol(h, a.DeviceGetPciInfo_v3, "nvmlDeviceGetPciInfo_v3");
+  load_symbol(h, a.DeviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor");
+  load_symbol(h, a.DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration");
+  load_symbol(h, a.DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth");
+  load_symbol(h, a.DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration");
+  load_symbol(h, a.DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth");
+  load_symbol(h, a.DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState");
+  load_symbol(h, a.DeviceGetNvLinkVersion, "nvmlDeviceGetNvLinkVersion");
+  load_symbol(h, a.DeviceGetNvLinkRemotePciInfo_v2, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  load_symbol(h, a.DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType");
+  load_symbol(h, a.DeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter");
+  load_symbol(h, a.DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
+  load_symbol(h, a.DeviceGetComputeRunningProcesses_v3, "nvmlDeviceGetComputeRunningProcesses_v3");
+  load_symbol(h, a.DeviceGetEccMode, "nvmlDeviceGetEccMode");
+  load_symbol(h, a.DeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors");
+  load_symbol(h, a.DeviceGetMigMode, "nvmlDeviceGetMigMode");
+  load_symbol(h, a.DeviceGetClockInfo, "nvmlDeviceGetClockInfo");
+  load_symbol(h, a.DeviceGetMaxClockInfo, "nvmlDeviceGetMaxClockInfo");
   // The event-reasons name replaced the throttle-reasons one in driver r535; same function.
-  load(h, a.DeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons");
+  load_symbol(h, a.DeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (a.DeviceGetCurrentClocksEventReasons == nullptr) {
-    load(h, a.DeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    load_symbol(h, a.DeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   }
-  load(h, a.DeviceGetTemperature, "nvmlDeviceGetTemperature");
-  load(h, a.DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage");
-  load(h, a.DeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode");
-  load(h, a.DeviceGetViolationStatus, "nvmlDeviceGetViolationStatus");
-  load(h, a.DeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
+  load_symbol(h, a.DeviceGetTemperature, "nvmlDeviceGetTemperature");
+  load_symbol(h, a.DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage");
+  load_symbol(h, a.DeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode");
+  load_symbol(h, a.DeviceGetViolationStatus, "nvmlDeviceGetViolationStatus");
+  load_symbol(h, a.DeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
   return a;
 }
 

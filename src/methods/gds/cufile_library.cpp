@@ -5,6 +5,8 @@
 #include <cstring>
 #include <map>
 
+#include "common/library_symbol.hpp"
+
 namespace p2pbench::gds {
 
 // The ABI types below are named at namespace scope, not in an anonymous namespace: CuFileLibrary's
@@ -56,11 +58,6 @@ const char* error_name(int code) {
   return it == names.end() ? "unnamed cuFile error" : it->second;
 }
 
-template <typename Fn>
-void load(void* lib, Fn& slot, const char* name) {
-  slot = reinterpret_cast<Fn>(dlsym(lib, name));
-}
-
 }  // namespace
 
 struct CuFileLibrary::Api {
@@ -97,14 +94,14 @@ std::shared_ptr<CuFileLibrary> CuFileLibrary::open(std::string& why) {
     return nullptr;
   }
   auto api = std::make_unique<Api>();
-  load(lib, api->DriverOpen, "cuFileDriverOpen");
-  load(lib, api->DriverGetProperties, "cuFileDriverGetProperties");
-  load(lib, api->HandleRegister, "cuFileHandleRegister");
-  load(lib, api->HandleDeregister, "cuFileHandleDeregister");
-  load(lib, api->BufRegister, "cuFileBufRegister");
-  load(lib, api->BufDeregister, "cuFileBufDeregister");
-  load(lib, api->Read, "cuFileRead");
-  load(lib, api->Write, "cuFileWrite");
+  load_symbol(lib, api->DriverOpen, "cuFileDriverOpen");
+  load_symbol(lib, api->DriverGetProperties, "cuFileDriverGetProperties");
+  load_symbol(lib, api->HandleRegister, "cuFileHandleRegister");
+  load_symbol(lib, api->HandleDeregister, "cuFileHandleDeregister");
+  load_symbol(lib, api->BufRegister, "cuFileBufRegister");
+  load_symbol(lib, api->BufDeregister, "cuFileBufDeregister");
+  load_symbol(lib, api->Read, "cuFileRead");
+  load_symbol(lib, api->Write, "cuFileWrite");
   if (!api->DriverOpen || !api->DriverGetProperties || !api->HandleRegister || !api->HandleDeregister ||
       !api->BufRegister || !api->BufDeregister || !api->Read || !api->Write) {
     why = "libcufile lacks one of cuFileDriverOpen, cuFileDriverGetProperties, cuFileHandle(De)Register, "
