@@ -96,7 +96,8 @@ void join_from(const Lanes& l, const std::vector<cudaStream_t>& streams, cudaStr
 }
 
 // The chunks over `lanes` copy streams (chunk k on stream k % lanes). signal: "" none, "write" a
-// stream write behind each chunk on its own copy stream, "split" a stream write per chunk, in
+// stream write behind each chunk on its own copy stream ("credit+write": after a credit waited for
+// and taken before it, as put_signal_ce does), "split" a stream write per chunk, in
 // chunk order, on a signal stream that waits for the chunk's event (the copy streams never wait
 // for a signal).
 void lanes_variant(const Driver& d, const Buffers& b, const Shape& s, const Lanes& l, cudaStream_t st,
@@ -106,8 +107,12 @@ void lanes_variant(const Driver& d, const Buffers& b, const Shape& s, const Lane
   fork_to(l, streams, st);
   for (size_t k = 0; k < s.chunks; ++k) {
     cudaStream_t c = streams[k % lanes];
+    if (signal == "credit+write") {  // put_signal_ce's shape: a credit waited for and taken per chunk
+      check(d.wait(c, ptr(b.zero), 0, CU_STREAM_WAIT_VALUE_EQ), "credit wait");
+      check(d.write(c, ptr(b.busy + k), 1, CU_STREAM_WRITE_VALUE_DEFAULT), "credit take");
+    }
     copy_chunk(b, k, s.chunk, c);
-    if (signal == "write") signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, c);
+    if (signal == "write" || signal == "credit+write") signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, c);
     if (signal == "split") {
       check(cudaEventRecord(l.chunk_done[k], c), "chunk event");
       check(cudaStreamWaitEvent(l.signals, l.chunk_done[k], 0), "signal waits for its chunk");
@@ -198,6 +203,10 @@ std::vector<std::pair<std::string, Variant>> variants() {
                                            cudaStream_t st) { lanes_variant(d, b, s, l, st, lanes, ""); }});
       v.push_back({"copy+write_" + on, [lanes](const Driver& d, const Buffers& b, const Shape& s, const Lanes& l,
                                                cudaStream_t st) { lanes_variant(d, b, s, l, st, lanes, "write"); }});
+      v.push_back({"credit+copy+write_" + on,
+                   [lanes](const Driver& d, const Buffers& b, const Shape& s, const Lanes& l, cudaStream_t st) {
+                     lanes_variant(d, b, s, l, st, lanes, "credit+write");
+                   }});
     }
     v.push_back({"split+write" + (on.empty() ? "" : "_" + on),
                  [lanes](const Driver& d, const Buffers& b, const Shape& s, const Lanes& l, cudaStream_t st) {
