@@ -35,7 +35,9 @@ TEST_P(HostMemoryKinds, CopiesBothWaysAndVerifiesEveryByte) {
   std::printf("%-10s pages %-12s numa_node %d (asked for node %d, bound: %s)\n", to_string(kind), host.pages().c_str(),
               host.numa_node().value_or(-1), where.placement->node, where.placement->bind ? "yes" : "no");
   EXPECT_TRUE(host.pages() == "4KiB" || host.pages() == "thp" || host.pages() == "hugetlb_2MiB") << host.pages();
-  if (!where.placement->bind) EXPECT_EQ(host.numa_node(), where.placement->node);  // one node: it is there
+  if (!where.placement->bind) {
+    EXPECT_EQ(host.numa_node(), where.placement->node);  // one node: it is there
+  }
   EXPECT_EQ(host.device_accessible(), kind != HostMemoryKind::kPageable);
 
   Stream stream = make_stream("the test's stream");

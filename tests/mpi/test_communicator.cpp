@@ -40,7 +40,7 @@ void group_steps(p2pbench::Communicator& comm) {
   LockStep steps(comm);
   const auto reports = steps.run_reports("a typed step", [&](StepReport& r) {
     r.iterations = uint64_t(100 + me);
-    r.lanes.push_back({{{me, (me + 1) % n}}, 1.5 * me, 2e6, false, false, 10.0 * me, 20.0 * me});
+    r.lanes.push_back({{{me, (me + 1) % n}}, 1.5 * me, 2e6, false, false, 10.0 * me, 20.0 * me, {}});
     if (me == n - 1) throw std::runtime_error("an error on the last rank");
   });
   bool typed = reports.size() == size_t(n);
