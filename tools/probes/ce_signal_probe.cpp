@@ -122,6 +122,23 @@ void lanes_variant(const Driver& d, const Buffers& b, const Shape& s, const Lane
   join_from(l, streams, st);
 }
 
+// Chunks first .. first + n - 1 in one cudaMemcpyBatchAsync call, ordered after the stream's
+// earlier work.
+void batch_copy(const Buffers& b, size_t first, size_t n, size_t chunk, cudaStream_t st) {
+  std::vector<void*> dsts(n);
+  std::vector<const void*> srcs(n);
+  std::vector<size_t> sizes(n, chunk);
+  for (size_t i = 0; i < n; ++i) {
+    dsts[i] = b.dst + (first + i) * chunk;
+    srcs[i] = b.src + (first + i) * chunk;
+  }
+  cudaMemcpyAttributes attr = {};
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  size_t attr_index = 0;
+  check(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), n, &attr, &attr_index, 1, st), "cudaMemcpyBatchAsync");
+}
+
 // Every way of ordering the signals behind the chunks that the driver offers.
 std::vector<std::pair<std::string, Variant>> variants() {
   std::vector<std::pair<std::string, Variant>> v;
@@ -175,26 +192,22 @@ std::vector<std::pair<std::string, Variant>> variants() {
                      if ((k + 1) % group == 0 || k + 1 == s.chunks) signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
                    }
                  }});
-    v.push_back({"batch" + std::to_string(group) + "+write",
-                 [group](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
-                   for (size_t first = 0; first < s.chunks; first += group) {
-                     const size_t n = std::min(group, s.chunks - first);
-                     std::vector<void*> dsts(n);
-                     std::vector<const void*> srcs(n);
-                     std::vector<size_t> sizes(n, s.chunk);
-                     for (size_t i = 0; i < n; ++i) {
-                       dsts[i] = b.dst + (first + i) * s.chunk;
-                       srcs[i] = b.src + (first + i) * s.chunk;
+  }
+  // cudaMemcpyBatchAsync: `group` chunks in one call, then one signal for the group ("+write") or
+  // a signal per chunk of it, all behind the whole batch ("+writes": the receiver still learns of
+  // each chunk, a batch later at most).
+  for (size_t group : {4, 16, 64}) {
+    for (bool each : {false, true}) {
+      v.push_back({"batch" + std::to_string(group) + (each ? "+writes" : "+write"),
+                   [group, each](const Driver& d, const Buffers& b, const Shape& s, const Lanes&, cudaStream_t st) {
+                     for (size_t first = 0; first < s.chunks; first += group) {
+                       const size_t n = std::min(group, s.chunks - first);
+                       batch_copy(b, first, n, s.chunk, st);
+                       for (size_t k = each ? first : first + n - 1; k < first + n; ++k)
+                         signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, st);
                      }
-                     cudaMemcpyAttributes attr = {};
-                     attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-                     attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
-                     size_t attr_index = 0;
-                     check(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), n, &attr, &attr_index, 1, st),
-                           "cudaMemcpyBatchAsync");
-                     signal_write(d, b, first + n - 1, CU_STREAM_WRITE_VALUE_DEFAULT, st);
-                   }
-                 }});
+                   }});
+    }
   }
   for (size_t lanes : {size_t{1}, size_t{2}, size_t{4}, kLanes}) {
     const std::string on = lanes == 1 ? "" : std::to_string(lanes) + "streams";
