@@ -209,6 +209,23 @@ std::vector<std::pair<std::string, Variant>> variants() {
                    }});
     }
   }
+  // The batches on one stream, a signal per chunk on a stream of its own behind each batch's event:
+  // the signals' cost overlaps the next batch's copies.
+  for (size_t group : {4, 16}) {
+    v.push_back({"batch" + std::to_string(group) + "+split_writes",
+                 [group](const Driver& d, const Buffers& b, const Shape& s, const Lanes& l, cudaStream_t st) {
+                   const std::vector<cudaStream_t> streams{l.copies[0], l.signals};
+                   fork_to(l, streams, st);
+                   for (size_t first = 0; first < s.chunks; first += group) {
+                     const size_t n = std::min(group, s.chunks - first);
+                     batch_copy(b, first, n, s.chunk, l.copies[0]);
+                     check(cudaEventRecord(l.chunk_done[first], l.copies[0]), "batch event");
+                     check(cudaStreamWaitEvent(l.signals, l.chunk_done[first], 0), "signals wait for their batch");
+                     for (size_t k = first; k < first + n; ++k) signal_write(d, b, k, CU_STREAM_WRITE_VALUE_DEFAULT, l.signals);
+                   }
+                   join_from(l, streams, st);
+                 }});
+  }
   for (size_t lanes : {size_t{1}, size_t{2}, size_t{4}, kLanes}) {
     const std::string on = lanes == 1 ? "" : std::to_string(lanes) + "streams";
     if (lanes > 1) {
