@@ -7,10 +7,14 @@ fails where a case of those runs is not ok and verified, and where a method fami
 `p2pbench --list-methods --json` lists ran no case (the gds methods excepted: they need a
 directory on a GPUDirect-capable file system, and tests/gpu_driver/gds_gemm_checks.py runs them).
 Exits 77 (CTest: skipped) with the reason when two GPUs are not visible. Prints 'N passed, N failed'.
-Usage: quick_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
+With --plans (no GPU, no MPI): each run's plan for two ranks (p2pbench --dry-run) holds cases: a
+config whose cases all fall away (a collective on one-way flow sets) would pass unnoticed where
+the GPUs are missing and fail only on a GPU node.
+Usage: quick_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...] | quick_checks.py --plans P2PBENCH_BIN
 """
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,17 +27,36 @@ HERE = pathlib.Path(__file__).resolve().parent
 RUNS = [
     ("copies", "tiny.json", ["--sizes", "1MiB"]),
     ("baselines", "baselines.json", ["--sizes", "4097"]),
-    ("put-signal", "put-signal-small.json", ["--sizes", "1MiB"]),
+    # 256 KiB: put_signal_ce's 4 KiB chunks then queue 256 commands, the most a gated transfer may.
+    ("put-signal", "put-signal-small.json", ["--sizes", "256KiB"]),
     ("tokens", "tokens-small.json", ["--modes", "uni"]),
-    ("collectives", "collectives-small.json", ["--sizes", "4194304"]),
-    ("gemm-rs", "gemm-rs-small.json", []),
+    # A collective runs on flow sets where every rank sends to every other: all_to_all.
+    ("collectives", "collectives-small.json", ["--sizes", "4194304", "--patterns", "all_to_all"]),
+    ("gemm-rs", "gemm-rs-small.json", ["--patterns", "all_to_all"]),
     ("interference", "interference.json", []),
     ("local", "baselines.json", ["--methods", "d2d,d2d_ldst,gemm", "--sizes", "1MiB", "--modes", "uni"]),
 ]
 NEEDS_A_DIRECTORY = ("gds_",)
 
 
+def check_plans(binary):
+    """Each run's dry-run plan for two ranks holds at least one case."""
+    failed = 0
+    for name, config, flags in RUNS:
+        r = subprocess.run([binary, "--config", str(HERE / config), *flags, "--dry-run"], capture_output=True,
+                           text=True, timeout=120)
+        cases = re.search(r"^(\d+) cases \(", r.stdout, re.M)
+        ok = r.returncode == 0 and cases is not None and int(cases.group(1)) > 0
+        print(("PASS " if ok else "FAIL ") + f"{name}: the plan holds {cases.group(1) if cases else 'no'} cases"
+              + ("" if ok else "\n    " + (r.stdout + r.stderr)[-2000:]))
+        failed += not ok
+    print(f"{len(RUNS) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--plans":
+        return check_plans(sys.argv[2])
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
