@@ -22,6 +22,9 @@ namespace {
 // chunk): a sample's graph is queued behind the closed start gate, so its commands must fit in
 // the GPU's command queue, or the host's launch blocks until the gate gives up. Measured on an
 // H200 under MPS: 64 chunks of four commands ran, 4096 never started (the gate gave up on both ranks).
+// One stream takes 1020 commands behind a closed gate before the host blocks (an H200,
+// tools/probes/queue_depth_probe.cpp): 256 leaves room for the gate, forks and joins, and for the
+// other transfers of an interference phase.
 constexpr uint64_t kMaxCeCommands = 256;
 
 bool signal_group_size(uint64_t v) { return v >= 1 && v <= 64; }
