@@ -305,12 +305,23 @@ void check_rank_count(const Config& config, int ranks) {
                        " (configs/one-gpu.json)");
 }
 
+// A method the config names but whose directions, modes and patterns leave it no case: refused,
+// not run as an empty sweep (a collective on one-way flow sets wrote a results file of no case).
+void check_method_has_cases(Method m, size_t cases_before, size_t cases_after) {
+  if (cases_after > cases_before) return;
+  throw InputError("methods", to_string(m),
+                   is_collective(m) ? "no case in this plan: a collective runs on flow sets where every rank sends "
+                                      "to every other (patterns all_to_all, or modes bidir with two ranks)"
+                                    : "no case in this plan: its directions, modes and patterns leave none");
+}
+
 std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layout) {
   check_rank_count(config, layout.size());
   std::vector<CaseSpec> cases;
   const std::vector<Flow> pairs = ordered_pairs(layout.size());
   FlowSetsByMode sets(config, layout);
   for (Method m : config.methods) {
+    const size_t before = cases.size();
     if (is_interference(m))  // ranks 0 and 1
       expand_interference(m, config, cases);
     else if (is_probe(m)) {
@@ -320,6 +331,7 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
     }
     else
       expand_bandwidth_method(m, config, layout, sets, cases);
+    check_method_has_cases(m, before, cases.size());
   }
   return cases;
 }

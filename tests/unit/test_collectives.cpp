@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "common/errors.hpp"
 #include "config/config.hpp"
 #include "plan/sweep.hpp"
 #include "results/case_result.hpp"
@@ -226,6 +227,24 @@ TEST(Collectives, SweepRunsThemOnlyWhereEveryRankSendsToEveryOther) {
   EXPECT_EQ(cases[0].pattern, Pattern::kAllToAll);
   EXPECT_EQ(cases[0].flows.size(), 12u);
   EXPECT_EQ(count_cases(config, layout), 1u);
+}
+
+// Named but with no flow set it runs on: refused naming the method and why, not an empty sweep.
+TEST(Collectives, SweepRefusesACollectiveWithNoCase) {
+  Config config;
+  config.methods = {*parse_method("reduce_scatter_two_shot")};
+  config.directions = {Direction::kPush};
+  config.modes = {Mode::kUni};
+  config.sizes = {1 << 20};
+  config.plan.patterns = {Pattern::kMatrix, Pattern::kRing};
+  try {
+    expand_cases(config, GroupLayout::distinct(4));
+    FAIL() << "a collective with no case was planned";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("methods = reduce_scatter_two_shot"), std::string::npos) << what;
+    EXPECT_NE(what.find("every rank sends to every other"), std::string::npos) << what;
+  }
 }
 
 }  // namespace
