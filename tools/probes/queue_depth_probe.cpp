@@ -8,6 +8,9 @@
 // stream of its own after --open-after seconds, so a blocked call returns. The first call that
 // took longer than half of --open-after was blocked: the commands before it are the depth.
 //
+// Kinds: 4-byte stream writes, 4 KiB copies, and cudaMemcpyBatchAsync calls of 16 and of 64 such
+// copies (does a batch take a place in the queue per call or per copy?).
+//
 // Usage: p2pbench-probe-queue-depth [--most N] [--open-after SECONDS]
 // One JSON object per kind on stdout: kind, queued (before the host blocked; null: none blocked
 // up to --most), the blocked call's seconds.
@@ -50,12 +53,32 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+constexpr size_t kCopyBytes = 4096;
+constexpr size_t kMostBatch = 64;
+
 struct Words {
   uint32_t* gate = nullptr;
   uint32_t* scratch = nullptr;  // what the stream writes go to
-  char* src = nullptr;          // 4 KiB copies from here
+  char* src = nullptr;          // 4 KiB copies from here (kMostBatch of them)
   char* dst = nullptr;
 };
+
+// `n` copies of 4 KiB in one cudaMemcpyBatchAsync, in stream order.
+void batch(const Words& w, size_t n, cudaStream_t st) {
+  void* dsts[kMostBatch];
+  const void* srcs[kMostBatch];
+  size_t sizes[kMostBatch];
+  for (size_t i = 0; i < n; ++i) {
+    dsts[i] = w.dst + i * kCopyBytes;
+    srcs[i] = w.src + i * kCopyBytes;
+    sizes[i] = kCopyBytes;
+  }
+  cudaMemcpyAttributes attr = {};
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  size_t attr_index = 0;
+  check(cudaMemcpyBatchAsync(dsts, srcs, sizes, n, &attr, &attr_index, 1, st), "a queued batch");
+}
 
 // Queues `kind` commands behind a closed gate until one blocks the host or `most` are queued;
 // prints the figure, then lets everything run out.
@@ -73,8 +96,10 @@ void measure(const std::string& kind, const Words& w, const Options& o, cudaStre
     const auto t0 = Clock::now();
     if (kind == "stream_write")
       stream_write_value(st, w.scratch, uint32_t(i), CU_STREAM_WRITE_VALUE_DEFAULT, "a queued write");
+    else if (kind == "memcpy_4KiB")
+      check(cudaMemcpyAsync(w.dst, w.src, kCopyBytes, cudaMemcpyDeviceToDevice, st), "a queued copy");
     else
-      check(cudaMemcpyAsync(w.dst, w.src, 4096, cudaMemcpyDeviceToDevice, st), "a queued copy");
+      batch(w, kind == "batch_16x4KiB" ? 16 : kMostBatch, st);
     const double took = std::chrono::duration<double>(Clock::now() - t0).count();
     if (took > o.open_after_s / 2) {
       queued = long(i);
@@ -98,12 +123,12 @@ int main(int argc, char** argv) try {
   Words w;
   check(cudaMalloc(&w.gate, 4), "cudaMalloc");
   check(cudaMalloc(&w.scratch, 4), "cudaMalloc");
-  check(cudaMalloc(&w.src, 4096), "cudaMalloc");
-  check(cudaMalloc(&w.dst, 4096), "cudaMalloc");
+  check(cudaMalloc(&w.src, kMostBatch * kCopyBytes), "cudaMalloc");
+  check(cudaMalloc(&w.dst, kMostBatch * kCopyBytes), "cudaMalloc");
   cudaStream_t st, opener;
   check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
   check(cudaStreamCreateWithFlags(&opener, cudaStreamNonBlocking), "stream");
-  for (const char* kind : {"stream_write", "memcpy_4KiB"}) measure(kind, w, o, st, opener);
+  for (const char* kind : {"stream_write", "memcpy_4KiB", "batch_16x4KiB", "batch_64x4KiB"}) measure(kind, w, o, st, opener);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "p2pbench-probe-queue-depth: %s\n", e.what());
