@@ -98,6 +98,9 @@ struct InterferenceCases::Case {
   cudaStream_t transfer_stream = nullptr, workload_stream = nullptr, full_stream = nullptr;
   Workload* workload = nullptr;
   uint64_t transfer_launches = 0, workload_launches = 0, partition_workload_launches = 0;
+  // Of a phase's transfer_launches, those queued behind the closed gate (what the launch queue
+  // holds); the rest are queued once the gate opened.
+  uint64_t transfer_ahead = 0;
   double transfer_sample_ms = 0;
   // How long (from the gate) to keep the workload going for transfers this GPU cannot see: a
   // GPU that drives none plans 1.25x the longest transfer window seen; with bidir, each GPU
@@ -121,6 +124,20 @@ struct InterferenceCases::Case {
   void enqueue_transfers(uint64_t count) const {
     for (const End& end : runs)
       for (uint64_t i = 0; i < count; ++i) engine->launch(transfer_of(end), end.stream);
+  }
+  // A phase's transfers behind the opened window's closed gate: all of them, and the window
+  // closes, or the first transfer_ahead. Returns the transfers left for after the gate opened.
+  uint64_t queue_transfers(GatedWindows& w) const {
+    if (w.empty()) return 0;
+    enqueue_transfers(transfer_ahead);
+    if (transfer_ahead == transfer_launches) w.close();
+    return transfer_launches - transfer_ahead;
+  }
+  // One of the transfers left, queued once the gate opened; the window closes after the last.
+  void top_up_transfers(GatedWindows& w, uint64_t& left) const {
+    if (left == 0) return;
+    enqueue_transfers(1);
+    if (--left == 0) w.close();
   }
 };
 
@@ -241,10 +258,11 @@ bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
   });
   if (any_failed(reports_of(calibration), out)) return false;
   const Calibration single = slowest(calibration);
-  // Behind the closed gate a phase queues its transfers' commands all at once: at most as many as
-  // kMaxLaunches single launches (the copy-engine put with signal queues hundreds per transfer).
+  // Behind the closed gate a phase queues at most as many commands as kMaxLaunches single launches
+  // (the copy-engine put with signal queues up to 256 per transfer); the rest follow once it opened.
   const uint64_t most = std::max<uint64_t>(1, kMaxLaunches / std::max<uint64_t>(1, k.engine->queued_commands()));
-  k.transfer_launches = std::min(most, launches_for(single.transfer_single_ms, options_.min_sample_time_ms));
+  k.transfer_launches = launches_for(single.transfer_single_ms, options_.min_sample_time_ms);
+  k.transfer_ahead = std::min(most, k.transfer_launches);
   k.transfer_sample_ms = single.transfer_single_ms * double(k.transfer_launches);
   k.workload_launches = launches_for(single.workload_single_ms, k.transfer_sample_ms);
   k.partition_workload_launches = launches_for(single.partition_workload_single_ms, k.transfer_sample_ms);
@@ -320,13 +338,16 @@ double InterferenceCases::gate_timeout_s() const { return options_.gate_timeout_
 
 // 1. The transfer alone (in its SM group where partitioned).
 InterferenceCases::Phase InterferenceCases::transfer_alone(Case& k, GatedWindows& transfer, CaseOutcome& out) {
+  uint64_t left = 0;
   return gated_phase("the transfer alone", [&](uint32_t ticket) {
     if (transfer.empty()) return;
     transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
-    k.enqueue_transfers(k.transfer_launches);
-    transfer.close();
+    left = k.queue_transfers(transfer);
   }, [&](PhaseFigures& d) {
-    if (!transfer.empty()) d.set_transfer(transfer.wait(k.deadline_s));
+    if (transfer.empty()) return;
+    if (left) transfer.wait_open(k.deadline_s);
+    while (left) k.top_up_transfers(transfer, left);
+    d.set_transfer(transfer.wait(k.deadline_s));
   }, out);
 }
 
@@ -352,11 +373,11 @@ InterferenceCases::Phase InterferenceCases::workload_alone(Case& k, GatedWindow&
 // window has closed (a GPU that drives no transfer keeps it going for the planned time).
 InterferenceCases::Phase InterferenceCases::together(Case& k, GatedWindows& transfer, GatedWindow& grouped, CaseOutcome& out) {
   WorkloadFeeder feeder(k.workload_stream, kWorkloadAhead, [&](cudaStream_t s) { k.workload->enqueue(s); });
+  uint64_t left = 0;  // transfers queued between the workload's launches once the gate opened
   return gated_phase("the transfer beside the workload", [&](uint32_t ticket) {
     if (!transfer.empty()) {
       transfer.open(gate_.device_word(), gate_.heartbeat_word(), ticket, gate_timeout_s());
-      k.enqueue_transfers(k.transfer_launches);
-      transfer.close();
+      left = k.queue_transfers(transfer);
     }
     if (k.busy) {
       k.target_workload_group();
@@ -364,15 +385,18 @@ InterferenceCases::Phase InterferenceCases::together(Case& k, GatedWindows& tran
       feeder.prime();
     }
   }, [&](PhaseFigures& d) {
+    if (left) transfer.wait_open(k.deadline_s);
     if (k.busy) {
       const auto t0 = Clock::now();
       const auto cover = [&] {
+        k.top_up_transfers(transfer, left);
         if (!transfer.empty() && !transfer.closed_and_done()) return true;
         return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() < k.planned_cover_ms;
       };
       feeder.feed_while(cover, k.deadline_s);
       grouped.close();
     }
+    while (left) k.top_up_transfers(transfer, left);  // a GPU without the workload
     if (!transfer.empty()) d.set_transfer(transfer.wait(k.deadline_s));
     if (k.busy) {
       const WindowFigures f = grouped.wait(k.deadline_s);

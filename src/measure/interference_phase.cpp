@@ -53,12 +53,21 @@ bool GatedWindow::closed_and_done() const {
   return true;
 }
 
+void GatedWindow::throw_if_gate_gave_up() const {
+  if (static_cast<const kernels::GateStamps*>(stamps_.host())->timed_out)
+    throw RuntimeFailure("the start gate of the " + what_ + " window never opened within " + std::to_string(gate_timeout_s_) + " s");
+}
+
+void GatedWindow::wait_open(double deadline_s) {
+  wait_for_event(start_.get(), deadline_s, "the opening of the " + what_ + " window");
+  throw_if_gate_gave_up();
+}
+
 WindowFigures GatedWindow::wait(double deadline_s) {
   wait_for_event(stop_.get(), deadline_s, "the end of the " + what_ + " window");
   cuda_check(cudaStreamSynchronize(stream_), "waiting for the " + what_ + " window's end stamp");
+  throw_if_gate_gave_up();
   const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
-  if (stamps->timed_out)
-    throw RuntimeFailure("the start gate of the " + what_ + " window never opened within " + std::to_string(gate_timeout_s_) + " s");
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading the " + what_ + " window's time");
   return {ms, double(stamps->end_ns - stamps->release_ns)};
@@ -75,6 +84,10 @@ void GatedWindows::open(const uint32_t* gate, const uint64_t* heartbeat, uint32_
 
 void GatedWindows::close() {
   for (auto& w : windows_) w->close();
+}
+
+void GatedWindows::wait_open(double deadline_s) {
+  for (auto& w : windows_) w->wait_open(deadline_s);
 }
 
 bool GatedWindows::closed_and_done() const {

@@ -39,10 +39,14 @@ class GatedWindow {
   void close();
   // Whether everything up to close() has run (false before close()).
   bool closed_and_done() const;
+  // Waits (deadline in seconds) until the gate opened: work queued after this never waited
+  // behind the closed gate. Throws where the gate gave up.
+  void wait_open(double deadline_s);
   // Waits (deadline in seconds) for the window's end; throws where the gate never opened.
   WindowFigures wait(double deadline_s);
 
  private:
+  void throw_if_gate_gave_up() const;
   cudaStream_t stream_;
   std::string what_;
   Event start_, stop_;
@@ -63,6 +67,7 @@ class GatedWindows {
   void close();
   // Whether every window's work up to close() has run.
   bool closed_and_done() const;
+  void wait_open(double deadline_s);
   // The longest of each figure: the ends' work ends when the last of them does.
   WindowFigures wait(double deadline_s);
 
