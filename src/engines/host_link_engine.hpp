@@ -49,7 +49,9 @@ class HostLinkEngine final : public HostLinkEnds {
   void launch(const Transfer& t, cudaStream_t stream) override { copy(t, stream); }
   // A copy from or to pageable memory blocks the host thread and cannot be captured into a
   // graph (the case loop then times direct launches; TransferTimer says how).
-  bool capturable() const override { return memory_ != HostMemoryKind::kPageable; }
+  Feeding feeding() const override {
+    return memory_ == HostMemoryKind::kPageable ? Feeding::kHostDriven : Feeding::kCaptured;
+  }
   std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
   // Pageable memory is out of the kernels' reach: its pattern, poison and check go through a
   // device staging buffer, chunk by chunk.

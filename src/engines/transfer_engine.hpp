@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plan/case_spec.hpp"
+#include "vocab/feeding.hpp"
 
 namespace p2pbench {
 
@@ -108,16 +109,15 @@ class TransferEngine {
   virtual uint64_t usable_iterations(uint64_t wanted) const { return wanted; }
   virtual void set_iterations(uint64_t) {}
   // Enqueues one transfer: this rank's part of t.flow (two-sided engines: its send or its
-  // receive). Must be capturable into a CUDA graph, unless capturable() says otherwise.
+  // receive). Must be capturable into a CUDA graph, unless feeding() says otherwise.
   virtual void launch(const Transfer& t, cudaStream_t stream) = 0;
   // The most stream commands (kernels, copies, stream memory operations) one launch() queues on
   // either end: a caller that queues many transfers behind a closed gate keeps their sum within
   // what the launch queue holds, or the host blocks in a launch while the gate waits for it.
   virtual uint64_t queued_commands() const { return 1; }
-  // false: launch() is host-driven (synchronous host calls such as file I/O, which no CUDA
-  // graph can hold). The timer then calls it once per transfer, after the gate opened, and
-  // times the sample with the host clock until the stream's work is done (TransferTimer).
-  virtual bool capturable() const { return true; }
+  // How the timer feeds this engine's transfers to the GPU (vocab/feeding.hpp): captured in a
+  // graph unless launch() queues work no graph holds, or makes synchronous host calls.
+  virtual Feeding feeding() const { return Feeding::kCaptured; }
   // How the engine ran where the environment decides it (gds: cuFile's GDS or compatibility
   // mode), after prepare(); recorded in the row as engine_mode. nullopt: nothing to say.
   virtual std::optional<std::string> engine_mode() const { return std::nullopt; }

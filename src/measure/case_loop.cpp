@@ -179,7 +179,8 @@ void CaseLoop::calibrate(Member& m, StepReport& r) {
   r.sms_used = m.engine->measure_sms_used(t0, group_.timer(m.id, first.timer).stream());
   for (const Lane& lane : m.lanes) {
     TransferTimer& timer = group_.timer(m.id, lane.timer);
-    timer.set_host_driven(!m.engine->capturable());  // for this case's calibration, graphs and samples
+    // for this case's calibration, graphs and samples
+    timer.set_feeding(m.engine->feeding(), m.engine->queued_commands());
     const double ms = timer.time_single_ms([&](uint64_t i, cudaStream_t s) { enqueue(m, lane, i, s); });
     r.single_ms = std::max(r.single_ms, ms);
   }

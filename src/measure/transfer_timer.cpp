@@ -32,8 +32,13 @@ TransferTimer::TransferTimer(double timeout_scale, bool ungated)
 // every launch, where each launch timed alone also held the ranks' skew (their hosts' wake-ups),
 // and a calibration several times too long gave samples of a few launches, whose gate overhead
 // then weighed on every launch's time.
+void TransferTimer::set_feeding(Feeding feeding, uint64_t commands_per_transfer) {
+  feeding_ = feeding;
+  commands_per_transfer_ = std::max<uint64_t>(1, commands_per_transfer);
+}
+
 double TransferTimer::time_single_ms(const EnqueueTransfer& enqueue) {
-  if (host_driven_) {  // the same untimed first transfer, then the host clock
+  if (feeding_ == Feeding::kHostDriven) {  // the same untimed first transfer, then the host clock
     host_enqueue_ = enqueue;
     const double bound_s = kUngatedWaitS * timeout_scale_;
     run_host_driven(1, bound_s, "the first calibration transfer", nullptr);
@@ -78,10 +83,10 @@ GraphExec TransferTimer::capture(const EnqueueTransfer& enqueue, uint64_t iterat
 
 void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
   graph_ = GraphExec();  // the old graph goes before the new one is captured
-  if (host_driven_)
-    host_enqueue_ = enqueue;
-  else
+  if (captured())
     graph_ = capture(enqueue, iterations, nullptr);
+  else
+    host_enqueue_ = enqueue;
   iterations_ = iterations;
 }
 
@@ -89,12 +94,12 @@ void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
 // only orders streams and would time nothing.
 void TransferTimer::build_stamped(const EnqueueTransfer& enqueue, uint64_t iterations) {
   stamped_graph_ = GraphExec();
-  if (host_driven_) {  // each transfer is timed by the host as it runs (wait_host_driven)
+  if (!captured()) {  // host-driven: each transfer is timed by the host as it runs (wait_host_driven)
     host_enqueue_ = enqueue;
     stamped_iterations_ = iterations;
-    return;
   }
   while (transfer_events_.size() < iterations + 1) transfer_events_.push_back(make_event("a transfer's end"));
+  if (!captured()) return;
   auto record = [&](uint64_t k) {
     cuda_check(cudaEventRecordWithFlags(transfer_events_[k].get(), stream_.get(), cudaEventRecordExternal),
                "recording a transfer's timing event");
@@ -109,7 +114,7 @@ void TransferTimer::build_stamped(const EnqueueTransfer& enqueue, uint64_t itera
 }
 
 std::vector<double> TransferTimer::transfer_times_ms() const {
-  if (host_driven_) return host_transfer_ms_;
+  if (feeding_ == Feeding::kHostDriven) return host_transfer_ms_;
   std::vector<double> times;
   for (uint64_t i = 0; i < stamped_iterations_; ++i) {
     float ms = 0;
@@ -121,11 +126,14 @@ std::vector<double> TransferTimer::transfer_times_ms() const {
 }
 
 void TransferTimer::replay_ungated() {
-  if (host_driven_) {
+  if (feeding_ == Feeding::kHostDriven) {
     run_host_driven(iterations_, kUngatedWaitS * timeout_scale_, "warm-up", nullptr);
     return;
   }
-  cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
+  if (captured())
+    cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a warm-up sample");
+  else
+    queue_transfers(0, iterations_, false);
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a warm-up event");
   wait_for_event(stop_.get(), kUngatedWaitS * timeout_scale_, "warm-up");
 }
@@ -147,9 +155,15 @@ void TransferTimer::warm_up(double ms) {
 }
 
 void TransferTimer::start_run(uint64_t launches) {
-  if (host_driven_) throw RuntimeFailure("a host-driven method cannot run in the background beside another case");
+  if (feeding_ == Feeding::kHostDriven)
+    throw RuntimeFailure("a host-driven method cannot run in the background beside another case");
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a background run's start");
-  for (uint64_t i = 0; i < launches; ++i) cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a background run");
+  for (uint64_t i = 0; i < launches; ++i) {
+    if (captured())
+      cuda_check(cudaGraphLaunch(graph_.get(), stream_.get()), "launching a background run");
+    else
+      queue_transfers(0, iterations_, false);
+  }
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a background run's end");
 }
 
@@ -178,8 +192,13 @@ void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbea
                              stream_.get());
   if (beside) beside(stream_.get(), stop_.get());
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a sample's start event");
-  if (host_driven_) {  // the transfers run in wait(), once the gate kernel has passed
+  if (!captured()) {  // host-driven: the transfers run in wait(), once the gate kernel has passed
     host_stamped_ = stamped;
+    if (feeding_ == Feeding::kQueued) {  // as many as the launch queue holds behind the closed gate
+      const uint64_t ahead = std::max<uint64_t>(1, kQueuedAheadCommands / commands_per_transfer_);
+      queued_ahead_ = std::min(ahead, stamped ? stamped_iterations_ : iterations_);
+      queue_transfers(0, queued_ahead_, stamped);
+    }
     return;
   }
   cuda_check(cudaGraphLaunch(stamped ? stamped_graph_.get() : graph_.get(), stream_.get()), "launching a sample");
@@ -188,7 +207,36 @@ void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbea
 }
 
 TransferTimer::Sample TransferTimer::wait(double deadline_s, const std::string& what) {
-  if (host_driven_) return wait_host_driven(deadline_s, what);
+  if (feeding_ == Feeding::kHostDriven) return wait_host_driven(deadline_s, what);
+  if (feeding_ == Feeding::kQueued) return wait_queued(deadline_s, what);
+  return finish_sample(deadline_s, what);
+}
+
+// The rest of the sample once the gate opened (the start event after the gate kernel is its
+// release), then the same end as a graph's.
+TransferTimer::Sample TransferTimer::wait_queued(double deadline_s, const std::string& what) {
+  const auto t0 = Clock::now();
+  wait_for_event(start_.get(), deadline_s, what + " (its start gate)");
+  if (static_cast<const kernels::GateStamps*>(stamps_.host())->timed_out)
+    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
+  queue_transfers(queued_ahead_, host_stamped_ ? stamped_iterations_ : iterations_, host_stamped_);
+  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a sample's stop event");
+  kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
+  return finish_sample(std::max(1e-3, deadline_s - seconds_since(t0)), what);
+}
+
+void TransferTimer::queue_transfers(uint64_t from, uint64_t to, bool stamped) {
+  auto record = [&](uint64_t k) {
+    cuda_check(cudaEventRecord(transfer_events_[k].get(), stream_.get()), "recording a transfer's timing event");
+  };
+  for (uint64_t i = from; i < to; ++i) {
+    if (stamped && i == 0) record(0);
+    host_enqueue_(i, stream_.get());
+    if (stamped) record(i + 1);
+  }
+}
+
+TransferTimer::Sample TransferTimer::finish_sample(double deadline_s, const std::string& what) {
   wait_for_event(stop_.get(), deadline_s, what);
   cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for the end stamp");  // one tiny kernel left
   const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());

@@ -11,6 +11,7 @@
 #include "common/cuda_raii.hpp"
 #include "common/event_wait.hpp"
 #include "kernels/gate_kernels.hpp"
+#include "vocab/feeding.hpp"
 
 namespace p2pbench {
 
@@ -34,13 +35,20 @@ class TransferTimer {
 
   cudaStream_t stream() const { return stream_.get(); }
 
-  // Host-driven transfers (TransferEngine::capturable() false: synchronous host calls such as
-  // file I/O): nothing is captured; each sample calls `enqueue` once per transfer after the gate
-  // opened, waits for the stream's work after the last (after each, in a stamped sample), and is
-  // timed with the host's steady clock; its window still runs on the GPU's timer, from the gate
-  // kernel's release stamp to an end stamp after the work. Set for each case before calibrating.
-  void set_host_driven(bool host_driven) { host_driven_ = host_driven; }
-  bool host_driven() const { return host_driven_; }
+  // How the transfers reach the GPU (vocab/feeding.hpp), set for each case before calibrating:
+  //   kCaptured    the sample is one CUDA graph of its transfers;
+  //   kQueued      each sample queues its transfers one by one: behind the closed gate as many as
+  //                keep the gated stream under kQueuedAheadCommands (`commands` per transfer, at
+  //                least one transfer), the rest once the host saw the gate open; timed with events;
+  //   kHostDriven  each sample calls `enqueue` once per transfer after the gate opened, waits for the
+  //                stream's work after the last (after each, in a stamped sample), and is timed with
+  //                the host's steady clock; its window still runs on the GPU's timer, from the gate
+  //                kernel's release stamp to an end stamp after the work.
+  void set_feeding(Feeding feeding, uint64_t commands_per_transfer = 1);
+  Feeding feeding() const { return feeding_; }
+  // Commands a kQueued sample may queue behind the closed gate: half of the 1020 one stream takes
+  // before the host blocks (an H200, tools/probes/queue_depth_probe.cpp).
+  static constexpr uint64_t kQueuedAheadCommands = 512;
 
   // One ungated transfer's time, in ms: the mean of kCalibrationLaunches back to back, after an
   // untimed first one.
@@ -102,6 +110,13 @@ class TransferTimer {
   double run_host_driven(uint64_t count, double deadline_s, const std::string& what,
                          std::vector<double>* per_transfer_ms);
   Sample wait_host_driven(double deadline_s, const std::string& what);
+  // kQueued: transfers [from, to) on the stream, each followed by its timing event when `stamped`
+  // (the first preceded by one).
+  void queue_transfers(uint64_t from, uint64_t to, bool stamped);
+  Sample wait_queued(double deadline_s, const std::string& what);
+  // Waits for the queued sample's stop event and end stamp, and returns its figures.
+  Sample finish_sample(double deadline_s, const std::string& what);
+  bool captured() const { return feeding_ == Feeding::kCaptured; }
   // Captures `iterations` transfers on the stream; `after(i)` runs after transfer i is enqueued.
   GraphExec capture(const EnqueueTransfer& enqueue, uint64_t iterations, const std::function<void(uint64_t)>& after);
 
@@ -116,9 +131,11 @@ class TransferTimer {
   uint64_t stamped_iterations_ = 0;
   uint64_t iterations_ = 0;
   double gate_timeout_s_ = 0;
-  bool host_driven_ = false;
-  EnqueueTransfer host_enqueue_;             // host-driven: what build() would have captured
-  bool host_stamped_ = false;                // host-driven: the queued sample is the stamped one
+  Feeding feeding_ = Feeding::kCaptured;
+  uint64_t commands_per_transfer_ = 1;
+  EnqueueTransfer host_enqueue_;             // not captured: what build() would have captured
+  bool host_stamped_ = false;                // not captured: the queued sample is the stamped one
+  uint64_t queued_ahead_ = 0;                // kQueued: the sample's transfers queued behind the gate
   std::vector<double> host_transfer_ms_;     // host-driven: the stamped sample's per-transfer times
 };
 

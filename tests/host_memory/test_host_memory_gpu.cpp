@@ -51,7 +51,7 @@ TEST_P(HostMemoryKinds, CopiesBothWaysAndVerifiesEveryByte) {
 
   // Device to host: poison the host buffer, then check that the poison fails the check.
   HostLinkEngine d2h(HostLinkEngine::kDeviceToHost, kind, NumaPlacement::kLocal);
-  EXPECT_EQ(d2h.capturable(), kind != HostMemoryKind::kPageable);
+  EXPECT_EQ(d2h.feeding() == Feeding::kHostDriven, kind == HostMemoryKind::kPageable);
   d2h.fill_source(d2h.source_region(e), kBytes, kSeed, stream.get());
   d2h.poison_destination(d2h.destination_region(e), kBytes, kSeed, stream.get());
   expect_ok(cudaStreamSynchronize(stream.get()), "filling and poisoning");

@@ -6,8 +6,8 @@
 // The file lies in the config's gds.directory (skipped without one). Every byte is verified:
 // reads get a file holding the sample's pattern into poisoned GPU memory; writes put the GPU's
 // pattern into the file, which is read back into the poisoned destination and checked.
-// The transfers are synchronous host calls, which no CUDA graph can hold: the engine is not
-// capturable, and the timer times each sample with the host clock (TransferTimer::set_host_driven).
+// The transfers are synchronous host calls, which no CUDA graph can hold: the engine is fed
+// host-driven, and the timer times each sample with the host clock (Feeding::kHostDriven).
 // Whether cuFile ran in GDS or compatibility mode (or the bounce through the page cache) is the
 // row's engine_mode; it is inferred: nvidia_fs loaded and compatibility not forced is GDS.
 #include <sys/stat.h>
@@ -48,7 +48,7 @@ class GdsEngine final : public TransferEngine {
   void prepare(int, int, const std::vector<Flow>&) override {
     if (!bounce_) bounce_ = std::make_unique<Bounce>(size_t(spec_.bytes));
   }
-  bool capturable() const override { return false; }
+  Feeding feeding() const override { return Feeding::kHostDriven; }
   bool rotates_buffers() const override { return false; }  // one file range, offset 0
   Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override {
     return local_transfer(e, offset, bytes);
