@@ -12,7 +12,7 @@ import statistics
 import sys
 
 FIGURES = (("latency_us", "us"), ("transfer_together_gbps", "GB/s"), ("bandwidth_gbps", "GB/s"))
-SHAPE = ("blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight", "routing_skew", "tiles", "gemm_k", "signal_group", "signal_copy", "protocol", "engine",
+SHAPE = ("blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight", "routing_skew", "tiles", "gemm_k", "signal_group", "signal_copy", "copy_batch", "protocol", "engine",
          "workload", "sm_partition", "atomic_type", "atomic_pattern", "hot_addresses", "ops_per_thread", "pattern", "schedule")
 
 

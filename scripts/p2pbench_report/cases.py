@@ -50,12 +50,13 @@ PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses",  # a bare number would n
 # such field): it keys as absent, so old and new files' rows match (host-link: pinned, local).
 PAYLOAD_DEFAULTS = dict(IDENTITY_DEFAULTS)
 # Likewise a kernel axis at its default that rows before the axis did not carry: the copy
-# engine's put with signal, a signal per chunk, written.
-AXIS_DEFAULTS = {"signal_group": 1, "signal_copy": 0}
+# engine's put with signal, a signal per chunk, written, a copy call per put.
+AXIS_DEFAULTS = {"signal_group": 1, "signal_copy": 0, "copy_batch": 0}
 # The kernel-shape axes of a row (the registry's ShapeAxis, in its order) and their short labels.
 KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"),
                ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"), ("routing_skew", "skew "), ("tiles", "tiles "),
-               ("gemm_k", "K "), ("signal_group", "group "), ("signal_copy", "signal copy "))
+               ("gemm_k", "K "), ("signal_group", "group "), ("signal_copy", "signal copy "),
+               ("copy_batch", "batch "))
 KERNEL_VARIABLES = tuple(name for name, _ in KERNEL_AXES)
 BYTE_AXES = ("smem_bytes", "chunk_bytes")
 INDEPENDENT_VARIABLES = (("method", "direction", "mode", "bytes", "src_rank", "dst_rank") + KERNEL_VARIABLES

@@ -170,6 +170,8 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
                  "(put_signal_ce.signal_group)")->group(sweep);
   app.add_option("--signal-copy", o.signal_copy, "1: the copy engine's signals and credits as 4-byte copies, 0: as "
                  "stream memory writes (put_signal_ce.signal_copy)")->group(sweep);
+  app.add_option("--copy-batch", o.copy_batch, "1: a signal group's puts in one cudaMemcpyBatchAsync, 0: a "
+                 "cudaMemcpyAsync per put (put_signal_ce.copy_batch)")->group(sweep);
 }
 
 }  // namespace
@@ -235,7 +237,7 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
       {ShapeAxis::kChunksInFlight, {&o.chunks_in_flight, "--chunks-in-flight"}},
       {ShapeAxis::kRoutingSkew, {&o.routing_skew, "--routing-skew"}}, {ShapeAxis::kTiles, {&o.tiles, "--tiles"}},
       {ShapeAxis::kGemmK, {&o.gemm_k, "--gemm-k"}},    {ShapeAxis::kSignalGroup, {&o.signal_group, "--signal-group"}},
-      {ShapeAxis::kSignalCopy, {&o.signal_copy, "--signal-copy"}}};
+      {ShapeAxis::kSignalCopy, {&o.signal_copy, "--signal-copy"}}, {ShapeAxis::kCopyBatch, {&o.copy_batch, "--copy-batch"}}};
   for (const auto& [axis, flag] : axis_flags)
     if (!flag.first->empty())
       for (const MethodInfo& m : method_registry())

@@ -58,7 +58,7 @@ struct CliOptions {
   std::string methods, directions, modes;
   std::string patterns, schedule;  // "patterns", "matrix.schedule"
   std::string blocks, threads, unroll, smem, stages, chunk_bytes, chunks_in_flight, routing_skew, tiles, gemm_k, signal_group,
-      signal_copy;
+      signal_copy, copy_batch;
   // --METHOD-blocks: the blocks of one SM copy kernel that may run as a load (--ldst-blocks,
   // --tma-blocks), by method name.
   std::map<std::string, std::string> method_blocks;

@@ -29,6 +29,7 @@ std::string CaseSpec::name() const {
   // At their defaults (a signal per chunk, written) the names of the cases before these axes.
   if (signal_group && *signal_group != 1) n += "/group:" + std::to_string(*signal_group);
   if (signal_copy && *signal_copy != 0) n += "/signal:copy";
+  if (copy_batch && *copy_batch != 0) n += "/copies:batch";
   if (protocol) n += "/protocol:" + *protocol;
   if (atomic_type) n += "/type:" + *atomic_type;
   if (atomic_pattern) n += "/pattern:" + *atomic_pattern;

@@ -17,6 +17,7 @@ std::optional<uint64_t> KernelShape::axis_value(ShapeAxis a) const {
     case ShapeAxis::kGemmK: return gemm_k;
     case ShapeAxis::kSignalGroup: return signal_group;
     case ShapeAxis::kSignalCopy: return signal_copy;
+    case ShapeAxis::kCopyBatch: return copy_batch;
   }
   return std::nullopt;
 }
@@ -35,6 +36,7 @@ void KernelShape::set_axis(ShapeAxis a, uint64_t v) {
     case ShapeAxis::kGemmK: gemm_k = v; break;
     case ShapeAxis::kSignalGroup: signal_group = v; break;
     case ShapeAxis::kSignalCopy: signal_copy = v; break;
+    case ShapeAxis::kCopyBatch: copy_batch = v; break;
   }
 }
 

@@ -188,6 +188,7 @@ const char* to_string(ShapeAxis a) {
     case ShapeAxis::kGemmK: return "gemm_k";
     case ShapeAxis::kSignalGroup: return "signal_group";
     case ShapeAxis::kSignalCopy: return "signal_copy";
+    case ShapeAxis::kCopyBatch: return "copy_batch";
   }
   return "?";
 }

@@ -264,30 +264,33 @@ TEST(PutSignalKernels, EveryChunkAndByteWhileCreditsRunOut) {
 
 // The copy engine's sender, one channel, against the same receiver: a stream that waits on
 // credits the receiver kernel returns; signals and credits by stream writes or by 4-byte copies,
-// one signal per chunk or per group of four puts.
+// one signal per chunk or per group of four puts, the group's puts as separate copies or one batch.
 TEST(PutSignalKernels, CopyEngineEveryChunkAndByte) {
   if (under_sanitizer()) GTEST_SKIP() << "the sanitizer serializes kernels: concurrent ends would wait out their timeout";
   const auto [s, r] = devices();
   Pair pair(s, r, kBytes);
   for (bool by_copy : {false, true})
-    for (uint32_t group : {1u, 4u})
-      for (uint32_t chunk : {4096u, 65536u})
-        for (uint32_t in_flight : {1u, 4u}) {
-          const Geometry g{kBytes, chunk * group, 1, in_flight};
-          pair.ce_how = {group > 1 ? chunk : 0u, by_copy};
-          const Report rep = pair.run(Engine::kCe, g, 0, 0, Ordering::kReleaseAcquire, true, 3000 + chunk + in_flight);
-          const std::string what = std::string("ce chunk ") + std::to_string(chunk) + " group " + std::to_string(group) +
-                                   (by_copy ? " signal copy" : " signal write") + " in flight " + std::to_string(in_flight);
-          EXPECT_EQ(rep.receiver.timed_out, 0u) << what << ": stuck at chunk " << rep.receiver.stuck_chunk;
-          EXPECT_EQ(rep.receiver.bad_chunks, 0u) << what;
-          EXPECT_EQ(rep.bad_bytes, 0u) << what;
-        }
+    for (bool batched : {false, true})
+      for (uint32_t group : {1u, 4u})
+        for (uint32_t chunk : {4096u, 65536u})
+          for (uint32_t in_flight : {1u, 4u}) {
+            const Geometry g{kBytes, chunk * group, 1, in_flight};
+            pair.ce_how = {group > 1 ? chunk : 0u, by_copy, batched};
+            const Report rep = pair.run(Engine::kCe, g, 0, 0, Ordering::kReleaseAcquire, true, 3000 + chunk + in_flight);
+            const std::string what = std::string("ce chunk ") + std::to_string(chunk) + " group " + std::to_string(group) +
+                                     (by_copy ? " signal copy" : " signal write") + (batched ? " batched" : "") +
+                                     " in flight " + std::to_string(in_flight);
+            EXPECT_EQ(rep.receiver.timed_out, 0u) << what << ": stuck at chunk " << rep.receiver.stuck_chunk;
+            EXPECT_EQ(rep.receiver.bad_chunks, 0u) << what;
+            EXPECT_EQ(rep.bad_bytes, 0u) << what;
+          }
   pair.ce_how = {};
 }
 
 // "No SM on the sender", measured between two GPUs: every SM of the sender's GPU held by spinning
 // blocks, the copy-engine sender's waits, copies to the peer and signals written by the stream
-// (one per chunk or per group) still finish, and every chunk is signalled and every byte there.
+// (one per chunk or per group, its puts separate or batched) still finish, and every chunk is
+// signalled and every byte there.
 // Not the signals as 4-byte copies (signal_copy 1): on two H200 those did not finish while every SM
 // was held, so the engine claims no SM count for them. Not on one GPU: there cudaMemcpyAsync within
 // the GPU waits for an SM (test_sm_holder, an H200), so the put is zero-SM only towards another GPU.
@@ -300,17 +303,18 @@ TEST(PutSignalKernels, CopyEngineSenderNeedsNoSmTwoGpus) {
   Pair pair(0, 1, kBytes);
   ASSERT_TRUE(pair.copy_to_host_with_every_sm_taken(5.0))
       << "a copy to the host did not finish beside the SM holder: the holder blocks more than SMs";
-  for (uint32_t group : {1u, 4u}) {
-    // Four signalled chunks, all credits free: four forked streams, each its own hardware queue.
-    const uint32_t chunk = 65536;
-    const Geometry g{4ull * chunk * group, chunk * group, 1, 4};
-    pair.ce_how = {group > 1 ? chunk : 0u, false};
-    const auto b = pair.send_with_every_sm_taken(g, 5.0);
-    const std::string what = std::string("ce group ") + std::to_string(group) + " signal write";
-    EXPECT_TRUE(b.finished) << what << ": did not finish while every SM was held";
-    EXPECT_EQ(b.signals_set, g.chunks()) << what;
-    EXPECT_EQ(b.bad_bytes, 0u) << what;
-  }
+  for (bool batched : {false, true})
+    for (uint32_t group : {1u, 4u}) {
+      // Four signalled chunks, all credits free: four forked streams, each its own hardware queue.
+      const uint32_t chunk = 65536;
+      const Geometry g{4ull * chunk * group, chunk * group, 1, 4};
+      pair.ce_how = {group > 1 ? chunk : 0u, false, batched};
+      const auto b = pair.send_with_every_sm_taken(g, 5.0);
+      const std::string what = std::string("ce group ") + std::to_string(group) + " signal write" + (batched ? " batched" : "");
+      EXPECT_TRUE(b.finished) << what << ": did not finish while every SM was held";
+      EXPECT_EQ(b.signals_set, g.chunks()) << what;
+      EXPECT_EQ(b.bad_bytes, 0u) << what;
+    }
   pair.ce_how = {};
 }
 

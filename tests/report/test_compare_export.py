@@ -76,10 +76,10 @@ def test_csv_round_trips_the_rows(cli, baseline_path, baseline_document, tmp_pat
     exported = read_csv(csv_path)
     original = load_results(baseline_path).rows
     assert len(exported) == len(baseline_document["results"])
-    assert list(exported.columns[:19]) == ["method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks",
+    assert list(exported.columns[:20]) == ["method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks",
                                            "threads", "unroll", "smem_bytes", "stages", "chunk_bytes",
                                            "chunks_in_flight", "routing_skew", "tiles", "gemm_k", "signal_group",
-                                           "signal_copy", "buffer_pool_bytes"]
+                                           "signal_copy", "copy_batch", "buffer_pool_bytes"]
     for column in (c for c in exported.columns if c not in IDENTITY_COLUMNS):  # those: test_exports.py
         for mine, theirs in zip(exported[column], original[column]):
             if isinstance(theirs, list) or isinstance(mine, list):  # samples: absent reads back as []

@@ -1,9 +1,9 @@
 // The put_signal methods: one protocol (put_signal_protocol.hpp), three senders.
 //   put_signal_ldst  a warp per channel copies each chunk with 16-byte loads and stores
 //   put_signal_tma   a warp per channel moves each chunk with bulk copies through shared memory
-//   put_signal_ce    the copy engine: per chunk a stream wait for the credit, cudaMemcpyAsync,
-//                    and a stream-ordered write of the signal, a stream per credit slot (no SM
-//                    on the sender)
+//   put_signal_ce    the copy engine: per chunk a stream wait for the credit, cudaMemcpyAsync
+//                    (or one cudaMemcpyBatchAsync for a group's puts), and a stream-ordered write
+//                    of the signal, a stream per credit slot (no SM on the sender)
 // Both ends run at once (the receiver is a kernel of one thread per channel), so a flow's two
 // ranks must be on different GPUs or MPS clients of one.
 #include "methods/put_signal/put_signal_engine.hpp"
@@ -40,6 +40,7 @@ PutSignalEngine::PutSignalEngine(Sender sender, const CaseSpec& c) : sender_(sen
   g_.chunk_bytes = signalled > UINT32_MAX ? 0 : uint32_t(signalled);
   if (group > 1) ce_signals_.copy_bytes = uint32_t(c.chunk_bytes.value_or(0));
   ce_signals_.by_copy = sender == Sender::kCe && c.signal_copy.value_or(0) == 1;
+  ce_signals_.batched = sender == Sender::kCe && c.copy_batch.value_or(0) == 1;
   g_.in_flight = uint32_t(c.chunks_in_flight.value_or(1));
   g_.channels = sender == Sender::kCe ? 1u : uint32_t(*c.blocks) * uint32_t(*c.threads / 32);
 }
@@ -250,7 +251,10 @@ P2PBENCH_REGISTER_METHOD(kPutSignalCe,
                                            "puts per signal (and per credit): the receiver waits for each group"},
                                           {ShapeAxis::kSignalCopy, {0}, zero_or_one, "signal_copy must be 0 or 1",
                                            "0: the signal and the credit's take are stream memory writes (no SM); 1: "
-                                           "4-byte copies of a device word behind the puts (these wait for a free SM)"}})),
+                                           "4-byte copies of a device word behind the puts (these wait for a free SM)"},
+                                          {ShapeAxis::kCopyBatch, {0}, zero_or_one, "copy_batch must be 0 or 1",
+                                           "0: a cudaMemcpyAsync per put; 1: a group's puts in one cudaMemcpyBatchAsync "
+                                           "(no graph holds it: the sample's transfers are queued one by one)"}})),
                          ce_engine);
 
 }  // namespace p2pbench::put_signal

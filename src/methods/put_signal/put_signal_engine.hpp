@@ -29,6 +29,8 @@ class PutSignalEngine : public TransferEngine {
   void launch(const Transfer& t, cudaStream_t stream) override;
   // The copy-engine sender's commands per transfer (the receiver and the SM senders: one kernel).
   uint64_t queued_commands() const override;
+  // Batched copies (copy_batch 1) cannot be captured in a CUDA graph: those transfers are queued.
+  Feeding feeding() const override { return ce_signals_.batched ? Feeding::kQueued : Feeding::kCaptured; }
   // The sender's SMs (the receiver's thread per channel is not counted): its blocks, or none.
   std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t) override;
   // A wait of this rank's end of a flow that gave up in the last sample (the kernels' headers).
@@ -69,7 +71,7 @@ class PutSignalEngine : public TransferEngine {
   int rank_ = -1;
   const uint64_t* heartbeat_ = nullptr;  // the case group's (before_sample)
   std::unique_ptr<CopyEngineSender> ce_;
-  CeSignals ce_signals_;  // the copy engine's (signal_group, signal_copy)
+  CeSignals ce_signals_;  // the copy engine's (signal_group, signal_copy, copy_batch)
   // This rank's regions (as before_sample reset them): whose end of which flow.
   struct End {
     Flow flow;

@@ -348,14 +348,39 @@ void CopyEngineSender::send_chunks(const Side& s, Ordering o, CeSignals how, cud
     const uint32_t slot = s.g.credit_slot(k);
     kernels::stream_wait_value(stream, s.busy + slot, 0, CU_STREAM_WAIT_VALUE_EQ, "queueing the wait for a put_signal credit");
     set_word(s, s.busy + slot, how.by_copy, CU_STREAM_WRITE_VALUE_DEFAULT, stream, "queueing the taking of a credit");
-    const uint64_t start = k * s.g.chunk_bytes, length = s.g.length_of(k);
-    const uint64_t piece = how.copy_bytes ? how.copy_bytes : length;
-    for (uint64_t at = 0; at < length; at += piece)
-      cuda_check(cudaMemcpyAsync(static_cast<char*>(s.dst) + start + at, static_cast<const char*>(s.src) + start + at,
-                                 std::min(piece, length - at), cudaMemcpyDeviceToDevice, stream),
-                 "queueing a put_signal chunk on the copy engine");
+    const uint64_t length = s.g.length_of(k);
+    copy_chunk(s, k * s.g.chunk_bytes, length, how.copy_bytes ? how.copy_bytes : length, how.batched, stream);
     set_word(s, s.ready + slot, how.by_copy, signal_flags, stream, "queueing a put_signal signal");
   }
+}
+
+void CopyEngineSender::copy_chunk(const Side& s, uint64_t start, uint64_t length, uint64_t piece, bool batched,
+                                  cudaStream_t stream) {
+  std::vector<void*> dsts;
+  std::vector<const void*> srcs;
+  std::vector<size_t> sizes;
+  for (uint64_t at = 0; at < length; at += piece) {
+    void* dst = static_cast<char*>(s.dst) + start + at;
+    const void* src = static_cast<const char*>(s.src) + start + at;
+    const size_t bytes = size_t(std::min(piece, length - at));
+    if (!batched) {
+      cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream),
+                 "queueing a put_signal chunk on the copy engine");
+      continue;
+    }
+    dsts.push_back(dst);
+    srcs.push_back(src);
+    sizes.push_back(bytes);
+  }
+  if (!batched) return;
+  // The source read in stream order, as a cudaMemcpyAsync reads it.
+  cudaMemcpyAttributes attributes = {};
+  attributes.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  attributes.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  size_t attribute_index = 0;
+  cuda_check(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), dsts.size(), &attributes, &attribute_index, 1,
+                                  stream),
+             "queueing a put_signal chunk's copies as one batch on the copy engine");
 }
 
 int receiver_blocks(uint32_t channels) { return int((channels + kReceiverThreads - 1) / kReceiverThreads); }

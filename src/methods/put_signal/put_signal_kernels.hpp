@@ -54,10 +54,14 @@ void tma_send(const Side& s, int blocks, int threads, uint64_t smem_bytes, Order
 // How the copy-engine sender signals. The protocol's chunk is what one signal covers; the sender
 // may move it as several copies (`copy_bytes` each: a group of puts behind one signal and one
 // credit), and may set the signal and take the credit with 4-byte copies of a device word on the
-// copy engine instead of the driver's stream memory writes (kernels/stream_value_ops.hpp).
+// copy engine instead of the driver's stream memory writes (kernels/stream_value_ops.hpp). The
+// copies of a chunk may go as one cudaMemcpyBatchAsync: separate copies to a peer cost about 2.4 us
+// each beside their bytes, a batch of 16 about 0.3 us per copy (two H200,
+// tools/probes/ce_signal_probe.cpp). No CUDA graph can hold a batch.
 struct CeSignals {
   uint32_t copy_bytes = 0;  // 0: one copy per chunk
   bool by_copy = false;
+  bool batched = false;
 };
 
 // The copy-engine sender (one channel): per chunk a stream wait until the credit is free, the
@@ -71,7 +75,8 @@ class CopyEngineSender {
  public:
   CopyEngineSender();  // throws DriverFailure where the driver lacks the stream operations
   void send(const Side& s, Ordering o, CeSignals how, cudaStream_t stream);
-  // The commands one transfer queues (a wait, a take, the copies and a signal per chunk).
+  // The commands one transfer queues (a wait, a take, the copies and a signal per chunk; a batch
+  // of copies counts as its copies).
   static uint64_t commands(const Geometry& g, CeSignals how);
 
  private:
@@ -79,6 +84,10 @@ class CopyEngineSender {
   void send_chunks(const Side& s, Ordering o, CeSignals how, cudaStream_t stream, uint64_t first, uint64_t step) const;
   static void set_word(const Side& s, uint32_t* word, bool by_copy, unsigned write_flags, cudaStream_t stream,
                        const char* what);
+  // The `length` bytes at `start` of the source to the receiver's buffer, in copies of `piece`
+  // bytes, one call each or one batch.
+  static void copy_chunk(const Side& s, uint64_t start, uint64_t length, uint64_t piece, bool batched,
+                         cudaStream_t stream);
   void ensure_forks(size_t count);
 
   std::vector<Stream> forks_;
