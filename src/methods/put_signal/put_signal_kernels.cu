@@ -344,13 +344,23 @@ void CopyEngineSender::send_chunks(const Side& s, Ordering o, CeSignals how, cud
                                    uint64_t step) const {
   const unsigned signal_flags =
       o == Ordering::kNoRelease ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT;
+  // Stream-written and ordered, the credit is taken behind the chunk, in one batch of writes with
+  // its signal: the take only has to land before the receiver can clear it, after the signal, and
+  // a stream operation costs about 2.7 us (two H200, tools/probes/ce_signal_probe.cpp).
+  const bool take_with_signal = !how.by_copy && o != Ordering::kNoRelease;
   for (uint64_t k = first; k < s.g.chunks(); k += step) {
     const uint32_t slot = s.g.credit_slot(k);
     kernels::stream_wait_value(stream, s.busy + slot, 0, CU_STREAM_WAIT_VALUE_EQ, "queueing the wait for a put_signal credit");
-    set_word(s, s.busy + slot, how.by_copy, CU_STREAM_WRITE_VALUE_DEFAULT, stream, "queueing the taking of a credit");
+    if (!take_with_signal)
+      set_word(s, s.busy + slot, how.by_copy, CU_STREAM_WRITE_VALUE_DEFAULT, stream, "queueing the taking of a credit");
     const uint64_t length = s.g.length_of(k);
     copy_chunk(s, k * s.g.chunk_bytes, length, how.copy_bytes ? how.copy_bytes : length, how.batched, stream);
-    set_word(s, s.ready + slot, how.by_copy, signal_flags, stream, "queueing a put_signal signal");
+    if (take_with_signal) {
+      const kernels::WordWrite take_then_signal[] = {{s.busy + slot, 1}, {s.ready + slot, 1}};
+      kernels::stream_write_values(stream, take_then_signal, 2, "queueing a put_signal credit's take and signal");
+    } else {
+      set_word(s, s.ready + slot, how.by_copy, signal_flags, stream, "queueing a put_signal signal");
+    }
   }
 }
 

@@ -65,18 +65,19 @@ struct CeSignals {
 };
 
 // The copy-engine sender (one channel): per chunk a stream wait until the credit is free, the
-// credit taken, the chunk's copies (cudaMemcpyAsync), and the signal: a stream write (the default
-// flags: a memory barrier orders the copies before it; kNoRelease drops it:
-// CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER), or a 4-byte copy behind the chunk's copies on the
-// same stream. No SM. Each of the channel's in_flight credit slots has a stream of its own, forked
+// chunk's copies (cudaMemcpyAsync, or one cudaMemcpyBatchAsync), then the credit taken and the
+// signal: two stream writes in one cuStreamBatchMemOp (the default flags: a memory barrier orders
+// the copies before them), or, with kNoRelease (CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER on the
+// signal) or 4-byte copies on the same stream, the take before the copies and the signal after. No SM. Each of the channel's in_flight credit slots has a stream of its own, forked
 // from and joined to the caller's: one stream runs its operations per chunk one after another
 // (about 10 us on an H200 pair with writes), so the slots' chunks overlap only on separate streams.
 class CopyEngineSender {
  public:
   CopyEngineSender();  // throws DriverFailure where the driver lacks the stream operations
   void send(const Side& s, Ordering o, CeSignals how, cudaStream_t stream);
-  // The commands one transfer queues (a wait, a take, the copies and a signal per chunk; a batch
-  // of copies counts as its copies).
+  // The commands one transfer queues (a wait, a take, the copies and a signal per chunk). A batch
+  // of copies takes a place in the launch queue per copy: 63 batches of 16 copies and 15 of 64
+  // fill one stream's 1020 places behind a closed gate (an H200, tools/probes/queue_depth_probe.cpp).
   static uint64_t commands(const Geometry& g, CeSignals how);
 
  private:
