@@ -113,7 +113,7 @@ def put_signal_rows(check, ranks, rows, ran):
     check(all(row["sms_used"] == 0 for row in ce), f"{ranks} ranks: the copy engine's sender uses no SM",
           json.dumps([row["sms_used"] for row in ce][:4]))
     # Batched copies are queued one by one behind the gate (no graph holds them), one way and both.
-    batched_modes = {row["mode"] for row in ce if row.get("copy_batch") == 1}
+    batched_modes = {row["mode"] for row in ran["put_signal_ce"] if row.get("copy_batch") == 1}
     check(batched_modes == {"uni", "bidir"}, f"{ranks} ranks: the copy engine's batched puts ran one way and both ways",
           str(batched_modes))
 
