@@ -7,12 +7,14 @@ import copy
 
 import make_fixtures
 import numpy as np
+import pandas as pd
 import pytest
 from p2pbench_report.agreement import agreements
 from p2pbench_report.loader import load_results
 from p2pbench_report.plots.figures import build_figures, close_figures
 from p2pbench_report.plots.matrix import matrix_figures
 from p2pbench_report.plots.patterns import pattern_figures
+from p2pbench_report.plots.series import pair_cases
 
 SEQUENTIAL = ("matrix_ce_push_uni_1G_sequential_group-4ranks", "matrix_ldst_push_uni_1G_sequential_group-4ranks",
               "matrix_ce_push_bidir_1G_sequential_group-4ranks")
@@ -156,3 +158,11 @@ def test_plot_prints_the_suspect_pairs_first(cli, tmp_path, group_path):
     assert "rounds vs alone: 10 pair figures checked" in out
     for name in SEQUENTIAL + (ROUNDS, AGREEMENT, "patterns_ce_push_uni_group-4ranks"):
         assert (tmp_path / "figs" / f"{name}.png").stat().st_size > 10_000, name
+
+
+def test_a_flows_case_of_one_flow_is_a_pair_alone():
+    """One flow of the `flows` pattern measures a pair on its own (the size figures draw it); two
+    flows at once, or another pattern's case, do not."""
+    frame = pd.DataFrame({"pattern": ["flows", "flows", "ring"], "flows_src_rank": [[0], [0, 1], [0]],
+                          "flows_dst_rank": [[1], [1, 0], [1]]})
+    assert list(pair_cases(frame)) == [True, False, False]

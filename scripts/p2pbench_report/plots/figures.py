@@ -42,7 +42,8 @@ Drawn only where the data supports them:
                                      (plots/burn_in.py); none for other files.
 Heatmaps, SM scaling and uni-vs-bidir use the first uni orientation (0->1 where measured).
 The curves and bars above show rows of one pair measured alone (series.pair_cases; a round
-holding one pair only counts, an alone_check repeating such a pair does not): a version 2 file's
+holding one pair only counts, an alone_check repeating such a pair does not, a `flows` case of one
+flow does): a version 2 file's
 rounds of several pairs, patterns and same-GPU pairs are in the matrix and pattern figures (a
 file of same-GPU pairs only, a one-GPU run, is drawn as it is, each series marked "same GPU"), and
 its bars' title says how many of the ordered pairs of two GPUs they show.

@@ -70,17 +70,25 @@ def _one_pair_only(frame: pd.DataFrame) -> pd.Series:
                       for src, dst in zip(frame["flows_src_rank"], frame["flows_dst_rank"])], index=frame.index)
 
 
+def _single_flow(frame: pd.DataFrame) -> pd.Series:
+    """Rows of one flow (a `flows` case of one flow: a pair on its own, as the matrix measures it)."""
+    if "flows_src_rank" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    return pd.Series([isinstance(src, list) and len(src) == 1 for src in frame["flows_src_rank"]], index=frame.index)
+
+
 def pair_cases(frame: pd.DataFrame) -> pd.Series:
     """Which rows measure one pair on its own (a mask): every version 1 row; of version 2 rows
     those of the matrix one pair at a time (sequential, alone_check, and rounds that held that one
-    pair only: nothing else ran beside it) and `sampled`, not rounds of several pairs (pairs under
-    load) nor the other patterns (plots/patterns.py, plots/matrix.py draw those), and never a pair of
+    pair only: nothing else ran beside it), `sampled`, and `flows` cases of a single flow; not
+    rounds of several pairs (pairs under load) nor the other patterns (plots/patterns.py,
+    plots/matrix.py draw those), and never a pair of
     ranks on one GPU (same_device: no P2P figure) unless every row is one: a one-GPU run is drawn
     as it is, its series marked "same GPU" (measured_rows)."""
     if "pattern" not in frame.columns:
         return pd.Series(True, index=frame.index)
     pattern, schedule = frame["pattern"], frame["schedule"] if "schedule" in frame.columns else None
-    alone = pattern.isna() | pattern.isin(("matrix", "sampled"))
+    alone = pattern.isna() | pattern.isin(("matrix", "sampled")) | ((pattern == "flows") & _single_flow(frame))
     if schedule is not None:
         alone &= ~schedule.isin(("rounds",)) | _one_pair_only(frame)
     if "same_device" in frame.columns:
