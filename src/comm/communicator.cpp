@@ -30,12 +30,43 @@ void mpi_check(int rc, const std::string& what) {
 
 MPI_Comm& as_comm(void* p) { return *static_cast<MPI_Comm*>(p); }
 
-// One peer's side of an exchange: probed, then received without blocking.
-struct Incoming {
+// One peer's side of an exchange, probed and received without blocking: its message to us, and
+// ours to it. A peer is through when both are done: a large message to a peer that stopped
+// (SIGSTOP) after sending its own never completes, and that peer is the one to name and to ask
+// the liveness check about (seen on two H200: the wait ran to its deadline naming nobody).
+struct PeerExchange {
   bool done = false;
   bool receiving = false;
   MPI_Request request = MPI_REQUEST_NULL;
   std::string bytes;
+  MPI_Request send = MPI_REQUEST_NULL;
+  bool sent = true;
+  bool through() const { return done && sent; }
+
+  // One look at both messages (never blocks).
+  void poll(int peer, int tag, MPI_Comm comm, const std::string& step) {
+    int flag = 0;
+    if (!done && !receiving) {
+      MPI_Message message;
+      MPI_Status status;
+      mpi_check(MPI_Improbe(peer, tag, comm, &flag, &message, &status), "probing for a message " + step);
+      if (flag) {
+        int count = 0;
+        mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "sizing a message " + step);
+        bytes.resize(size_t(count));
+        mpi_check(MPI_Imrecv(bytes.data(), count, MPI_BYTE, &message, &request), "receiving " + step);
+        receiving = true;
+      }
+    }
+    if (!done && receiving) {
+      mpi_check(MPI_Test(&request, &flag, MPI_STATUS_IGNORE), "receiving " + step);
+      done = flag != 0;
+    }
+    if (!sent) {
+      mpi_check(MPI_Test(&send, &flag, MPI_STATUS_IGNORE), "sending " + step);
+      sent = flag != 0;
+    }
+  }
 };
 
 // Polls gently: spins for the first ~200 us (a step usually completes within microseconds),
@@ -196,13 +227,12 @@ std::vector<std::string> Communicator::exchange(const std::string& mine, const c
   MPI_Comm comm = as_comm(world_);
   const int tag = int(steps_++ % uint64_t(tag_limit_));
   const std::string step = std::string("while ") + what;
-  std::vector<MPI_Request> sends;
+  std::vector<PeerExchange> in(static_cast<size_t>(size_));
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
-    sends.emplace_back();
-    mpi_check(MPI_Isend(mine.data(), int(mine.size()), MPI_BYTE, r, tag, comm, &sends.back()), "sending " + step);
+    in[size_t(r)].sent = false;
+    mpi_check(MPI_Isend(mine.data(), int(mine.size()), MPI_BYTE, r, tag, comm, &in[size_t(r)].send), "sending " + step);
   }
-  std::vector<Incoming> in(static_cast<size_t>(size_));
   in[size_t(rank_)].done = true;
   in[size_t(rank_)].bytes = mine;
   const double deadline_s = timeout_s.value_or(timeouts_.step_s) * timeouts_.scale;
@@ -210,44 +240,24 @@ std::vector<std::string> Communicator::exchange(const std::string& mine, const c
   Backoff backoff;
   auto last_check = Clock::now();
   while (true) {
-    bool all_in = true;
+    bool all_through = true;
     for (int r = 0; r < size_; ++r) {
-      Incoming& p = in[size_t(r)];
-      if (p.done) continue;
-      int flag = 0;
-      if (!p.receiving) {
-        MPI_Message message;
-        MPI_Status status;
-        mpi_check(MPI_Improbe(r, tag, comm, &flag, &message, &status), "probing for a message " + step);
-        if (flag) {
-          int count = 0;
-          mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "sizing a message " + step);
-          p.bytes.resize(size_t(count));
-          mpi_check(MPI_Imrecv(p.bytes.data(), count, MPI_BYTE, &message, &p.request), "receiving " + step);
-          p.receiving = true;
-        }
-      }
-      if (p.receiving) {
-        mpi_check(MPI_Test(&p.request, &flag, MPI_STATUS_IGNORE), "receiving " + step);
-        p.done = flag != 0;
-      }
-      all_in = all_in && p.done;
+      in[size_t(r)].poll(r, tag, comm, step);
+      all_through = all_through && in[size_t(r)].through();
     }
-    int sent = 1;
-    if (!sends.empty()) mpi_check(MPI_Testall(int(sends.size()), sends.data(), &sent, MPI_STATUSES_IGNORE), "sending " + step);
-    if (all_in && sent) break;
+    if (all_through) break;
     // liveness_ is made from the first exchange's answers, so that exchange runs without it.
     if (clock.tick() && liveness_) liveness_->forget_history();
     if (Clock::now() - last_check > std::chrono::milliseconds(100)) {
       last_check = Clock::now();
       std::vector<bool> arrived;
-      for (const Incoming& p : in) arrived.push_back(p.done);
+      for (const PeerExchange& p : in) arrived.push_back(p.through());
       check_peers(arrived, what, clock.running_s(), deadline_s);
     }
     backoff.pause();
   }
   std::vector<std::string> out;
-  for (Incoming& p : in) out.push_back(std::move(p.bytes));
+  for (PeerExchange& p : in) out.push_back(std::move(p.bytes));
   return out;
 }
 

@@ -98,6 +98,8 @@ class Communicator final : public PeerGroup {
   [[noreturn]] void abort(int exit_status) const;
 
  private:
+  // arrived[r]: rank r is through the step (its message here, ours there). Throws PeerLost naming
+  // the others where one of them is not running, or once the deadline passed.
   void check_peers(const std::vector<bool>& arrived, const char* what, double waited_s, double deadline_s) const;
   // "rank R (pid P on HOST) <condition>": a peer as every message about its process names it.
   std::string named(int r, const std::string& condition) const;
