@@ -235,6 +235,7 @@ std::vector<std::string> Communicator::exchange(const std::string& mine, const c
   }
   in[size_t(rank_)].done = true;
   in[size_t(rank_)].bytes = mine;
+  if (after_sends_posted_) after_sends_posted_(what);
   const double deadline_s = timeout_s.value_or(timeouts_.step_s) * timeouts_.scale;
   RunningClock clock;
   Backoff backoff;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,11 @@ class Communicator final : public PeerGroup {
   const std::string& transport_note() const { return transport_note_; }
   const CommTimeouts& timeouts() const { return timeouts_; }
 
+  // For tests (tests/mpi/deadline_probe.cpp): called in each exchange, with its `what`, once this
+  // rank's messages are posted and before it takes the others' (a rank that stops there leaves
+  // its peers holding its message while theirs cannot complete).
+  void set_after_sends_posted(std::function<void(const char* what)> hook) { after_sends_posted_ = std::move(hook); }
+
   // Every rank's bytes, indexed by rank. `timeout_s` (unscaled; default timeouts().step_s) is
   // how long this rank waits for the others after it arrived. Throws PeerLost naming `what`,
   // the missing ranks and why; RuntimeFailure for MPI errors.
@@ -110,6 +116,7 @@ class Communicator final : public PeerGroup {
   CommTimeouts timeouts_;
   void* world_ = nullptr;  // MPI_Comm (a duplicate of MPI_COMM_WORLD), opaque so callers never see mpi.h
   mutable uint64_t steps_ = 0;  // exchanges so far: the message tag, the same on every rank
+  std::function<void(const char* what)> after_sends_posted_;
   int tag_limit_ = 32767;
   std::unique_ptr<PeerLiveness> liveness_;
   bool finalized_ = false;

@@ -3,8 +3,10 @@
 // slow-but-alive rank or a job paused as a whole.
 //
 //   deadline_probe MODE RANK STEP [SECONDS]      (under mpirun -np 2 or more)
-//   MODE: normal | stop | exit | throw | slow | busy | watchdog | signal
+//   MODE: normal | stop | stop_after_send | exit | throw | slow | busy | watchdog | signal
 //   stop: RANK raises SIGSTOP at STEP; exit: _exit(3); throw: an exception outside the step;
+//   stop_after_send: at STEP every rank exchanges a message (rank 0's of 8 MiB, which only a
+//   receiver that runs can take), and RANK raises SIGSTOP once its own message is posted;
 //   slow: RANK sleeps SECONDS in its local part of STEP (inside its budget);
 //   busy: RANK sleeps SECONDS outside any step (alive, not stopped: only the deadline catches it);
 //   watchdog: RANK blocks SECONDS inside a region its watchdog guards for 0.5 s;
@@ -80,6 +82,10 @@ int main(int argc, char** argv) {
       if (due && mode == "busy") sleep_s(seconds);
       if (due && mode == "signal") raise(SIGTERM);
       const std::string what = "step " + std::to_string(k);
+      if (mode == "stop_after_send" && k == fault_step) {
+        if (me == fault_rank) comm.set_after_sends_posted([](const char*) { raise(SIGSTOP); });
+        comm.exchange(me == 0 ? std::string(8u << 20, 'x') : std::string("small"), what.c_str(), 30.0);
+      }
       steps.run_reports(what.c_str(), [&](StepReport&) {
         sleep_s(step_ms * 1e-3);
         if (due && mode == "slow") sleep_s(seconds);

@@ -54,6 +54,15 @@ def test_a_stopped_rank_is_named_within_seconds(rank):
     assert took < 20, f"took {took:.1f} s:\n{out}"
 
 
+def test_a_rank_stopped_after_sending_is_named_within_seconds():
+    """Rank 1's message reached rank 0, rank 0's large one cannot reach rank 1: rank 1 is still
+    the one rank 0 waits for, and the liveness check names it stopped long before the 30 s deadline."""
+    rc, out, took = run("stop_after_send", 60, rank=1, step=5)
+    assert rc != 0, out
+    assert re.search(r"rank 0: PEER LOST: .*rank 1 .*is stopped", out), out
+    assert took < 20, f"took {took:.1f} s:\n{out}"
+
+
 def test_a_rank_that_exits_is_named():
     rc, out, took = run("exit", 60, rank=1, step=4)
     assert rc != 0, out
