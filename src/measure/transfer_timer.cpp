@@ -94,7 +94,7 @@ void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {
 // only orders streams and would time nothing.
 void TransferTimer::build_stamped(const EnqueueTransfer& enqueue, uint64_t iterations) {
   stamped_graph_ = GraphExec();
-  if (!captured()) {  // host-driven: each transfer is timed by the host as it runs (wait_host_driven)
+  if (!captured()) {  // queued: events recorded between the transfers; host-driven: the host's clock
     host_enqueue_ = enqueue;
     stamped_iterations_ = iterations;
   }
@@ -192,7 +192,7 @@ void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbea
                              stream_.get());
   if (beside) beside(stream_.get(), stop_.get());
   cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a sample's start event");
-  if (!captured()) {  // host-driven: the transfers run in wait(), once the gate kernel has passed
+  if (!captured()) {  // the transfers (a queued sample's rest) go in wait(), once the gate has opened
     host_stamped_ = stamped;
     if (feeding_ == Feeding::kQueued) {  // as many as the launch queue holds behind the closed gate
       const uint64_t ahead = std::max<uint64_t>(1, kQueuedAheadCommands / commands_per_transfer_);
@@ -216,9 +216,7 @@ TransferTimer::Sample TransferTimer::wait(double deadline_s, const std::string& 
 // release), then the same end as a graph's.
 TransferTimer::Sample TransferTimer::wait_queued(double deadline_s, const std::string& what) {
   const auto t0 = Clock::now();
-  wait_for_event(start_.get(), deadline_s, what + " (its start gate)");
-  if (static_cast<const kernels::GateStamps*>(stamps_.host())->timed_out)
-    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
+  wait_for_release(deadline_s, what);
   queue_transfers(queued_ahead_, host_stamped_ ? stamped_iterations_ : iterations_, host_stamped_);
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a sample's stop event");
   kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
@@ -236,12 +234,21 @@ void TransferTimer::queue_transfers(uint64_t from, uint64_t to, bool stamped) {
   }
 }
 
+void TransferTimer::throw_if_gate_gave_up() const {
+  if (static_cast<const kernels::GateStamps*>(stamps_.host())->timed_out)
+    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
+}
+
+void TransferTimer::wait_for_release(double deadline_s, const std::string& what) {
+  wait_for_event(start_.get(), deadline_s, what + " (its start gate)");
+  throw_if_gate_gave_up();
+}
+
 TransferTimer::Sample TransferTimer::finish_sample(double deadline_s, const std::string& what) {
   wait_for_event(stop_.get(), deadline_s, what);
   cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for the end stamp");  // one tiny kernel left
+  throw_if_gate_gave_up();
   const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
-  if (stamps->timed_out)
-    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a sample's time");
   return {ms, double(stamps->end_ns - stamps->release_ns), double(stamps->release_ns), double(stamps->end_ns)};
@@ -278,10 +285,7 @@ double TransferTimer::run_host_driven(uint64_t count, double deadline_s, const s
 // then, and the end stamp follows their work on the stream.
 TransferTimer::Sample TransferTimer::wait_host_driven(double deadline_s, const std::string& what) {
   const auto t0 = Clock::now();
-  wait_for_event(start_.get(), deadline_s, what + " (its start gate)");
-  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
-  if (stamps->timed_out)
-    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
+  wait_for_release(deadline_s, what);
   host_transfer_ms_.clear();
   const uint64_t count = host_stamped_ ? stamped_iterations_ : iterations_;
   const double ms = run_host_driven(count, std::max(1e-3, deadline_s - seconds_since(t0)), what,
@@ -289,6 +293,7 @@ TransferTimer::Sample TransferTimer::wait_host_driven(double deadline_s, const s
   kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
   cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording the end stamp's completion");
   wait_for_event(stop_.get(), 10.0 * timeout_scale_, "the end stamp of " + what);
+  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
   return {ms, double(stamps->end_ns - stamps->release_ns), double(stamps->release_ns), double(stamps->end_ns)};
 }
 

@@ -116,6 +116,10 @@ class TransferTimer {
   Sample wait_queued(double deadline_s, const std::string& what);
   // Waits for the queued sample's stop event and end stamp, and returns its figures.
   Sample finish_sample(double deadline_s, const std::string& what);
+  // Throws where the gate kernel gave up waiting for its ticket (its stamps say so).
+  void throw_if_gate_gave_up() const;
+  // Waits for the gate's release (the start event behind the gate kernel), then checks it opened.
+  void wait_for_release(double deadline_s, const std::string& what);
   bool captured() const { return feeding_ == Feeding::kCaptured; }
   // Captures `iterations` transfers on the stream; `after(i)` runs after transfer i is enqueued.
   GraphExec capture(const EnqueueTransfer& enqueue, uint64_t iterations, const std::function<void(uint64_t)>& after);
