@@ -370,19 +370,16 @@ void CopyEngineSender::copy_chunk(const Side& s, uint64_t start, uint64_t length
   std::vector<const void*> srcs;
   std::vector<size_t> sizes;
   for (uint64_t at = 0; at < length; at += piece) {
-    void* dst = static_cast<char*>(s.dst) + start + at;
-    const void* src = static_cast<const char*>(s.src) + start + at;
-    const size_t bytes = size_t(std::min(piece, length - at));
-    if (!batched) {
-      cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream),
-                 "queueing a put_signal chunk on the copy engine");
-      continue;
-    }
-    dsts.push_back(dst);
-    srcs.push_back(src);
-    sizes.push_back(bytes);
+    dsts.push_back(static_cast<char*>(s.dst) + start + at);
+    srcs.push_back(static_cast<const char*>(s.src) + start + at);
+    sizes.push_back(size_t(std::min(piece, length - at)));
   }
-  if (!batched) return;
+  if (!batched) {
+    for (size_t i = 0; i < dsts.size(); ++i)
+      cuda_check(cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDeviceToDevice, stream),
+                 "queueing a put_signal chunk on the copy engine");
+    return;
+  }
   // The source read in stream order, as a cudaMemcpyAsync reads it.
   cudaMemcpyAttributes attributes = {};
   attributes.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
