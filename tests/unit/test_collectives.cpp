@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <utility>
+#include <vector>
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
@@ -214,13 +215,19 @@ TEST(Collectives, FailedCaseHasNoFigures) {
   EXPECT_TRUE(collective_figures(all_reduce_case(2, 1024), o).busbw_gbps.empty());
 }
 
-TEST(Collectives, SweepRunsThemOnlyWhereEveryRankSendsToEveryOther) {
+// A reduce-scatter pushed one way at 1 MiB over these patterns.
+Config reduce_scatter_over(std::vector<Pattern> patterns) {
   Config config;
   config.methods = {*parse_method("reduce_scatter_two_shot")};
   config.directions = {Direction::kPush};
   config.modes = {Mode::kUni};
   config.sizes = {1 << 20};
-  config.plan.patterns = {Pattern::kMatrix, Pattern::kRing, Pattern::kAllToAll};
+  config.plan.patterns = std::move(patterns);
+  return config;
+}
+
+TEST(Collectives, SweepRunsThemOnlyWhereEveryRankSendsToEveryOther) {
+  const Config config = reduce_scatter_over({Pattern::kMatrix, Pattern::kRing, Pattern::kAllToAll});
   const GroupLayout layout = GroupLayout::distinct(4);
   const std::vector<CaseSpec> cases = expand_cases(config, layout);
   ASSERT_EQ(cases.size(), 1u);
@@ -231,12 +238,7 @@ TEST(Collectives, SweepRunsThemOnlyWhereEveryRankSendsToEveryOther) {
 
 // Named but with no flow set it runs on: refused naming the method and why, not an empty sweep.
 TEST(Collectives, SweepRefusesACollectiveWithNoCase) {
-  Config config;
-  config.methods = {*parse_method("reduce_scatter_two_shot")};
-  config.directions = {Direction::kPush};
-  config.modes = {Mode::kUni};
-  config.sizes = {1 << 20};
-  config.plan.patterns = {Pattern::kMatrix, Pattern::kRing};
+  const Config config = reduce_scatter_over({Pattern::kMatrix, Pattern::kRing});
   try {
     expand_cases(config, GroupLayout::distinct(4));
     FAIL() << "a collective with no case was planned";
