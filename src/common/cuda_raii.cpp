@@ -9,6 +9,27 @@ void report_teardown_error(cudaError_t err, const char* what) {
     std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, cudaGetErrorString(err));
 }
 
+Graph capture_graph(cudaStream_t stream, const std::function<void()>& enqueue, const std::string& what) {
+  cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "starting the capture of " + what);
+  try {
+    enqueue();
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    (void)cudaStreamEndCapture(stream, &broken);  // the enqueue's error is the one reported
+    if (broken) (void)cudaGraphDestroy(broken);
+    throw;
+  }
+  cudaGraph_t raw = nullptr;
+  cuda_check(cudaStreamEndCapture(stream, &raw), "ending the capture of " + what);
+  return Graph(raw);
+}
+
+GraphExec instantiate(const Graph& graph, const std::string& what) {
+  cudaGraphExec_t exec = nullptr;
+  cuda_check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating " + what);
+  return GraphExec(exec);
+}
+
 DeviceBuffer::DeviceBuffer(size_t bytes, const std::string& what) : bytes_(bytes) {
   void* p = nullptr;
   cuda_check(cudaMalloc(&p, bytes), "allocating " + std::to_string(bytes) + " bytes of device memory for " + what);

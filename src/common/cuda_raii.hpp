@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -72,6 +73,13 @@ using Stream = UniqueHandle<cudaStream_t, StreamDestroy>;
 using Event = UniqueHandle<cudaEvent_t, EventDestroy>;
 using Graph = UniqueHandle<cudaGraph_t, GraphDestroy>;
 using GraphExec = UniqueHandle<cudaGraphExec_t, GraphExecDestroy>;
+
+// The work `enqueue` queues on `stream`, captured into a graph (thread-local mode, as NCCL asks).
+// Where `enqueue` throws, the capture ends and its partial graph goes. `what` names the capture
+// in errors.
+Graph capture_graph(cudaStream_t stream, const std::function<void()>& enqueue, const std::string& what);
+// Instantiates `graph`.
+GraphExec instantiate(const Graph& graph, const std::string& what);
 
 // Device memory of the current device.
 class DeviceBuffer {

@@ -95,7 +95,8 @@ void Session::sweep() {
   baselines_ = make_baseline_resources(capacity_, device_, comm_.timeouts().scale);
   group_ = std::make_unique<RankGroup>(comm_, runner_options_, facts_.layout, device_, *gate_, *buffers_);
   latency_ = std::make_unique<LatencyProbes>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
-  interference_ = std::make_unique<InterferenceCases>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_);
+  interference_ = std::make_unique<InterferenceCases>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_,
+                                                      engine_factory());
   if (config_.burn_in.enabled()) return burn_in();
   ProgressLine progress(cases_.size(), options_.progress);
   const PairLinks links = pair_links_from_meta(meta_, comm_.size());
@@ -218,15 +219,16 @@ std::optional<CaseOutcome> Session::inject_gpu_fault(size_t index) {
 }
 
 // Baseline methods hold session resources (NCCL communicator, staging area) only while their
-// cases run. NCCL's own steps have deadlines (nccl_engine.hpp); the watchdog guards the whole set-up
-// and teardown beside them.
+// cases run (an interference case's: its engine's). NCCL's own steps have deadlines
+// (nccl_engine.hpp); the watchdog guards the whole set-up and teardown beside them.
 void Session::switch_baseline(const CaseSpec& c) {
-  if (open_baseline_ && *open_baseline_ != c.method) close_baseline();
-  if (needs_session_resource(c.method) && !open_baseline_ && !(sanitizer_mode_ && sanitizer_skip_reason(c.method))) {
+  const Method m = transfer_case_of(c).method;
+  if (open_baseline_ && *open_baseline_ != m) close_baseline();
+  if (needs_session_resource(m) && !open_baseline_ && !(sanitizer_mode_ && sanitizer_skip_reason(m))) {
     Watchdog::Scope guard(&watchdog_, kBaselineSetupS * comm_.timeouts().scale,
-                          "setting up the " + std::string(to_string(c.method)) + " baseline");
-    baselines_->begin(c.method, comm_);  // an unavailable method's engines report why
-    open_baseline_ = c.method;
+                          "setting up the " + std::string(to_string(m)) + " baseline");
+    baselines_->begin(m, comm_);  // an unavailable method's engines report why
+    open_baseline_ = m;
   }
 }
 

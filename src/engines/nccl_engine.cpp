@@ -4,8 +4,11 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/cuda_raii.hpp"
+#include "common/driver_entry_point.hpp"
 #include "common/errors.hpp"
 #include "common/event_wait.hpp"
 #include "engines/collective_engine.hpp"
@@ -32,6 +35,37 @@ void NcclEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   }
   rank_ = rank;
   mine_ = mine;
+}
+
+namespace {
+
+// The blocks of every kernel node of `graph` (NCCL launches through the driver: its nodes are
+// read with the driver's call).
+int kernel_blocks(const Graph& graph) {
+  using KernelNodeParams = CUresult(CUDAAPI*)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS*);
+  static const KernelNodeParams get_params = driver_entry_point<KernelNodeParams>("cuGraphKernelNodeGetParams", 12000);
+  size_t count = 0;
+  cuda_check(cudaGraphGetNodes(graph.get(), nullptr, &count), "counting the nodes of a captured NCCL group");
+  std::vector<cudaGraphNode_t> nodes(count);
+  cuda_check(cudaGraphGetNodes(graph.get(), nodes.data(), &count), "listing the nodes of a captured NCCL group");
+  int blocks = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    cuda_check(cudaGraphNodeGetType(node, &type), "reading a node of a captured NCCL group");
+    if (type != cudaGraphNodeTypeKernel) continue;
+    CUDA_KERNEL_NODE_PARAMS params{};
+    driver_check(get_params(node, &params), "reading the grid of NCCL's kernel");
+    blocks += int(params.gridDimX * params.gridDimY * params.gridDimZ);
+  }
+  return blocks;
+}
+
+}  // namespace
+
+std::optional<int> NcclEngine::measure_sms_used(const Transfer& t, cudaStream_t stream) {
+  if (!connected_) return std::nullopt;
+  const Graph graph = capture_graph(stream, [&] { launch_fused({t}, stream); }, "one NCCL send/receive group");
+  return kernel_blocks(graph);
 }
 
 std::optional<std::string> NcclEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
@@ -224,6 +258,9 @@ void NcclEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream
   }
   nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
   comm_.await("enqueuing an NCCL send/receive group");
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cuda_check(cudaStreamIsCapturing(stream, &capture), "asking whether an NCCL group was captured");
+  connected_ = connected_ || capture == cudaStreamCaptureStatusNone;
 }
 
 // The ranks' indices are their NCCL ranks: the case spans the communicator, in rank order.

@@ -157,5 +157,8 @@ class TwoSidedEngine : public TransferEngine {
 // The engine of a case's method and shape (engine_registry.cpp), or null where the method has
 // none of its own.
 std::unique_ptr<TransferEngine> make_engine(const CaseSpec& c);
+// What builds a case's engine where session resources count too (the session's: the registry's
+// engines, then the baselines' on the NCCL communicator or the staging area); null where none.
+using EngineFactory = std::function<std::unique_ptr<TransferEngine>(const CaseSpec&)>;
 
 }  // namespace p2pbench

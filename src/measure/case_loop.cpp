@@ -175,8 +175,6 @@ void CaseLoop::fill_for_calibration(Member& m) {
 void CaseLoop::calibrate(Member& m, StepReport& r) {
   if (m.lanes.empty()) return;
   const Lane& first = m.lanes.front();
-  const Transfer t0 = m.engine->transfer(case_.direction, endpoints(m, first.flows[0]), 0, size_t(case_.bytes));
-  r.sms_used = m.engine->measure_sms_used(t0, group_.timer(m.id, first.timer).stream());
   for (const Lane& lane : m.lanes) {
     TransferTimer& timer = group_.timer(m.id, lane.timer);
     // for this case's calibration, graphs and samples
@@ -186,6 +184,9 @@ void CaseLoop::calibrate(Member& m, StepReport& r) {
   }
   // A wait of a two-sided engine that gave up makes the calibrated time its timeout: say so now.
   if (auto why = m.engine->stalled()) throw std::runtime_error("calibrating: " + *why);
+  // After the timed launches: NCCL reads its grid from a capture, which must not connect its peers.
+  const Transfer t0 = m.engine->transfer(case_.direction, endpoints(m, first.flows[0]), 0, size_t(case_.bytes));
+  r.sms_used = m.engine->measure_sms_used(t0, group_.timer(m.id, first.timer).stream());
   r.iterations = TransferTimer::iterations_for(r.single_ms, options_.min_sample_time_ms);
   r.engine_mode = m.engine->engine_mode();
   if (const HostMemory* h = endpoints(m, first.flows[0]).host_memory) {  // what the host gave the buffer

@@ -23,8 +23,6 @@
 
 namespace p2pbench {
 
-using EngineFactory = std::function<std::unique_ptr<TransferEngine>(const CaseSpec&)>;
-
 class CaseLoop {
  public:
   // `make_engine` builds the case's engine for each local member (null: not in this build).

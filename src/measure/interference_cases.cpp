@@ -86,9 +86,10 @@ struct InterferenceCases::Case {
   // takes part in where both ends run (put with signal: the receiver waits for the sender).
   std::vector<Flow> mine;
   // Each of those ends, with a stream of its own: two ends of one rank (a sender and the other
-  // flow's receiver) must run beside each other, not one behind the other.
+  // flow's receiver) must run beside each other, not one behind the other. An engine that fuses
+  // flows (NCCL: one group of sends and receives) runs them as one end, one launch on one stream.
   struct End {
-    Endpoints ends;
+    std::vector<Endpoints> flows;
     cudaStream_t stream = nullptr;
   };
   std::vector<End> runs;
@@ -114,7 +115,17 @@ struct InterferenceCases::Case {
   void target_workload_group() const { workload->set_sm_target(partition ? partition->split().workload_sms : 0, workload_stream); }
   void target_whole_gpu() const { workload->set_sm_target(0, full_stream); }
 
-  Transfer transfer_of(const End& end) const { return engine->transfer(spec.direction, end.ends, 0, size_t(spec.bytes)); }
+  std::vector<Transfer> transfers_of(const End& end) const {
+    std::vector<Transfer> transfers;
+    for (const Endpoints& e : end.flows) transfers.push_back(engine->transfer(spec.direction, e, 0, size_t(spec.bytes)));
+    return transfers;
+  }
+  void launch(const End& end, cudaStream_t stream) const { engine->launch_fused(transfers_of(end), stream); }
+  // Each end's state (signals, credits) back to its start, with the pattern of `seed`.
+  void reset_ends(uint64_t seed, cudaStream_t stream) const {
+    for (const End& end : runs)
+      for (const Endpoints& e : end.flows) engine->before_sample(e, seed, stream);
+  }
   std::vector<cudaStream_t> end_streams() const {
     std::vector<cudaStream_t> streams;
     for (const End& end : runs) streams.push_back(end.stream);
@@ -123,7 +134,7 @@ struct InterferenceCases::Case {
   // `count` transfers of each end this rank runs, each on its end's stream.
   void enqueue_transfers(uint64_t count) const {
     for (const End& end : runs)
-      for (uint64_t i = 0; i < count; ++i) engine->launch(transfer_of(end), end.stream);
+      for (uint64_t i = 0; i < count; ++i) launch(end, end.stream);
   }
   // A phase's transfers behind the opened window's closed gate: all of them, and the window
   // closes, or the first transfer_ahead. Returns the transfers left for after the gate opened.
@@ -142,7 +153,8 @@ struct InterferenceCases::Case {
 };
 
 InterferenceCases::InterferenceCases(const Communicator& comm, const RunnerOptions& options,
-                                       const InterferenceSettings& settings, int device, SharedGate& gate, PeerBuffers& buffers)
+                                       const InterferenceSettings& settings, int device, SharedGate& gate, PeerBuffers& buffers,
+                                       EngineFactory make_engine)
     : comm_(comm),
       steps_(comm, options.watchdog, options.faults),
       options_(options),
@@ -150,6 +162,7 @@ InterferenceCases::InterferenceCases(const Communicator& comm, const RunnerOptio
       device_(device),
       gate_(gate),
       buffers_(buffers),
+      make_engine_(std::move(make_engine)),
       transfer_stream_(make_stream("interference transfers")),
       second_transfer_stream_(make_stream("a second end of interference transfers")),
       workload_stream_(make_stream("the interference workload")),
@@ -215,29 +228,33 @@ bool InterferenceCases::place_ends(Case& k, CaseOutcome& out) {
   k.ends = endpoints_for(Flow{comm_.rank(), other});
   const cudaStream_t second = k.partition ? k.partition->second_transfer_stream() : second_transfer_stream_.get();
   if (k.mine.size() > 2) throw std::logic_error("an interference case gives a rank at most two ends of its transfer");
-  for (size_t i = 0; i < k.mine.size(); ++i) k.runs.push_back({endpoints_for(k.mine[i]), i == 0 ? k.transfer_stream : second});
+  for (size_t i = 0; i < k.mine.size(); ++i) {
+    if (i > 0 && k.engine->fuses_flows()) k.runs.front().flows.push_back(endpoints_for(k.mine[i]));
+    else k.runs.push_back({{endpoints_for(k.mine[i])}, i == 0 ? k.transfer_stream : second});
+  }
   auto filled = steps_.run_reports("filling the buffers", [&](StepReport&) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
     if (k.fills_src) k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed_of(0, 0), aux_stream_.get());
-    for (const Case::End& end : k.runs) k.engine->before_sample(end.ends, seed_of(0, 0), aux_stream_.get());
+    k.reset_ends(seed_of(0, 0), aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling the source");
   });
   return !any_failed(filled, out);
 }
 
 // One transfer of each end, timed on the first end's stream; the other end's transfers run
-// beside them, as many, so that both ends of every flow meet.
+// beside them, as many, so that both ends of every flow meet. The SMs a transfer takes are
+// measured after them: NCCL reads its grid from a capture, which must not connect its peers.
 void InterferenceCases::time_transfer(Case& k, StepReport& r, double& single_ms, double deadline_s) {
   k.engine->prepare(device_, comm_.rank(), k.mine);
-  for (const Case::End& end : k.runs)
-    if (const auto sms = k.engine->measure_sms_used(k.transfer_of(end), end.stream))
-      r.sms_used = std::max(r.sms_used.value_or(0), *sms);
   for (size_t i = 1; i < k.runs.size(); ++i)
-    for (int n = 0; n < kSingleTimings; ++n) k.engine->launch(k.transfer_of(k.runs[i]), k.runs[i].stream);
+    for (int n = 0; n < kSingleTimings; ++n) k.launch(k.runs[i], k.runs[i].stream);
   const Case::End& first = k.runs.front();
-  single_ms = time_single_ms(first.stream, [&](cudaStream_t s) { k.engine->launch(k.transfer_of(first), s); }, deadline_s);
+  single_ms = time_single_ms(first.stream, [&](cudaStream_t s) { k.launch(first, s); }, deadline_s);
   wait_for_streams(k.end_streams(), deadline_s, "calibrating the transfer's ends");
   if (auto why = k.engine->stalled()) throw RuntimeFailure("calibrating: " + *why);
+  for (const Case::End& end : k.runs)
+    if (const auto sms = k.engine->measure_sms_used(k.transfers_of(end).front(), end.stream))
+      r.sms_used = std::max(r.sms_used.value_or(0), *sms);
 }
 
 bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
@@ -310,8 +327,7 @@ bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, b
       k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
     if (transfer && options_.verify && k.owns_dst)
       k.engine->poison_destination(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
-    if (transfer)  // each end's state (signals, credits) back to its start, with the sample's pattern
-      for (const Case::End& end : k.runs) k.engine->before_sample(end.ends, options_.verify ? seed : seed_of(0, 0), aux_stream_.get());
+    if (transfer) k.reset_ends(options_.verify ? seed : seed_of(0, 0), aux_stream_.get());
     if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
   });
@@ -484,7 +500,7 @@ class InterferenceCase final : public CaseProcedure {
   InterferenceCase(InterferenceCases& cases, const CaseSpec& c, uint64_t case_index) : cases_(cases), case_index_(case_index) {
     k_.spec = c;
     k_.transfer_spec = transfer_case_of(c);
-    k_.engine = make_engine(k_.transfer_spec);
+    k_.engine = cases.make_engine_(k_.transfer_spec);
   }
   bool agree_on_skips(CaseOutcome& out) override { return cases_.agree_on_skips(k_, out); }
   bool prepare(CaseOutcome& out) override { return cases_.calibrate(k_, out) && cases_.describe_workload(k_, out); }

@@ -30,8 +30,9 @@ namespace p2pbench {
 
 class InterferenceCases {
  public:
+  // `make_engine` builds each case's transfer engine (null: it cannot run here).
   InterferenceCases(const Communicator& comm, const RunnerOptions& options, const InterferenceSettings& settings, int device,
-                     SharedGate& gate, PeerBuffers& buffers);
+                    SharedGate& gate, PeerBuffers& buffers, EngineFactory make_engine);
   ~InterferenceCases();
 
   // The case's procedure, for run_procedure.
@@ -82,6 +83,7 @@ class InterferenceCases {
   int device_;
   SharedGate& gate_;
   PeerBuffers& buffers_;
+  EngineFactory make_engine_;
   // Primary context: unpartitioned cases (the second transfer stream: a rank's second end).
   Stream transfer_stream_, second_transfer_stream_, workload_stream_, aux_stream_;
   std::map<std::string, std::unique_ptr<Workload>> workloads_;  // made on first use, kept for the sweep

@@ -61,24 +61,13 @@ uint64_t TransferTimer::iterations_for(double single_ms, double min_sample_ms) {
 
 GraphExec TransferTimer::capture(const EnqueueTransfer& enqueue, uint64_t iterations,
                                  const std::function<void(uint64_t)>& after) {
-  cuda_check(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal), "starting graph capture");
-  try {
+  const Graph graph = capture_graph(stream_.get(), [&] {
     for (uint64_t i = 0; i < iterations; ++i) {
       enqueue(i, stream_.get());
       if (after) after(i);
     }
-  } catch (...) {
-    cudaGraph_t broken = nullptr;
-    cudaStreamEndCapture(stream_.get(), &broken);
-    if (broken) cudaGraphDestroy(broken);
-    throw;
-  }
-  cudaGraph_t raw = nullptr;
-  cuda_check(cudaStreamEndCapture(stream_.get(), &raw), "ending graph capture");
-  Graph graph(raw);
-  cudaGraphExec_t exec = nullptr;
-  cuda_check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating the sample graph");
-  return GraphExec(exec);
+  }, "a sample's transfers");
+  return instantiate(graph, "the sample graph");
 }
 
 void TransferTimer::build(const EnqueueTransfer& enqueue, uint64_t iterations) {

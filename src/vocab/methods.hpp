@@ -211,5 +211,10 @@ std::vector<std::string> axes_of(Method m);
 inline bool takes_sms(Method m) { return swept_axis(m, ShapeAxis::kBlocks) != nullptr; }
 // Whether it may be the transfer of an interference case (interference.engines).
 inline bool may_run_beside_workload(const MethodInfo& m) { return m.runs_as_load || m.runs_beside_workload; }
+// The method marked as the transfer beside an interference case's workload (runs_beside_workload).
+inline MethodInfo beside_workload(MethodInfo m) {
+  m.runs_beside_workload = true;
+  return m;
+}
 
 }  // namespace p2pbench

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""A put with signal as the transfer beside the GEMM, between two ranks on two GPUs: the sender on
-GPU 0 beside the workload, the receiver on GPU 1 (both ways at once: each rank runs a sender and
-the other flow's receiver). Every case must be ok and verified (the destination poisoned before
-each transfer phase, every byte checked after it), carry both figures, and put_signal_ce's rows
-must say the sender took no SMs where the stream writes the signals. Exits 77 (CTest: skipped) with the reason where two GPUs are not
-visible. Prints 'N passed, N failed'.
+"""A put with signal, and NCCL's send/receive, as the transfer beside the GEMM, between two ranks on
+two GPUs: the sender on GPU 0 beside the workload, the receiver on GPU 1 (both ways at once: each
+rank runs a sender and the other flow's receiver; NCCL both in one group). Every case must be ok
+and verified (the destination poisoned before each transfer phase, every byte checked after it),
+carry both figures; put_signal_ce's rows must say the sender took no SMs where the stream writes
+the signals, and NCCL's rows the blocks its kernel was launched with (read from a capture).
+Exits 77 (CTest: skipped) with the reason where two GPUs are not visible. Prints 'N passed, N failed'.
 Usage: put_signal_beside_gemm.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
 """
 import json
@@ -28,7 +29,7 @@ def expected_cases(binary):
 
 def check_rows(c, rows, planned):
     """Every planned case reported, ok and verified, with its figures; the copy engine's sender
-    without SMs where the stream writes its signals."""
+    without SMs where the stream writes its signals, NCCL's with the blocks of its kernel."""
     c.check(len(rows) == len(planned) and len(planned) > 0, f"{len(planned)} cases planned, {len(rows)} reported",
             str([row.get("case") for row in rows]))
     for row in rows:
@@ -41,6 +42,10 @@ def check_rows(c, rows, planned):
                                         "transfer_together_gbps")]
         c.check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
                 f"{name}: the workload's and the transfer's figures, alone and together", str(figures))
+        if row.get("engine") == "nccl":
+            blocks = row.get("sms_used")
+            c.check(isinstance(blocks, int) and 0 < blocks <= 1024, f"{name}: NCCL's blocks read from its kernel",
+                    str(blocks))
         if row.get("engine") == "put_signal_ce":
             # Signals written by the stream take no SM; 4-byte copies (signal_copy 1) wait for one,
             # so no SM count is claimed for them.

@@ -89,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadSection{"hbm bytes small", {{"hbm_bytes", 4096}}, "interference.hbm_bytes", "4096"},
         BadSection{"hbm bytes text", {{"hbm_bytes", "lots"}}, "interference.hbm_bytes", "lots"},
         BadSection{"engines not list", {{"engines", "ce"}}, "interference.engines", "ce"},
-        BadSection{"engine unknown", {{"engines", {"ce", "nccl"}}}, "interference.engines[1]", "nccl"},
+        BadSection{"engine unknown", {{"engines", {"ce", "staged"}}}, "interference.engines[1]", "staged"},
         BadSection{"engine twice", {{"engines", {"tma", "tma"}}}, "interference.engines[1]", "tma"},
         // Both ends run but the loop cannot run them: a router of many flows, a collective of every rank.
         BadSection{"engine routes tokens", {{"engines", {"put_signal_ce", "tokens_dispatch_ldst"}}},
@@ -141,16 +141,17 @@ TEST(InterferenceConfig, ShippedConfigExpandsToOneCurvePerEngine) {
 
 // A put with signal may be the transfer: its receiver runs on the other GPU. It writes the
 // receiver's memory, so it runs at push only whatever the directions, and the copy engine's
-// sender takes no SMs, so it runs unpartitioned only.
-TEST(InterferenceConfig, PutSignalSendersMayBeTheTransferAtPushOnly) {
-  json doc = doc_with({{"workloads", {"gemm"}}, {"engines", {"put_signal_ce", "put_signal_ldst", "ce"}},
+// sender takes no SMs, so it runs unpartitioned only. So does NCCL's send/receive (one way, its
+// own grid).
+TEST(InterferenceConfig, PutSignalSendersAndNcclMayBeTheTransferAtPushOnly) {
+  json doc = doc_with({{"workloads", {"gemm"}}, {"engines", {"put_signal_ce", "put_signal_ldst", "ce", "nccl"}},
                        {"sm_partitions", {0, 8}}});
   doc["directions"] = {"push", "pull"};
   doc["modes"] = {"uni"};
   const Config c = parse_config(doc);
   validate_kernel_axes(c);
   EXPECT_EQ(c.interference.engines, (std::vector<Method>{*parse_method("put_signal_ce"), *parse_method("put_signal_ldst"),
-                                                         Method::kCe}));
+                                                         Method::kCe, Method::kNccl}));
   const std::vector<CaseSpec> cases = expand_cases(c);
   ASSERT_EQ(cases.size(), count_cases(c));
   std::map<std::string, std::vector<std::pair<Direction, int>>> runs;
@@ -162,6 +163,7 @@ TEST(InterferenceConfig, PutSignalSendersMayBeTheTransferAtPushOnly) {
   EXPECT_EQ(runs["put_signal_ce"], (Runs{{Direction::kPush, 0}}));
   EXPECT_EQ(runs["put_signal_ldst"], (Runs{{Direction::kPush, 0}, {Direction::kPush, 8}}));
   EXPECT_EQ(runs["ce"], (Runs{{Direction::kPush, 0}, {Direction::kPull, 0}})) << "a load runs at every direction";
+  EXPECT_EQ(runs["nccl"], (Runs{{Direction::kPush, 0}}));
 }
 
 TEST(InterferenceConfig, RefusingAnEngineNamesWhatMayRun) {

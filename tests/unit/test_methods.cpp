@@ -72,22 +72,29 @@ TEST(MethodRegistry, WhatMayRunAsALoadIsAOneSidedCopyWithAnEngine) {
   EXPECT_THROW(method_info(registered_method_id(100000)), std::out_of_range);
 }
 
-// The transfer beside an interference workload may also be a flow whose two ends both run (put
-// with signal): one flow, a sender writing the receiver's memory, which the interference loop
-// runs on both ranks. Never a latency load: that loop runs one end only.
-TEST(MethodRegistry, WhatRunsBesideAWorkloadWithBothEndsIsOneFlowOfACopy) {
-  size_t beside = 0;
+// The transfer beside an interference workload may also be a flow whose two ends both run, which
+// the interference loop runs on both ranks: a put with signal (a copy method of its own engine) or
+// NCCL's send/receive (a baseline on the session's communicator). One way; never a latency load:
+// that loop runs one end only.
+TEST(MethodRegistry, WhatRunsBesideAWorkloadWithBothEndsIsOneWayFlow) {
+  size_t beside = 0, baselines = 0;
   for (const MethodInfo& m : method_registry()) {
     if (!m.runs_beside_workload) continue;
     ++beside;
     EXPECT_FALSE(m.runs_as_load) << m.name;
     EXPECT_TRUE(may_run_beside_workload(m)) << m.name;
+    EXPECT_TRUE(runs_one_way(m.id)) << m.name;
+    if (m.kind == MethodKind::kTwoSidedBaseline) {
+      ++baselines;
+      EXPECT_TRUE(m.needs_nccl) << m.name << ": its engine comes from the session's communicator";
+      continue;
+    }
     EXPECT_EQ(m.kind, MethodKind::kCopy) << m.name;
     EXPECT_TRUE(m.needs_both_ends_running) << m.name;
-    EXPECT_TRUE(m.push_only) << m.name;
     EXPECT_NE(engine_maker(m.id), nullptr) << m.name;
   }
-  EXPECT_GT(beside, 0u);
+  EXPECT_GT(beside, baselines);
+  EXPECT_EQ(baselines, 1u) << "nccl";
 }
 
 TEST(MethodRegistry, RowsCarryTheAxesTheMethodSweeps) {

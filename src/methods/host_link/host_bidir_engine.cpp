@@ -116,22 +116,12 @@ void HostBidirEngine::build_beside_graph() {
   if (beside_graph_ && graph_copies_ == beside_copies()) return;
   beside_graph_ = GraphExec();
   cudaStream_t s = beside_stream_.get();
-  cuda_check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "starting the beside copies' capture");
-  for (uint64_t i = 0; i < beside_copies(); ++i) {
-    const cudaError_t e = cudaMemcpyAsync(beside_dst(), beside_src(), beside_bytes_, cudaMemcpyDefault, s);
-    if (e != cudaSuccess) {
-      cudaGraph_t broken = nullptr;
-      cudaStreamEndCapture(s, &broken);
-      if (broken) cudaGraphDestroy(broken);
-      cuda_check(e, std::string("capturing the beside ") + beside_name() + " copies");
-    }
-  }
-  cudaGraph_t raw = nullptr;
-  cuda_check(cudaStreamEndCapture(s, &raw), "ending the beside copies' capture");
-  Graph graph(raw);
-  cudaGraphExec_t exec = nullptr;
-  cuda_check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating the beside copies' graph");
-  beside_graph_ = GraphExec(exec);
+  const Graph graph = capture_graph(s, [&] {
+    for (uint64_t i = 0; i < beside_copies(); ++i)
+      cuda_check(cudaMemcpyAsync(beside_dst(), beside_src(), beside_bytes_, cudaMemcpyDefault, s),
+                 std::string("capturing the beside ") + beside_name() + " copies");
+  }, "the beside copies");
+  beside_graph_ = instantiate(graph, "the beside copies' graph");
   graph_copies_ = beside_copies();
 }
 

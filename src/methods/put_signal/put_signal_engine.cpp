@@ -215,16 +215,11 @@ std::unique_ptr<TransferEngine> ldst_engine(const CaseSpec& c) { return std::mak
 std::unique_ptr<TransferEngine> tma_engine(const CaseSpec& c) { return std::make_unique<PutSignalEngine>(Sender::kTma, c); }
 std::unique_ptr<TransferEngine> ce_engine(const CaseSpec& c) { return std::make_unique<PutSignalEngine>(Sender::kCe, c); }
 
+}  // namespace
+
 // The three senders of one flow may be the transfer beside an interference workload: the
 // interference loop runs the receiver on the other rank (the tokens methods route many flows
 // and stay out).
-MethodInfo beside_workload(MethodInfo m) {
-  m.runs_beside_workload = true;
-  return m;
-}
-
-}  // namespace
-
 P2PBENCH_REGISTER_METHOD(kPutSignalLdst,
                          beside_workload(put_signal_info("put_signal_ldst", "put+signal LD/ST", "tab:olive", 12,
                                          "chunks put by warps with 16-byte stores, each followed by a release flag the "
