@@ -57,9 +57,12 @@ IpcMapping::IpcMapping(const cudaIpcMemHandle_t& handle, const std::string& what
   ptr_ = UniqueHandle<void*, IpcClose>(p);
 }
 
-Stream make_stream(const std::string& what) {
+Stream make_stream(const std::string& what, bool highest_priority) {
+  int least = 0, greatest = 0;
+  if (highest_priority)
+    cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "reading the stream priorities for " + what);
   cudaStream_t s = nullptr;
-  cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "creating a stream for " + what);
+  cuda_check(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest), "creating a stream for " + what);
   return Stream(s);
 }
 

@@ -130,7 +130,8 @@ class IpcMapping {
   UniqueHandle<void*, IpcClose> ptr_;
 };
 
-Stream make_stream(const std::string& what);
+// A non-blocking stream; `highest_priority`: at the device's highest stream priority.
+Stream make_stream(const std::string& what, bool highest_priority = false);
 Event make_event(const std::string& what);
 // An event that only orders work (fork and join of streams): no timestamps, cheaper to record.
 Event make_untimed_event(const std::string& what);

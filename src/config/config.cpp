@@ -124,7 +124,7 @@ const std::vector<std::pair<std::string, std::string>>& config_key_help() {
         list.push_back({m.settings->key, m.settings->help});
     list.insert(list.end(), {
       {"interference", "{\"workloads\", \"gemm\": {m, n, k, \"operands\" (gaussian: full-entropy bf16, the default; eighths: 17 "
-                       "values, low entropy, faster)}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\"} "
+                       "values, low entropy, faster)}, \"hbm_bytes\", \"engines\", \"sm_partitions\", \"both_gpus_busy\", \"transfer_high_priority\"} "
                        "of the interference method (a transfer beside a GEMM or an HBM stream)"},
       {"burn_in", "{\"duration_s\" (--duration), \"window_s\" (--window, default 10), \"margin\" (default 0.10: a "
                   "window whose slowest transfer of a flow is below (1 - margin) x the flow's median is slow), "

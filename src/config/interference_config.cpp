@@ -126,8 +126,9 @@ const std::vector<std::string>& workload_names() {
 
 void parse_interference_section(const json& section, const Namer& name, InterferenceSettings& out) {
   if (!section.is_object()) throw InputError(name("interference"), section.dump(), "must be an object");
-  reject_unknown_keys(section, {"workloads", "gemm", "hbm_bytes", "engines", "sm_partitions", "both_gpus_busy"}, "interference.",
-                 name);
+  reject_unknown_keys(section,
+                      {"workloads", "gemm", "hbm_bytes", "engines", "sm_partitions", "both_gpus_busy", "transfer_high_priority"},
+                      "interference.", name);
   if (section.contains("workloads")) out.workloads = parse_workloads(section["workloads"], name);
   if (section.contains("gemm")) out.gemm = parse_gemm(section["gemm"], name);
   if (section.contains("hbm_bytes")) {
@@ -138,11 +139,14 @@ void parse_interference_section(const json& section, const Namer& name, Interfer
   }
   if (section.contains("engines")) out.engines = parse_engines(section["engines"], name);
   if (section.contains("sm_partitions")) out.sm_partitions = parse_partitions(section["sm_partitions"], name);
-  if (section.contains("both_gpus_busy")) {
-    const json& v = section["both_gpus_busy"];
-    if (!v.is_boolean()) throw InputError(name("interference.both_gpus_busy"), v.dump(), "must be true or false");
-    out.both_gpus_busy = v.get<bool>();
-  }
+  const auto flag = [&](const char* key, bool& value) {
+    if (!section.contains(key)) return;
+    const json& v = section[key];
+    if (!v.is_boolean()) throw InputError(name(std::string("interference.") + key), v.dump(), "must be true or false");
+    value = v.get<bool>();
+  };
+  flag("both_gpus_busy", out.both_gpus_busy);
+  flag("transfer_high_priority", out.transfer_high_priority);
 }
 
 json InterferenceSettings::to_json() const {
@@ -153,7 +157,8 @@ json InterferenceSettings::to_json() const {
           {"hbm_bytes", hbm_bytes},
           {"engines", engine_names},
           {"sm_partitions", sm_partitions},
-          {"both_gpus_busy", both_gpus_busy}};
+          {"both_gpus_busy", both_gpus_busy},
+          {"transfer_high_priority", transfer_high_priority}};
 }
 
 }  // namespace p2pbench

@@ -40,6 +40,10 @@ struct InterferenceSettings {
   // share every SM). An engine that takes no SMs (the copy engine) runs only unpartitioned.
   std::vector<uint64_t> sm_partitions{0, 4, 8, 16, 32, 66};
   bool both_gpus_busy = false;
+  // The unpartitioned transfer's streams at the device's highest priority: the block scheduler
+  // then gives a transfer kernel the next free SM before the workload's next block (SMs shared
+  // with the workload only; a partitioned transfer has SMs of its own).
+  bool transfer_high_priority = false;
 
   nlohmann::json to_json() const;
 };

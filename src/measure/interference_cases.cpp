@@ -163,8 +163,8 @@ InterferenceCases::InterferenceCases(const Communicator& comm, const RunnerOptio
       gate_(gate),
       buffers_(buffers),
       make_engine_(std::move(make_engine)),
-      transfer_stream_(make_stream("interference transfers")),
-      second_transfer_stream_(make_stream("a second end of interference transfers")),
+      transfer_stream_(make_stream("interference transfers", settings.transfer_high_priority)),
+      second_transfer_stream_(make_stream("a second end of interference transfers", settings.transfer_high_priority)),
       workload_stream_(make_stream("the interference workload")),
       aux_stream_(make_stream("interference fills and checks")) {}
 

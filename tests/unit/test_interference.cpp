@@ -31,12 +31,14 @@ TEST(InterferenceConfig, DefaultsParseAndRoundTrip) {
   EXPECT_EQ(d.interference.gemm.operands, "gaussian");  // full entropy unless the config says otherwise
   EXPECT_EQ(d.interference.sm_partitions, (std::vector<uint64_t>{0, 4, 8, 16, 32, 66}));
   EXPECT_FALSE(d.interference.both_gpus_busy);
+  EXPECT_FALSE(d.interference.transfer_high_priority);
   const Config c = parse_config(doc_with({{"workloads", {"hbm"}},
                                           {"gemm", {{"m", 4096}, {"k", 1024}, {"operands", "eighths"}}},
                                           {"hbm_bytes", "256MiB"},
                                           {"engines", {"tma"}},
                                           {"sm_partitions", {16, 0}},
-                                          {"both_gpus_busy", true}}));
+                                          {"both_gpus_busy", true},
+                                          {"transfer_high_priority", true}}));
   EXPECT_EQ(c.interference.workloads, std::vector<std::string>{"hbm"});
   EXPECT_EQ(c.interference.gemm.m, 4096u);
   EXPECT_EQ(c.interference.gemm.n, 8192u);
@@ -46,6 +48,7 @@ TEST(InterferenceConfig, DefaultsParseAndRoundTrip) {
   EXPECT_EQ(c.interference.engines, std::vector<Method>{Method::kTma});
   EXPECT_EQ(c.interference.sm_partitions, (std::vector<uint64_t>{16, 0}));
   EXPECT_TRUE(c.interference.both_gpus_busy);
+  EXPECT_TRUE(c.interference.transfer_high_priority);
   EXPECT_EQ(parse_config(c.to_json()).to_json(), c.to_json());  // rank 0 broadcasts the effective config
 }
 
@@ -95,6 +98,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadSection{"engine routes tokens", {{"engines", {"put_signal_ce", "tokens_dispatch_ldst"}}},
                    "interference.engines[1]", "tokens_dispatch_ldst"},
         BadSection{"engine a collective", {{"engines", {"all_gather_ce"}}}, "interference.engines[0]", "all_gather_ce"},
+        BadSection{"priority not a flag", {{"transfer_high_priority", 1}}, "interference.transfer_high_priority", "1"},
         BadSection{"partitions empty", {{"sm_partitions", json::array()}}, "interference.sm_partitions", "[]"},
         BadSection{"partition negative", {{"sm_partitions", {0, -8}}}, "interference.sm_partitions[1]", "-8"},
         BadSection{"partition huge", {{"sm_partitions", {4096}}}, "interference.sm_partitions[0]", "4096"},
