@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# The harness of a session script run on a GPU node (sourced, not run; scripts/lib/steps.sh
+# keeps the verdict). Everything a step writes goes to a scratch directory that is packed into
+# OUT_DIR/session.tar.gz, with summary.txt beside it, after every step: a call cut short still
+# returns what ran.
+#
+#   source scripts/lib/node-session.sh        (from the repository root)
+#   session_start OUT_DIR                     sets $work and $summary, records system.txt
+#   session_step NAME LIMIT_S CMD [ARG...]    runs CMD under a deadline, its output in NAME.log
+#   session_build SCRIPT                      configures and builds build-gpu/ (Release, sm_90),
+#                                             records version.txt; ends the session when it fails
+source scripts/lib/steps.sh
+
+session_pack() { tar -C "$work" -czf "$out/session.tar.gz" . ; cp "$summary" "$out/" 2>/dev/null; }
+
+session_start() {  # OUT_DIR
+  out=$1
+  work=$(mktemp -d)
+  summary=$work/summary.txt
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+  trap session_pack EXIT
+  { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } \
+    >"$work/system.txt" 2>&1
+}
+
+session_step() {  # NAME LIMIT_S CMD [ARG...]
+  local name=$1 limit=$2 start=$SECONDS status=0
+  shift 2
+  timeout -s KILL "$limit" "$@" >"$work/$name.log" 2>&1 || status=$?
+  record_step "$name" "$status" "$((SECONDS - start)) s"
+  session_pack
+  return "$status"
+}
+
+session_build() {  # SCRIPT
+  session_step build 150 bash -c "cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CXX_FLAGS_RELEASE='-O1 -DNDEBUG' && cmake --build build-gpu -j32" ||
+    finish_steps "$1"
+  build-gpu/src/p2pbench --version >"$work/version.txt" 2>&1
+  note "built: $(head -1 "$work/version.txt")"
+}
