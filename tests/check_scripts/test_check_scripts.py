@@ -141,3 +141,27 @@ def test_end_of_run_check_passes_when_its_steps_pass(tmp_path):
     done, _ = run(tmp_path, "end-of-run-check.sh", str(tmp_path / "out"), "build", "end")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("end-of-run-check: PASSED")
+
+
+def test_node_session_packs_every_step_and_fails_naming_the_failed_ones(tmp_path):
+    """scripts/lib/node-session.sh: each step's output in its log, the archive and summary.txt in
+    OUT_DIR after every step, a step past its deadline killed, the verdict naming both failures."""
+    tree = tmp_path / "tree"
+    (tree / "scripts" / "lib").mkdir(parents=True)
+    for lib in ("steps.sh", "node-session.sh"):
+        shutil.copy(REPO / "scripts" / "lib" / lib, tree / "scripts" / "lib" / lib)
+    out = tmp_path / "out"
+    out.mkdir()
+    script = ('set -uo pipefail; source scripts/lib/node-session.sh; session_start "$1"; '
+              'session_step passes 5 echo fine; session_step fails 5 false; session_step overruns 1 sleep 5; '
+              'finish_steps demo.sh')
+    r = subprocess.run(["bash", "-c", script, "demo", str(out)], cwd=tree, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stdout + r.stderr
+    summary = (out / "summary.txt").read_text()
+    assert "passes: ok" in summary and "fails: FAILED (exit 1)" in summary, summary
+    assert "overruns: FAILED (exit 137)" in summary, summary
+    assert "demo.sh: FAILED: fails (exit 1), overruns (exit 137)" in summary, summary
+    listing = subprocess.run(["tar", "-tzf", str(out / "session.tar.gz")], capture_output=True, text=True,
+                             check=True).stdout.split()
+    for name in ("./passes.log", "./fails.log", "./overruns.log", "./system.txt", "./summary.txt"):
+        assert name in listing, listing
