@@ -1,11 +1,14 @@
 // Interference GPU tests on one GPU: the HBM stream and the cuBLASLt GEMM give correct results
 // alone and beside a concurrent copy; green-context partitions are honoured (every block of a
 // probe and of the LD/ST copy kernel launched on the transfer group's stream ran on an SM no
-// block of the workload group's stream ran on, and no more SMs than the group holds).
+// block of the workload group's stream ran on, and no more SMs than the group holds); the host's
+// waits for a start gate that does not open (a phase's window, a queued or host-driven sample of
+// the case loop's timer) end by the gate's timeout or by their own deadline, whichever is first.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -22,6 +25,8 @@
 #include "kernels/pattern_kernels.hpp"
 #include "kernels/workload_kernels.hpp"
 #include "device/green_context.hpp"
+#include "device/shared_gate.hpp"
+#include "measure/interference_phase.hpp"
 #include "measure/transfer_timer.hpp"
 
 namespace p2pbench {
@@ -481,6 +486,92 @@ TEST(GreenPartition, ImpossibleSplitSaysWhy) {
   EXPECT_EQ(GreenPartition::create(device(), sm_count(), why_not), nullptr);
   EXPECT_NE(why_not.find("green contexts unavailable"), std::string::npos) << why_not;
 }
+
+// A start gate no host releases, as a stopped peer leaves it.
+struct ClosedGate {
+  ClosedGate() : gate(SharedGate::create()), ticket(0) {
+    gate.register_with_device();
+    gate.unlink();
+    ticket = gate.next_ticket();
+  }
+  SharedGate gate;
+  uint32_t ticket;
+};
+
+// Runs `wait` and returns its error and how long it took; fails the test where it returned.
+std::pair<std::string, double> failure_of(const std::function<void()>& wait) {
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    wait();
+  } catch (const std::exception& e) {
+    return {e.what(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+  }
+  ADD_FAILURE() << "the wait returned though the gate never opened";
+  return {"", 0};
+}
+
+TEST(GateDeadlines, PhaseWindowFailsWhenItsGateGivesUp) {
+  ClosedGate g;
+  Stream s = make_stream("a gated window");
+  GatedWindow w(s.get(), "test");
+  w.open(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 0.2);
+  w.close();
+  const auto [error, seconds] = failure_of([&] { w.wait_open(30.0); });
+  EXPECT_NE(error.find("never opened within"), std::string::npos) << error;
+  EXPECT_LT(seconds, 10.0) << "the gate gives up after 0.2 s";
+}
+
+TEST(GateDeadlines, PhaseWindowWaitEndsAtItsDeadlineWhileTheGateHolds) {
+  ClosedGate g;
+  Stream s = make_stream("a gated window");
+  GatedWindow w(s.get(), "test");
+  w.open(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 60.0);
+  w.close();
+  const auto [error, seconds] = failure_of([&] { w.wait_open(0.3); });
+  EXPECT_NE(error.find("timed out after"), std::string::npos) << error;
+  EXPECT_LT(seconds, 10.0);
+  g.gate.release(g.ticket);  // the window still ends, and its figures read
+  EXPECT_GE(w.wait(30.0).elapsed_ms, 0.0);
+}
+
+class TimerGateDeadlines : public ::testing::TestWithParam<Feeding> {};
+
+TEST_P(TimerGateDeadlines, SampleFailsWhenItsGateGivesUp) {
+  ClosedGate g;
+  DeviceBuffer src(1 << 20, "a test source"), dst(1 << 20, "a test destination");
+  TransferTimer timer;
+  timer.set_feeding(GetParam(), 1);
+  timer.build([&](uint64_t, cudaStream_t st) {
+    cuda_check(cudaMemcpyAsync(dst.get(), src.get(), 1 << 20, cudaMemcpyDeviceToDevice, st), "a test copy");
+  }, 4);
+  timer.enqueue_gated(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 0.2);
+  const auto [error, seconds] = failure_of([&] { timer.wait(30.0, "a test sample"); });
+  EXPECT_NE(error.find("never opened within"), std::string::npos) << error;
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST_P(TimerGateDeadlines, SampleWaitEndsAtItsDeadlineWhileTheGateHolds) {
+  ClosedGate g;
+  DeviceBuffer src(1 << 20, "a test source"), dst(1 << 20, "a test destination");
+  TransferTimer timer;
+  timer.set_feeding(GetParam(), 1);
+  timer.build([&](uint64_t, cudaStream_t st) {
+    cuda_check(cudaMemcpyAsync(dst.get(), src.get(), 1 << 20, cudaMemcpyDeviceToDevice, st), "a test copy");
+  }, 4);
+  timer.enqueue_gated(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 60.0);
+  const auto [error, seconds] = failure_of([&] { timer.wait(0.3, "a test sample"); });
+  EXPECT_NE(error.find("timed out after"), std::string::npos) << error;
+  EXPECT_LT(seconds, 10.0);
+  g.gate.release(g.ticket);  // let the gate kernel end before the timer's memory goes
+  cuda_check(cudaStreamSynchronize(timer.stream()), "finishing the released sample");
+}
+
+INSTANTIATE_TEST_SUITE_P(Feedings, TimerGateDeadlines,
+                         ::testing::Values(Feeding::kCaptured, Feeding::kQueued, Feeding::kHostDriven),
+                         [](const ::testing::TestParamInfo<Feeding>& info) {
+                           return std::string(info.param == Feeding::kCaptured ? "captured"
+                                              : info.param == Feeding::kQueued ? "queued" : "host_driven");
+                         });
 
 }  // namespace
 }  // namespace p2pbench
