@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -60,12 +61,23 @@ int kernel_blocks(const Graph& graph) {
   return blocks;
 }
 
+// The blocks of the kernels `enqueue` makes NCCL launch on `stream`, from a capture never launched.
+int blocks_nccl_launches(cudaStream_t stream, const std::function<void()>& enqueue, const std::string& what) {
+  return kernel_blocks(capture_graph(stream, enqueue, what));
+}
+
+// Whether `stream` is capturing: a launch outside a capture connects NCCL's peers.
+[[maybe_unused]] bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cuda_check(cudaStreamIsCapturing(stream, &capture), "asking whether an NCCL launch was captured");
+  return capture != cudaStreamCaptureStatusNone;
+}
+
 }  // namespace
 
 std::optional<int> NcclEngine::measure_sms_used(const Transfer& t, cudaStream_t stream) {
   if (!connected_) return std::nullopt;
-  const Graph graph = capture_graph(stream, [&] { launch_fused({t}, stream); }, "one NCCL send/receive group");
-  return kernel_blocks(graph);
+  return blocks_nccl_launches(stream, [&] { launch_fused({t}, stream); }, "one NCCL send/receive group");
 }
 
 std::optional<std::string> NcclEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
@@ -89,7 +101,15 @@ class NcclCollectiveEngine final : public CollectiveEngine {
     return std::nullopt;
   }
   void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
-  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t) override { return std::nullopt; }
+  // As NcclEngine's, of the last operation launched outside a capture (its transfers name every
+  // flow the operation needs; `t` alone does not).
+  std::optional<int> measure_sms_used(const Transfer&, cudaStream_t stream) override {
+    if (last_uncaptured_.empty()) return std::nullopt;
+    const std::vector<Transfer> op = last_uncaptured_;
+    return blocks_nccl_launches(stream, [&] { launch_fused(op, stream); },
+                                std::string("one NCCL ") + to_string(this->op()));
+  }
+  uint64_t queued_commands() const override { return kNcclQueuedCommands; }
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override {
     const std::string error = comm_.async_error();
@@ -103,6 +123,7 @@ class NcclCollectiveEngine final : public CollectiveEngine {
   int all_to_all(const void* in, void* out, cudaStream_t stream);
 
   NcclCommunicator& comm_;
+  std::vector<Transfer> last_uncaptured_;  // the transfers of the last launch outside a capture
 };
 
 }  // namespace
@@ -258,9 +279,7 @@ void NcclEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream
   }
   nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
   comm_.await("enqueuing an NCCL send/receive group");
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  cuda_check(cudaStreamIsCapturing(stream, &capture), "asking whether an NCCL group was captured");
-  connected_ = connected_ || capture == cudaStreamCaptureStatusNone;
+  connected_ = connected_ || !capturing(stream);
 }
 
 // The ranks' indices are their NCCL ranks: the case spans the communicator, in rank order.
@@ -282,6 +301,7 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
   }
   nccl_check(enqueued, what, comm);
   comm_.await(what);
+  if (!capturing(stream)) last_uncaptured_ = transfers;
 }
 
 // NCCL has no all-to-all call: nccl-tests' alltoall is this group, a send of chunk r to rank r

@@ -23,6 +23,10 @@
 namespace p2pbench {
 
 inline constexpr const char* kNoNcclReason = "this build has no NCCL";
+// What an NCCL operation counts as in a stream's queue: a kernel behind a closed start gate takes
+// none of the work NCCL queues for it in host memory, so a caller keeps at most a few operations
+// there (the interference loop: 256 commands' worth, 32 operations).
+inline constexpr uint64_t kNcclQueuedCommands = 8;
 
 // Whether this build links NCCL.
 bool nccl_in_build();
@@ -93,9 +97,7 @@ class NcclEngine final : public TwoSidedEngine {
   // until a group ran uncaptured: that one connected the peers, and a capture that had to
   // connect them would wait for the peer inside the capture.
   std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) override;
-  // A kernel behind a closed start gate takes none of the work NCCL queues for it in host
-  // memory: a caller keeps at most a few groups there (kMaxLaunches / this, interference).
-  uint64_t queued_commands() const override { return 8; }
+  uint64_t queued_commands() const override { return kNcclQueuedCommands; }
 
  private:
   NcclCommunicator& comm_;

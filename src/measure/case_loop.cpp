@@ -9,6 +9,7 @@
 #include "kernels/fault_kernels.hpp"
 #include "measure/case_procedure.hpp"
 #include "measure/lock_step.hpp"
+#include "measure/source_seed.hpp"
 #include "plan/device_memory.hpp"
 #include "plan/sweep.hpp"
 
@@ -106,11 +107,6 @@ void CaseLoop::delay_if_slowed(const Lane& lane, cudaStream_t stream) const {
   const auto& slow = options_.slow_flow;
   if (!slow || single_ms_ <= 0 || std::find(lane.flows.begin(), lane.flows.end(), slow->flow) == lane.flows.end()) return;
   kernels::enqueue_delay(uint64_t((slow->factor - 1.0) * single_ms_ * 1e6), stream);
-}
-
-uint64_t CaseLoop::source_seed(uint64_t sample_seed, int source) const {
-  // Each source writes its own pattern: bytes from the wrong peer fail verification.
-  return sample_seed ^ (uint64_t(source + 1) * 0x9e3779b97f4a7c15ull);
 }
 
 // One step of the group: `local` runs for this process's member `id`.

@@ -88,7 +88,6 @@ class CaseLoop {
   // A gated sample (the stamped graph where `stamped`), queued by every member and waited for.
   bool run_gated(int index, CaseOutcome& out, bool fill, bool stamped, std::vector<StepReport>& finished);
   uint64_t flow_bytes(const Flow& f) const;  // one transfer of the flow (the engine's bytes_moved)
-  uint64_t source_seed(uint64_t sample_seed, int source) const;
 
   CaseGroup& group_;
   RunnerOptions options_;

@@ -10,6 +10,7 @@
 
 #include "device/green_context.hpp"
 #include "measure/interference_phase.hpp"
+#include "measure/source_seed.hpp"
 #include "measure/transfer_timer.hpp"
 #include "plan/sweep.hpp"
 
@@ -121,11 +122,15 @@ struct InterferenceCases::Case {
     return transfers;
   }
   void launch(const End& end, cudaStream_t stream) const { engine->launch_fused(transfers_of(end), stream); }
-  // Each end's state (signals, credits) back to its start, with the pattern of `seed`.
-  void reset_ends(uint64_t seed, cudaStream_t stream) const {
+  // Each end's state (signals, credits) back to its start, with the pattern each flow's source
+  // writes in the sample of `sample_seed`.
+  void reset_ends(uint64_t sample_seed, cudaStream_t stream) const {
     for (const End& end : runs)
-      for (const Endpoints& e : end.flows) engine->before_sample(e, seed, stream);
+      for (const Endpoints& e : end.flows) engine->before_sample(e, source_seed(sample_seed, e.flow.src_rank), stream);
   }
+  // What one transfer carries over the links (a collective: a chunk each way), by which the
+  // transfer's GB/s count.
+  uint64_t bytes_moved() const { return engine->bytes_moved(flows_of(spec).front(), spec.bytes); }
   std::vector<cudaStream_t> end_streams() const {
     std::vector<cudaStream_t> streams;
     for (const End& end : runs) streams.push_back(end.stream);
@@ -234,8 +239,10 @@ bool InterferenceCases::place_ends(Case& k, CaseOutcome& out) {
   }
   auto filled = steps_.run_reports("filling the buffers", [&](StepReport&) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
-    if (k.fills_src) k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed_of(0, 0), aux_stream_.get());
     k.reset_ends(seed_of(0, 0), aux_stream_.get());
+    if (k.fills_src)
+      k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), source_seed(seed_of(0, 0), comm_.rank()),
+                            aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling the source");
   });
   return !any_failed(filled, out);
@@ -321,13 +328,17 @@ std::optional<std::vector<PhaseFigures>> InterferenceCases::gated_phase(const ch
   return figures_of(finished);
 }
 
+// Each source rank writes its own pattern, so bytes from the wrong peer fail the check; the ends'
+// state is reset first (a collective's first poison of a sample comes after its reset).
 bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
+  const int me = comm_.rank(), other = me == 0 ? 1 : 0;
   auto prepared = steps_.run_reports("preparing a sample", [&](StepReport&) {
-    if (transfer && options_.verify && k.fills_src)
-      k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
-    if (transfer && options_.verify && k.owns_dst)
-      k.engine->poison_destination(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, aux_stream_.get());
     if (transfer) k.reset_ends(options_.verify ? seed : seed_of(0, 0), aux_stream_.get());
+    if (transfer && options_.verify && k.fills_src)
+      k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), source_seed(seed, me), aux_stream_.get());
+    if (transfer && options_.verify && k.owns_dst)
+      k.engine->poison_destination(k.engine->destination_region(k.ends), size_t(k.spec.bytes), source_seed(seed, other),
+                                   aux_stream_.get());
     if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
   });
@@ -344,7 +355,9 @@ bool InterferenceCases::verify(Case& k, int sample, uint64_t seed, bool transfer
     if (workload && k.busy)
       if (auto bad = k.workload->check(aux_stream_.get())) r.verify_error = "workload check failed" + where + ": " + *bad;
     if (!transfer || !options_.verify || !k.owns_dst) return;
-    if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), seed, 0, aux_stream_.get()))
+    const int other = comm_.rank() == 0 ? 1 : 0;  // whose pattern arrives here
+    if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), source_seed(seed, other), 0,
+                                    aux_stream_.get()))
       r.verify_error = "transfer verification failed" + where + ": " + *bad;
   });
   return !any_failed(verified, out) && !any_verify_failed(verified, out);
@@ -449,7 +462,7 @@ bool InterferenceCases::run_sample(Case& k, int sample, uint64_t seed, CaseOutco
 
 void InterferenceCases::record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const {
   InterferenceSamples& rec = *out.interference;
-  const double bytes = double(k.spec.bytes) * double(k.transfer_launches);
+  const double bytes = double(k.bytes_moved()) * double(k.transfer_launches);
   const bool bidir = k.spec.mode == Mode::kBidir, two_ends = k.engine->two_sided();
   const double work = k.work_per_launch;  // from a GPU that ran the workload: every rank records the row
   rec.transfer_alone_gbps.push_back(transfer_gbps(*f.transfer_alone, bytes, bidir, two_ends));
@@ -463,7 +476,7 @@ void InterferenceCases::record_sample(Case& k, const SampleFigures& f, CaseOutco
   if (!k.drive) k.planned_cover_ms = std::max(k.planned_cover_ms, kPlannedCover * longest_ms);
   else if (bidir) k.planned_cover_ms = longest_ms;
   out.gbps.push_back(rec.transfer_together_gbps.back());
-  out.time_us.push_back(double(k.spec.bytes) / (rec.transfer_together_gbps.back() * 1e9) * 1e6 * (bidir ? 2.0 : 1.0));
+  out.time_us.push_back(double(k.bytes_moved()) / (rec.transfer_together_gbps.back() * 1e9) * 1e6 * (bidir ? 2.0 : 1.0));
 }
 
 // The workload's unit and description, from a GPU that ran it (every rank learns them).

@@ -37,7 +37,8 @@ uint64_t largest_footprint(const Config& config, const std::vector<CaseSpec>& ca
       throw InputError(key_with_origin(origins, "sizes"), std::to_string(c.bytes),
                        "rounded up to whole " + format_size(kBufferSlotAlignment) + " buffer slots it does not fit in 64 bits");
     uint64_t footprint = pool > *stride ? pool / *stride * *stride : *stride;
-    if (is_collective(c.method) && __builtin_mul_overflow(*stride, uint64_t{2}, &footprint))
+    // (an interference case's transfer: its engine's)
+    if (is_collective(c.engine.value_or(c.method)) && __builtin_mul_overflow(*stride, uint64_t{2}, &footprint))
       throw InputError(key_with_origin(origins, "sizes"), std::to_string(c.bytes),
                        "a collective's input and output of that size do not fit in 64 bits");
     largest = std::max(largest, footprint);

@@ -71,6 +71,14 @@ std::vector<Direction> interference_directions(Method engine, const Config& conf
   return config.directions;
 }
 
+// The modes an interference engine runs at: a collective both ways only (its ranks send to each
+// other every way), the others the config's.
+std::vector<Mode> interference_modes(Method engine, const Config& config) {
+  if (!is_collective(engine)) return config.modes;
+  if (std::find(config.modes.begin(), config.modes.end(), Mode::kBidir) == config.modes.end()) return {};
+  return {Mode::kBidir};
+}
+
 // As expand_interference: an engine that takes no SMs (the copy engine) has no SM partitions.
 uint64_t interference_cases(const Config& config) {
   const InterferenceSettings& s = config.interference;
@@ -78,7 +86,7 @@ uint64_t interference_cases(const Config& config) {
   for (Method engine : s.engines)
     total = saturating_add(total, product({s.workloads.size(), shape_count(engine, config),
                                            interference_directions(engine, config).size(),
-                                           config.modes.size(), config.sizes.size(),
+                                           interference_modes(engine, config).size(), config.sizes.size(),
                                            takes_sms(engine) ? s.sm_partitions.size() : 1}));
   return total;
 }
@@ -160,14 +168,19 @@ void expand_probe_method(Method m, const Config& config, const std::vector<Flow>
 // One case per workload, engine, engine shape, direction, mode, size and SM partition (the
 // partition innermost: one trade curve per engine). An engine that takes no SMs (the copy engine)
 // runs once, unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull);
-// a one-way engine's sender is GPU 0, its receiver GPU 1 (interference_directions).
+// a one-way engine's sender is GPU 0, its receiver GPU 1 (interference_directions); a collective
+// engine runs both ways only (interference_modes).
 void expand_interference(Method interference, const Config& config, std::vector<CaseSpec>& cases) {
   const InterferenceSettings& s = config.interference;
+  for (Method engine : s.engines)
+    if (interference_modes(engine, config).empty())
+      throw InputError("interference.engines", to_string(engine),
+                       "a collective runs both ways only, and this config's modes have no \"bidir\"");
   for (const std::string& workload : s.workloads)
     for (Method engine : s.engines)
       for (const Shape& shape : shapes_of(engine, config))
         for (Direction d : interference_directions(engine, config))
-          for (Mode mode : config.modes)
+          for (Mode mode : interference_modes(engine, config))
             for (uint64_t bytes : config.sizes)
               for (uint64_t k : takes_sms(engine) ? s.sm_partitions : std::vector<uint64_t>{0}) {
                 CaseSpec c;

@@ -116,14 +116,16 @@ std::vector<MethodInfo>& table() {
        "a transfer engine beside a GEMM or HBM workload: what each costs the other", {}, false, false, SampleCost::kPhases},
       nccl_collective(Method::kNcclReduceScatter, "nccl_reduce_scatter", "NCCL reduce-scatter", 30,
                       Collective::kReduceScatter, "ncclReduceScatter of f32 (sum) over the case's ranks"),
-      nccl_collective(Method::kNcclAllGather, "nccl_all_gather", "NCCL all-gather", 31, Collective::kAllGather,
-                      "ncclAllGather of f32 over the case's ranks"),
+      // Beside a workload too, against the copy engine's all-gather and all-to-all.
+      beside_workload(nccl_collective(Method::kNcclAllGather, "nccl_all_gather", "NCCL all-gather", 31,
+                                      Collective::kAllGather, "ncclAllGather of f32 over the case's ranks")),
       nccl_collective(Method::kNcclAllReduce, "nccl_all_reduce", "NCCL all-reduce", 32, Collective::kAllReduce,
                       "ncclAllReduce of f32 (sum) over the case's ranks"),
       host_chase(),
-      nccl_collective(Method::kNcclAllToAll, "nccl_all_to_all", "NCCL all-to-all", 33, Collective::kAllToAll,
-                      "all-to-all of f32 as NCCL does it: a group of ncclSend/ncclRecv, a chunk to and from each "
-                      "peer"),
+      beside_workload(nccl_collective(Method::kNcclAllToAll, "nccl_all_to_all", "NCCL all-to-all", 33,
+                                      Collective::kAllToAll,
+                                      "all-to-all of f32 as NCCL does it: a group of ncclSend/ncclRecv, a chunk to "
+                                      "and from each peer")),
   };
   return methods;
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""A put with signal, and NCCL's send/receive, as the transfer beside the GEMM, between two ranks on
-two GPUs: the sender on GPU 0 beside the workload, the receiver on GPU 1 (both ways at once: each
-rank runs a sender and the other flow's receiver; NCCL both in one group). Every case must be ok
+"""A put with signal, NCCL's send/receive and collectives (the copy engine's all-gather and
+all-to-all, NCCL's all-gather) as the transfer beside the GEMM, between two ranks on two GPUs: the
+sender on GPU 0 beside the workload, the receiver on GPU 1 (both ways at once: each rank runs a
+sender and the other flow's receiver; NCCL both in one group; a collective both ways, the GEMM
+on both GPUs). Every case must be ok
 and verified (the destination poisoned before each transfer phase, every byte checked after it),
 carry both figures; put_signal_ce's rows must say the sender took no SMs where the stream writes
-the signals, and NCCL's rows the blocks its kernel was launched with (read from a capture).
+the signals, NCCL's rows the blocks its kernel was launched with (read from a capture), the copy
+engine's collectives no SM.
 Exits 77 (CTest: skipped) with the reason where two GPUs are not visible. Prints 'N passed, N failed'.
 Usage: put_signal_beside_gemm.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
 """
@@ -42,10 +45,13 @@ def check_rows(c, rows, planned):
                                         "transfer_together_gbps")]
         c.check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
                 f"{name}: the workload's and the transfer's figures, alone and together", str(figures))
-        if row.get("engine") == "nccl":
+        if row.get("engine") in ("nccl", "nccl_all_gather"):
             blocks = row.get("sms_used")
             c.check(isinstance(blocks, int) and 0 < blocks <= 1024, f"{name}: NCCL's blocks read from its kernel",
                     str(blocks))
+        if row.get("engine") in ("all_gather_ce", "all_to_all_ce"):
+            c.check(row.get("sms_used") == 0 and row.get("workload_gpus") == 2,
+                    f"{name}: no SM, the GEMM on both GPUs", str((row.get("sms_used"), row.get("workload_gpus"))))
         if row.get("engine") == "put_signal_ce":
             # Signals written by the stream take no SM; 4-byte copies (signal_copy 1) wait for one,
             # so no SM count is claimed for them.

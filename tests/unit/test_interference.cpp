@@ -97,7 +97,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Both ends run but the loop cannot run them: a router of many flows, a collective of every rank.
         BadSection{"engine routes tokens", {{"engines", {"put_signal_ce", "tokens_dispatch_ldst"}}},
                    "interference.engines[1]", "tokens_dispatch_ldst"},
-        BadSection{"engine a collective", {{"engines", {"all_gather_ce"}}}, "interference.engines[0]", "all_gather_ce"},
+        BadSection{"engine an SM collective", {{"engines", {"reduce_scatter_add"}}}, "interference.engines[0]",
+                   "reduce_scatter_add"},
         BadSection{"priority not a flag", {{"transfer_high_priority", 1}}, "interference.transfer_high_priority", "1"},
         BadSection{"partitions empty", {{"sm_partitions", json::array()}}, "interference.sm_partitions", "[]"},
         BadSection{"partition negative", {{"sm_partitions", {0, -8}}}, "interference.sm_partitions[1]", "-8"},
@@ -170,10 +171,40 @@ TEST(InterferenceConfig, PutSignalSendersAndNcclMayBeTheTransferAtPushOnly) {
   EXPECT_EQ(runs["nccl"], (Runs{{Direction::kPush, 0}}));
 }
 
+// The copy-engine collectives may be the transfer too (no SM on either rank): both ways only,
+// unpartitioned, recorded as push; their input and output share the source buffer, which the
+// plan doubles as for their own cases.
+TEST(InterferenceConfig, CopyEngineCollectivesRunBothWaysUnpartitioned) {
+  json doc = doc_with({{"workloads", {"gemm"}}, {"engines", {"all_gather_ce", "all_to_all_ce"}}, {"sm_partitions", {0, 8}}});
+  doc["directions"] = {"push", "pull"};
+  doc["modes"] = {"uni", "bidir"};
+  const Config c = parse_config(doc);
+  const std::vector<CaseSpec> cases = expand_cases(c);
+  ASSERT_EQ(cases.size(), count_cases(c));
+  ASSERT_EQ(cases.size(), 2u) << "one bidir case each";
+  for (const CaseSpec& k : cases) {
+    EXPECT_EQ(k.mode, Mode::kBidir) << k.name();
+    EXPECT_EQ(k.direction, Direction::kPush) << k.name();
+    EXPECT_EQ(*k.sm_partition, 0) << k.name();
+    EXPECT_FALSE(static_skip_reason(k)) << k.name();
+  }
+  doc["modes"] = {"uni"};
+  doc["interference"]["engines"] = {"ce", "all_gather_ce"};
+  try {
+    expand_cases(parse_config(doc));
+    FAIL() << "a collective engine without bidir planned";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("interference.engines"), std::string::npos) << what;
+    EXPECT_NE(what.find("all_gather_ce"), std::string::npos) << what;
+    EXPECT_NE(what.find("bidir"), std::string::npos) << what;
+  }
+}
+
 TEST(InterferenceConfig, RefusingAnEngineNamesWhatMayRun) {
   try {
-    parse_config(doc_with({{"engines", {"ce", "all_to_all_ce"}}}));
-    FAIL() << "all_to_all_ce accepted as an interference engine";
+    parse_config(doc_with({{"engines", {"ce", "all_gather_put"}}}));
+    FAIL() << "all_gather_put accepted as an interference engine";
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("interference.engines[1]"), std::string::npos) << what;

@@ -73,9 +73,9 @@ TEST(MethodRegistry, WhatMayRunAsALoadIsAOneSidedCopyWithAnEngine) {
 }
 
 // The transfer beside an interference workload may also be a flow whose two ends both run, which
-// the interference loop runs on both ranks: a put with signal (a copy method of its own engine) or
-// NCCL's send/receive (a baseline on the session's communicator). One way; never a latency load:
-// that loop runs one end only.
+// the interference loop runs on both ranks: a put with signal (a copy method of its own engine),
+// NCCL's send/receive (a baseline on the session's communicator), a copy-engine collective (no
+// SM on either rank) or NCCL's collective of the same operation. One way; never a latency load: that loop runs one end only.
 TEST(MethodRegistry, WhatRunsBesideAWorkloadWithBothEndsIsOneWayFlow) {
   size_t beside = 0, baselines = 0;
   for (const MethodInfo& m : method_registry()) {
@@ -87,6 +87,11 @@ TEST(MethodRegistry, WhatRunsBesideAWorkloadWithBothEndsIsOneWayFlow) {
     if (m.kind == MethodKind::kTwoSidedBaseline) {
       ++baselines;
       EXPECT_TRUE(m.needs_nccl) << m.name << ": its engine comes from the session's communicator";
+      continue;
+    }
+    if (m.kind == MethodKind::kCollective) {  // the copy engine's and NCCL's, no SM axis of ours
+      EXPECT_FALSE(takes_sms(m.id)) << m.name;
+      EXPECT_TRUE(engine_maker(m.id) != nullptr || m.needs_nccl) << m.name;
       continue;
     }
     EXPECT_EQ(m.kind, MethodKind::kCopy) << m.name;

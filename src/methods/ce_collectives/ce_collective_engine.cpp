@@ -89,6 +89,10 @@ class CeCollectiveEngine final : public CollectiveEngine {
 
   // Even, so that a replayed graph's operations keep alternating their slots of signal words.
   uint64_t usable_iterations(uint64_t wanted) const override { return wanted + wanted % 2; }
+  // The most one operation queues on any one stream: a peer's stream takes the fork's wait, the
+  // copy, the signal, the wait for the peer's, its reset, the note of its arrival and the join's
+  // record (the case's stream: two writes, the fork and a join per peer).
+  uint64_t queued_commands() const override { return 7; }
 
   void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
 
@@ -158,15 +162,16 @@ std::unique_ptr<TransferEngine> make(const CaseSpec& c) { return std::make_uniqu
 
 }  // namespace
 
+// Both may be the transfer beside an interference workload: no SM on either rank.
 P2PBENCH_REGISTER_METHOD(kAllGatherCe,
-                         info("all_gather_ce", "all-gather: copy engine", "tab:blue", 29, Collective::kAllGather,
+                         beside_workload(info("all_gather_ce", "all-gather: copy engine", "tab:blue", 29, Collective::kAllGather,
                               "all-gather of f32 with no SM: each rank's chunk copied by the copy engine into every "
-                              "rank's output, a stream per peer, a stream-written signal behind each copy"),
+                              "rank's output, a stream per peer, a stream-written signal behind each copy")),
                          make);
 P2PBENCH_REGISTER_METHOD(kAllToAllCe,
-                         info("all_to_all_ce", "all-to-all: copy engine", "tab:green", 34, Collective::kAllToAll,
+                         beside_workload(info("all_to_all_ce", "all-to-all: copy engine", "tab:green", 34, Collective::kAllToAll,
                               "all-to-all of f32 with no SM: each rank's chunk r copied by the copy engine into chunk "
-                              "me of rank r's output, a stream per peer, a stream-written signal behind each copy"),
+                              "me of rank r's output, a stream per peer, a stream-written signal behind each copy")),
                          make);
 
 }  // namespace p2pbench::ce_collectives
