@@ -534,36 +534,37 @@ TEST(GateDeadlines, PhaseWindowWaitEndsAtItsDeadlineWhileTheGateHolds) {
   EXPECT_GE(w.wait(30.0).elapsed_ms, 0.0);
 }
 
-class TimerGateDeadlines : public ::testing::TestWithParam<Feeding> {};
+// A sample of four 1 MiB copies, fed as the parameter says, queued behind a closed gate that
+// gives up after `gate_timeout_s`.
+class TimerGateDeadlines : public ::testing::TestWithParam<Feeding> {
+ protected:
+  void queue_sample(double gate_timeout_s) {
+    timer_.set_feeding(GetParam(), 1);
+    timer_.build([&](uint64_t, cudaStream_t st) {
+      cuda_check(cudaMemcpyAsync(dst_.get(), src_.get(), 1 << 20, cudaMemcpyDeviceToDevice, st), "a test copy");
+    }, 4);
+    timer_.enqueue_gated(g_.gate.device_word(), g_.gate.heartbeat_word(), g_.ticket, gate_timeout_s);
+  }
+
+  ClosedGate g_;
+  DeviceBuffer src_{1 << 20, "a test source"}, dst_{1 << 20, "a test destination"};
+  TransferTimer timer_;
+};
 
 TEST_P(TimerGateDeadlines, SampleFailsWhenItsGateGivesUp) {
-  ClosedGate g;
-  DeviceBuffer src(1 << 20, "a test source"), dst(1 << 20, "a test destination");
-  TransferTimer timer;
-  timer.set_feeding(GetParam(), 1);
-  timer.build([&](uint64_t, cudaStream_t st) {
-    cuda_check(cudaMemcpyAsync(dst.get(), src.get(), 1 << 20, cudaMemcpyDeviceToDevice, st), "a test copy");
-  }, 4);
-  timer.enqueue_gated(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 0.2);
-  const auto [error, seconds] = failure_of([&] { timer.wait(30.0, "a test sample"); });
+  queue_sample(0.2);
+  const auto [error, seconds] = failure_of([&] { timer_.wait(30.0, "a test sample"); });
   EXPECT_NE(error.find("never opened within"), std::string::npos) << error;
   EXPECT_LT(seconds, 10.0);
 }
 
 TEST_P(TimerGateDeadlines, SampleWaitEndsAtItsDeadlineWhileTheGateHolds) {
-  ClosedGate g;
-  DeviceBuffer src(1 << 20, "a test source"), dst(1 << 20, "a test destination");
-  TransferTimer timer;
-  timer.set_feeding(GetParam(), 1);
-  timer.build([&](uint64_t, cudaStream_t st) {
-    cuda_check(cudaMemcpyAsync(dst.get(), src.get(), 1 << 20, cudaMemcpyDeviceToDevice, st), "a test copy");
-  }, 4);
-  timer.enqueue_gated(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 60.0);
-  const auto [error, seconds] = failure_of([&] { timer.wait(0.3, "a test sample"); });
+  queue_sample(60.0);
+  const auto [error, seconds] = failure_of([&] { timer_.wait(0.3, "a test sample"); });
   EXPECT_NE(error.find("timed out after"), std::string::npos) << error;
   EXPECT_LT(seconds, 10.0);
-  g.gate.release(g.ticket);  // let the gate kernel end before the timer's memory goes
-  cuda_check(cudaStreamSynchronize(timer.stream()), "finishing the released sample");
+  g_.gate.release(g_.ticket);  // let the gate kernel end before the timer's memory goes
+  cuda_check(cudaStreamSynchronize(timer_.stream()), "finishing the released sample");
 }
 
 INSTANTIATE_TEST_SUITE_P(Feedings, TimerGateDeadlines,
