@@ -119,6 +119,15 @@ void add_run_options(CLI::App& app, CliOptions& o) {
                "the run works under compute-sanitizer (on automatically there); figures are NOT measurements");
 }
 
+// --METHOD-blocks for each SM copy kernel that may run as a load.
+void add_method_blocks_options(CLI::App& app, CliOptions& o, const char* group) {
+  for (const MethodInfo& m : method_registry())
+    if (has_blocks_flag(m))
+      app.add_option("--" + std::string(m.name) + "-blocks", o.method_blocks[m.name],
+                     "blocks of the " + std::string(m.title) + " (" + m.name + ".blocks)")
+          ->group(group);
+}
+
 // The sweep's config keys, each with its flag; and the dry run's group of ranks.
 void add_sweep_options(CLI::App& app, CliOptions& o) {
   auto* sweep = "Sweep (override config keys)";
@@ -148,30 +157,13 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
   app.add_option("--warmup-time", o.warmup_time, "milliseconds of warm-up per case (warmup_time_ms)")->group(sweep);
   app.add_option("--buffer-pool", o.buffer_pool, "rotate through this many bytes per buffer (buffer_pool_bytes)")->group(sweep);
   app.add_flag("--no-verify", o.no_verify, "skip verification (recorded in the results)")->group(sweep);
-  app.add_option("--blocks", o.blocks, "blocks (= SMs) of both SM kernels")->group(sweep);
-  for (const MethodInfo& m : method_registry())
-    if (has_blocks_flag(m))
-      app.add_option("--" + std::string(m.name) + "-blocks", o.method_blocks[m.name],
-                     "blocks of the " + std::string(m.title) + " (" + m.name + ".blocks)")
-          ->group(sweep);
-  app.add_option("--threads", o.threads, "threads per block of the LD/ST kernel (ldst.threads)")->group(sweep);
-  app.add_option("--unroll", o.unroll, "16-byte loads in flight per thread, 1/2/4/8 (ldst.unroll)")->group(sweep);
-  app.add_option("--smem", o.smem, "shared memory per block of the TMA kernel (tma.smem_bytes)")->group(sweep);
-  app.add_option("--stages", o.stages, "shared-memory stages of the TMA ring (tma.stages)")->group(sweep);
-  app.add_option("--chunk-bytes", o.chunk_bytes, "bytes per put of the put_signal methods, each followed by its signal "
-                 "(put_signal_*.chunk_bytes)")->group(sweep);
-  app.add_option("--chunks-in-flight", o.chunks_in_flight, "puts a put_signal channel may have unconsumed "
-                 "(put_signal_*.chunks_in_flight)")->group(sweep);
-  app.add_option("--routing-skew", o.routing_skew, "the tokens methods' expert popularity: 0 uniform, s > 0 Zipf of "
-                 "exponent s/100 (tokens_*.routing_skew)")->group(sweep);
-  app.add_option("--tiles", o.tiles, "column tiles of the GEMM -> reduce-scatter pipeline (gemm_rs_*.tiles)")->group(sweep);
-  app.add_option("--gemm-k", o.gemm_k, "the pipeline GEMM's inner dimension K (gemm_rs_*.gemm_k)")->group(sweep);
-  app.add_option("--signal-group", o.signal_group, "chunks per signal of the copy engine's put with signal "
-                 "(put_signal_ce.signal_group)")->group(sweep);
-  app.add_option("--signal-copy", o.signal_copy, "1: the copy engine's signals and credits as 4-byte copies, 0: as "
-                 "stream memory writes (put_signal_ce.signal_copy)")->group(sweep);
-  app.add_option("--copy-batch", o.copy_batch, "1: a signal group's puts in one cudaMemcpyBatchAsync, 0: a "
-                 "cudaMemcpyAsync per put (put_signal_ce.copy_batch)")->group(sweep);
+  // An axis flag per shape axis, in the table's order; the flags of one SM kernel's blocks follow
+  // --blocks.
+  for (ShapeAxis a : kShapeAxes) {
+    const ShapeAxisInfo& axis = shape_axis_info(a);
+    app.add_option(axis.cli_flag, o.axis_values[a], axis.cli_help)->group(sweep);
+    if (a == ShapeAxis::kBlocks) add_method_blocks_options(app, o, sweep);
+  }
 }
 
 }  // namespace
@@ -230,18 +222,12 @@ void apply_overrides(json& doc, const CliOptions& o, KeyOrigins& origins) {
   if (!o.duration.empty()) set_nested("burn_in", "duration_s", number_flag(o.duration, "--duration", false), "--duration");
   if (!o.window.empty()) set_nested("burn_in", "window_s", number_flag(o.window, "--window", false), "--window");
   // An axis flag sets that axis in the section of every method that sweeps it (the registry's).
-  const std::pair<ShapeAxis, std::pair<const std::string*, const char*>> axis_flags[] = {
-      {ShapeAxis::kBlocks, {&o.blocks, "--blocks"}},   {ShapeAxis::kThreads, {&o.threads, "--threads"}},
-      {ShapeAxis::kUnroll, {&o.unroll, "--unroll"}},   {ShapeAxis::kSmemBytes, {&o.smem, "--smem"}},
-      {ShapeAxis::kStages, {&o.stages, "--stages"}},   {ShapeAxis::kChunkBytes, {&o.chunk_bytes, "--chunk-bytes"}},
-      {ShapeAxis::kChunksInFlight, {&o.chunks_in_flight, "--chunks-in-flight"}},
-      {ShapeAxis::kRoutingSkew, {&o.routing_skew, "--routing-skew"}}, {ShapeAxis::kTiles, {&o.tiles, "--tiles"}},
-      {ShapeAxis::kGemmK, {&o.gemm_k, "--gemm-k"}},    {ShapeAxis::kSignalGroup, {&o.signal_group, "--signal-group"}},
-      {ShapeAxis::kSignalCopy, {&o.signal_copy, "--signal-copy"}}, {ShapeAxis::kCopyBatch, {&o.copy_batch, "--copy-batch"}}};
-  for (const auto& [axis, flag] : axis_flags)
-    if (!flag.first->empty())
+  for (const auto& [axis, value] : o.axis_values)
+    if (!value.empty()) {
+      const char* flag = shape_axis_info(axis).cli_flag;
       for (const MethodInfo& m : method_registry())
-        if (swept_axis(m.id, axis)) set_nested(m.name, to_string(axis), axis_flag_to_json(*flag.first, flag.second), flag.second);
+        if (swept_axis(m.id, axis)) set_nested(m.name, to_string(axis), axis_flag_to_json(value, flag), flag);
+    }
   for (const auto& [method, blocks] : o.method_blocks)
     if (!blocks.empty()) {
       const std::string flag = "--" + method + "-blocks";

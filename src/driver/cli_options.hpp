@@ -57,8 +57,8 @@ struct CliOptions {
   std::string duration, window;  // "burn_in": duration_s, window_s
   std::string methods, directions, modes;
   std::string patterns, schedule;  // "patterns", "matrix.schedule"
-  std::string blocks, threads, unroll, smem, stages, chunk_bytes, chunks_in_flight, routing_skew, tiles, gemm_k, signal_group,
-      signal_copy, copy_batch;
+  // The axis flags (--blocks, --smem, ...: vocab/shape_axes.cpp), by axis; absent when not given.
+  std::map<ShapeAxis, std::string> axis_values;
   // --METHOD-blocks: the blocks of one SM copy kernel that may run as a load (--ldst-blocks,
   // --tma-blocks), by method name.
   std::map<std::string, std::string> method_blocks;

@@ -29,6 +29,20 @@ std::string joined(const std::vector<std::string>& items) {
   return s.empty() ? "-" : s;
 }
 
+// The kernel-shape axes as the Python report reads them (scripts/p2pbench_report/methods.py):
+// its column names, labels, sizes and the value of rows written before an axis.
+nlohmann::json shape_axes_json() {
+  nlohmann::json axes = nlohmann::json::array();
+  for (ShapeAxis a : kShapeAxes) {
+    const ShapeAxisInfo& axis = shape_axis_info(a);
+    axes.push_back({{"name", axis.name},
+                    {"label", axis.label},
+                    {"counts_bytes", axis.counts_bytes},
+                    {"value_before_axis", axis.value_before_axis ? nlohmann::json(*axis.value_before_axis) : nlohmann::json()}});
+  }
+  return axes;
+}
+
 }  // namespace
 
 std::string method_list_json() {
@@ -55,7 +69,8 @@ std::string method_list_json() {
     fields.push_back(f);
   }
   const nlohmann::json doc = {
-      {"generated_by", "p2pbench --list-methods --json"}, {"methods", methods}, {"row_fields", fields}};
+      {"generated_by", "p2pbench --list-methods --json"}, {"methods", methods}, {"row_fields", fields},
+      {"shape_axes", shape_axes_json()}};
   return doc.dump(2) + "\n";
 }
 

@@ -16,20 +16,14 @@ std::string CaseSpec::name() const {
     n += "/" + list;
   }
   n += "/bytes:" + std::to_string(bytes);
-  if (blocks) n += "/blocks:" + std::to_string(*blocks);
-  if (threads) n += "/threads:" + std::to_string(*threads);
-  if (unroll) n += "/unroll:" + std::to_string(*unroll);
-  if (smem_bytes) n += "/smem:" + std::to_string(*smem_bytes);
-  if (stages) n += "/stages:" + std::to_string(*stages);
-  if (chunk_bytes) n += "/chunk:" + std::to_string(*chunk_bytes);
-  if (chunks_in_flight) n += "/in_flight:" + std::to_string(*chunks_in_flight);
-  if (routing_skew) n += "/skew:" + std::to_string(*routing_skew);
-  if (tiles) n += "/tiles:" + std::to_string(*tiles);
-  if (gemm_k) n += "/k:" + std::to_string(*gemm_k);
-  // At their defaults (a signal per chunk, written) the names of the cases before these axes.
-  if (signal_group && *signal_group != 1) n += "/group:" + std::to_string(*signal_group);
-  if (signal_copy && *signal_copy != 0) n += "/signal:copy";
-  if (copy_batch && *copy_batch != 0) n += "/copies:batch";
+  // Each axis set, as its table row names it (at the value every case ran at before the axis,
+  // left out: those cases keep their names).
+  for (ShapeAxis a : kShapeAxes) {
+    const ShapeAxisInfo& axis = shape_axis_info(a);
+    const std::optional<uint64_t> value = axis_value(a);
+    if (!value || value == axis.value_before_axis) continue;
+    n += std::string("/") + axis.name_key + ":" + (axis.name_word ? axis.name_word : std::to_string(*value));
+  }
   if (protocol) n += "/protocol:" + *protocol;
   if (atomic_type) n += "/type:" + *atomic_type;
   if (atomic_pattern) n += "/pattern:" + *atomic_pattern;

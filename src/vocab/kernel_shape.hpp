@@ -1,4 +1,5 @@
-// The kernel-shape fields of a case, one per ShapeAxis. In the vocabulary, beside the axes, so that
+// The kernel-shape fields of a case, one per ShapeAxis (each reached through its row of the axis
+// table, vocab/shape_axes.cpp). In the vocabulary, beside the axes, so that
 // a method's own rules across its axes (MethodInfo::axes_limits, shape_skip) read a shape.
 #pragma once
 

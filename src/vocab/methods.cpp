@@ -178,25 +178,6 @@ const SweptAxis* swept_axis(Method m, ShapeAxis a) {
   return nullptr;
 }
 
-const char* to_string(ShapeAxis a) {
-  switch (a) {
-    case ShapeAxis::kBlocks: return "blocks";
-    case ShapeAxis::kThreads: return "threads";
-    case ShapeAxis::kUnroll: return "unroll";
-    case ShapeAxis::kSmemBytes: return "smem_bytes";
-    case ShapeAxis::kStages: return "stages";
-    case ShapeAxis::kChunkBytes: return "chunk_bytes";
-    case ShapeAxis::kChunksInFlight: return "chunks_in_flight";
-    case ShapeAxis::kRoutingSkew: return "routing_skew";
-    case ShapeAxis::kTiles: return "tiles";
-    case ShapeAxis::kGemmK: return "gemm_k";
-    case ShapeAxis::kSignalGroup: return "signal_group";
-    case ShapeAxis::kSignalCopy: return "signal_copy";
-    case ShapeAxis::kCopyBatch: return "copy_batch";
-  }
-  return "?";
-}
-
 const MethodInfo& method_info(Method m) {
   const std::vector<MethodInfo>& methods = table();
   if (static_cast<size_t>(m) < kBuiltInMethods) return methods[static_cast<size_t>(m)];

@@ -11,6 +11,7 @@
 
 #include "vocab/flows.hpp"
 #include "vocab/row_fields.hpp"
+#include "vocab/shape_axes.hpp"
 
 namespace p2pbench {
 
@@ -50,25 +51,6 @@ enum class SampleCost {
   kSmallCopies,     // latency.ce_copies copies, after one warm-up sample
   kPhases,          // interference: 3 or 4 gated phases of transfers and workload, a warm-up of each
 };
-
-// The kernel-shape fields of a case (and of its row), every one in kShapeAxes.
-enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages, kChunkBytes, kChunksInFlight, kRoutingSkew,
-                       kTiles, kGemmK, kSignalGroup, kSignalCopy, kCopyBatch };
-inline constexpr ShapeAxis kShapeAxes[] = {ShapeAxis::kBlocks,     ShapeAxis::kThreads,        ShapeAxis::kUnroll,
-                                           ShapeAxis::kSmemBytes,  ShapeAxis::kStages,         ShapeAxis::kChunkBytes,
-                                           ShapeAxis::kChunksInFlight, ShapeAxis::kRoutingSkew, ShapeAxis::kTiles,
-                                           ShapeAxis::kGemmK,      ShapeAxis::kSignalGroup,    ShapeAxis::kSignalCopy,
-                                           ShapeAxis::kCopyBatch};
-// "blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight", "routing_skew", "tiles",
-// "gemm_k", "signal_group", "signal_copy", "copy_batch"
-const char* to_string(ShapeAxis a);
-// Whether the axis counts bytes (its config values may be sizes: "16KiB").
-inline bool is_byte_axis(ShapeAxis a) { return a == ShapeAxis::kSmemBytes || a == ShapeAxis::kChunkBytes; }
-// Whether 0 is one of the axis' values (routing_skew 0: uniform routing; signal_copy 0: the
-// signal is a stream memory write; copy_batch 0: a copy call per put).
-inline bool axis_allows_zero(ShapeAxis a) {
-  return a == ShapeAxis::kRoutingSkew || a == ShapeAxis::kSignalCopy || a == ShapeAxis::kCopyBatch;
-}
 
 // A kernel-shape axis a method sweeps: the config section named after the method holds its
 // values ("ldst": {"blocks": [...]}), expanded with the method's other swept axes in the order
