@@ -8,12 +8,16 @@ median latency (us), transfer-beside-workload bandwidth or bandwidth (GB/s, 1 GB
 each case's medians per run and after/before of the medians across runs, then the range.
 """
 import json
+import pathlib
 import statistics
 import sys
 
 FIGURES = (("latency_us", "us"), ("transfer_together_gbps", "GB/s"), ("bandwidth_gbps", "GB/s"))
-SHAPE = ("blocks", "threads", "unroll", "smem_bytes", "stages", "chunk_bytes", "chunks_in_flight", "routing_skew", "tiles", "gemm_k", "signal_group", "signal_copy", "copy_batch", "protocol", "engine",
-         "workload", "sm_partition", "atomic_type", "atomic_pattern", "hot_addresses", "ops_per_thread", "pattern", "schedule")
+# The kernel-shape axes as the registry lists them (p2pbench --list-methods --json).
+METHOD_LIST = pathlib.Path(__file__).resolve().parents[1] / "schema" / "methods.json"
+KERNEL_AXES = tuple(a["name"] for a in json.loads(METHOD_LIST.read_text())["shape_axes"])
+SHAPE = KERNEL_AXES + ("protocol", "engine", "workload", "sm_partition", "atomic_type", "atomic_pattern", "hot_addresses",
+                       "ops_per_thread", "pattern", "schedule")
 
 
 def figure(row):

@@ -38,7 +38,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from p2pbench_report.methods import IDENTITY_DEFAULTS, IDENTITY_FIELDS, IDENTITY_LABELS, LATENCY_METHODS, METHOD_ORDER
+from p2pbench_report.methods import (IDENTITY_DEFAULTS, IDENTITY_FIELDS, IDENTITY_LABELS, LATENCY_METHODS, METHOD_ORDER,
+                                     SHAPE_AXES)
 from p2pbench_report.units import format_size
 
 PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses",
@@ -49,16 +50,13 @@ PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses",  # a bare number would n
 # A method's identity field at its default is the case every file before the field measured (no
 # such field): it keys as absent, so old and new files' rows match (host-link: pinned, local).
 PAYLOAD_DEFAULTS = dict(IDENTITY_DEFAULTS)
-# Likewise a kernel axis at its default that rows before the axis did not carry: the copy
-# engine's put with signal, a signal per chunk, written, a copy call per put.
-AXIS_DEFAULTS = {"signal_group": 1, "signal_copy": 0, "copy_batch": 0}
+# Likewise a kernel axis at the value every row before the axis ran at (the copy engine's put
+# with signal: a signal per chunk, written, a copy call per put).
+AXIS_DEFAULTS = {a["name"]: a["value_before_axis"] for a in SHAPE_AXES if a["value_before_axis"] is not None}
 # The kernel-shape axes of a row (the registry's ShapeAxis, in its order) and their short labels.
-KERNEL_AXES = (("blocks", "b"), ("threads", "t"), ("unroll", "u"), ("smem_bytes", "smem "), ("stages", "s"),
-               ("chunk_bytes", "chunk "), ("chunks_in_flight", "w"), ("routing_skew", "skew "), ("tiles", "tiles "),
-               ("gemm_k", "K "), ("signal_group", "group "), ("signal_copy", "signal copy "),
-               ("copy_batch", "batch "))
+KERNEL_AXES = tuple((a["name"], a["label"]) for a in SHAPE_AXES)
 KERNEL_VARIABLES = tuple(name for name, _ in KERNEL_AXES)
-BYTE_AXES = ("smem_bytes", "chunk_bytes")
+BYTE_AXES = tuple(a["name"] for a in SHAPE_AXES if a["counts_bytes"])
 INDEPENDENT_VARIABLES = (("method", "direction", "mode", "bytes", "src_rank", "dst_rank") + KERNEL_VARIABLES
                          + ("buffer_pool_bytes",) + PAYLOAD_VARIABLES)
 INTEGER_VARIABLES = ("bytes", "src_rank", "dst_rank") + KERNEL_VARIABLES + ("buffer_pool_bytes",)

@@ -46,6 +46,12 @@ IDENTITY_DEFAULTS = {f["name"]: f["default"] for f in ROW_FIELDS if f.get("ident
 IDENTITY_LABELS = {f["name"]: f["label"] for f in ROW_FIELDS if f.get("identity") and "label" in f}
 # Declared statistics objects (tflops): flattened to <field>_<stat> columns where rows have them.
 STATS_ROW_FIELDS = tuple(f["name"] for f in ROW_FIELDS if f["type"] == "stats")
+# The kernel-shape axes of a row, in the registry's order (src/vocab/shape_axes.cpp): name, short
+# label, counts_bytes and value_before_axis (what a row without the field ran at, or null).
+if "shape_axes" not in _LIST:
+    raise InputError(methods_path(), "the method list has no shape_axes: regenerate it with "
+                                     "scripts/update-method-lists.py")
+SHAPE_AXES: list[dict] = _LIST["shape_axes"]
 _IN_REPORT_ORDER = sorted(METHODS, key=lambda m: m["report_order"])
 METHOD_ORDER = tuple(m["name"] for m in _IN_REPORT_ORDER)
 # Report order also orders whatever iterates the colours (the uni-vs-bidir bar groups).

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
+from pathlib import Path
 
 import make_fixtures
 import pandas as pd
 from p2pbench_report.documents import bandwidth_row, new_document, new_meta
 from p2pbench_report.export import IDENTITY_COLUMNS, read_csv
 from p2pbench_report.loader import load_results
+
+METHOD_LIST = Path(__file__).resolve().parents[2] / "schema" / "methods.json"
 
 
 def cells(line: str) -> list[str] | None:
@@ -76,10 +80,11 @@ def test_csv_round_trips_the_rows(cli, baseline_path, baseline_document, tmp_pat
     exported = read_csv(csv_path)
     original = load_results(baseline_path).rows
     assert len(exported) == len(baseline_document["results"])
-    assert list(exported.columns[:20]) == ["method", "direction", "mode", "bytes", "src_rank", "dst_rank", "blocks",
-                                           "threads", "unroll", "smem_bytes", "stages", "chunk_bytes",
-                                           "chunks_in_flight", "routing_skew", "tiles", "gemm_k", "signal_group",
-                                           "signal_copy", "copy_batch", "buffer_pool_bytes"]
+    # The case's identity first: the kernel-shape axes in the registry's order, read from the method
+    # list itself rather than from the report's constants under test.
+    axes = [a["name"] for a in json.loads(METHOD_LIST.read_text())["shape_axes"]]
+    expected = ["method", "direction", "mode", "bytes", "src_rank", "dst_rank", *axes, "buffer_pool_bytes"]
+    assert list(exported.columns[:len(expected)]) == expected
     for column in (c for c in exported.columns if c not in IDENTITY_COLUMNS):  # those: test_exports.py
         for mine, theirs in zip(exported[column], original[column]):
             if isinstance(theirs, list) or isinstance(mine, list):  # samples: absent reads back as []

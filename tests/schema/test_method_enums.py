@@ -81,3 +81,11 @@ def test_report_reads_the_same_list():
     from p2pbench_report.methods import METHOD_ORDER
     assert sorted(METHOD_ORDER) == _names()
     assert len(set(m["report_order"] for m in METHODS)) == len(METHODS), "report_order repeats"
+
+
+def test_every_shape_axis_is_a_row_property():
+    """The results writer puts every axis of the table (methods.json's shape_axes) on every row; the
+    schema describes each by hand (its description says what the value means)."""
+    properties = _schema("results.schema.json")["definitions"]["row"]["properties"]
+    axes = [a["name"] for a in json.loads((REPO / "schema" / "methods.json").read_text())["shape_axes"]]
+    assert [a for a in axes if a not in properties] == [], "add the axis' property to schema/results.schema.json"
