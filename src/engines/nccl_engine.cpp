@@ -75,9 +75,10 @@ int blocks_nccl_launches(cudaStream_t stream, const std::function<void()>& enque
 
 }  // namespace
 
-std::optional<int> NcclEngine::measure_sms_used(const Transfer& t, cudaStream_t stream) {
-  if (!connected_) return std::nullopt;
-  return blocks_nccl_launches(stream, [&] { launch_fused({t}, stream); }, "one NCCL send/receive group");
+std::optional<int> NcclEngine::measure_sms_used(const Transfer&, cudaStream_t stream) {
+  if (last_uncaptured_.empty()) return std::nullopt;
+  const std::vector<Transfer> group = last_uncaptured_;
+  return blocks_nccl_launches(stream, [&] { launch_fused(group, stream); }, "one NCCL send/receive group");
 }
 
 std::optional<std::string> NcclEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
@@ -279,7 +280,7 @@ void NcclEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream
   }
   nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
   comm_.await("enqueuing an NCCL send/receive group");
-  connected_ = connected_ || !capturing(stream);
+  if (!capturing(stream)) last_uncaptured_ = transfers;
 }
 
 // The ranks' indices are their NCCL ranks: the case spans the communicator, in rank order.

@@ -92,10 +92,11 @@ class NcclEngine final : public TwoSidedEngine {
   // An asynchronous NCCL error fails the sample before the bytes are checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override;
-  // The blocks of the kernels NCCL launches for one group of `t` (its CTAs, a channel each, each
-  // on an SM of its own), read from a capture of the group that is never launched. nullopt
-  // until a group ran uncaptured: that one connected the peers, and a capture that had to
-  // connect them would wait for the peer inside the capture.
+  // The blocks of the kernels NCCL launches for this rank's group (its CTAs, a channel each, each
+  // on an SM of its own): the last group launched outside a capture (every flow of the rank, a
+  // send and a receive both ways, not `t` alone), captured again and never launched. nullopt
+  // before such a group: it connected the peers, and a capture that had to connect them would
+  // wait for the peer inside the capture.
   std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) override;
   uint64_t queued_commands() const override { return kNcclQueuedCommands; }
 
@@ -103,7 +104,7 @@ class NcclEngine final : public TwoSidedEngine {
   NcclCommunicator& comm_;
   int rank_ = -1;
   std::vector<Flow> mine_;  // what prepare() was given
-  bool connected_ = false;  // a group ran outside a capture
+  std::vector<Transfer> last_uncaptured_;  // the transfers of the last group launched outside a capture
 };
 
 // NCCL's collectives (nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce: f32, sum; nccl_all_to_all) on the
