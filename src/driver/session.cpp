@@ -222,7 +222,7 @@ std::optional<CaseOutcome> Session::inject_gpu_fault(size_t index) {
 // cases run (an interference case's: its engine's). NCCL's own steps have deadlines
 // (nccl_engine.hpp); the watchdog guards the whole set-up and teardown beside them.
 void Session::switch_baseline(const CaseSpec& c) {
-  const Method m = transfer_case_of(c).method;
+  const Method m = c.transfer_method();
   if (open_baseline_ && *open_baseline_ != m) close_baseline();
   if (needs_session_resource(m) && !open_baseline_ && !(sanitizer_mode_ && sanitizer_skip_reason(m))) {
     Watchdog::Scope guard(&watchdog_, kBaselineSetupS * comm_.timeouts().scale,

@@ -54,6 +54,8 @@ struct CaseSpec : KernelShape {
   std::optional<std::string> workload;
   std::optional<int> sm_partition;
   std::optional<bool> both_gpus_busy;
+  // The method whose engine moves the bytes: an interference case's engine, else its own.
+  Method transfer_method() const { return engine.value_or(method); }
   std::optional<LoadSpec> load;  // latency methods: measured while these flows run
   // host-link methods: the host buffer's kind and NUMA placement (unset for every other method).
   std::optional<HostMemoryKind> host_memory;

@@ -26,8 +26,8 @@ std::vector<CaseSpec> with_loads(const std::vector<CaseSpec>& cases) {
 
 // The largest footprint of any case: its size rounded up to whole slots, or the pool's whole
 // slots where a pool is set (as BufferLayout::for_case), at least kMinBufferBytes. A collective
-// keeps its input and its output in the rank's source buffer (engines/collective_engine.hpp):
-// two slots.
+// (an interference case's engine too: CaseSpec::transfer_method) keeps its input and its output
+// in the rank's source buffer (engines/collective_engine.hpp): two slots.
 uint64_t largest_footprint(const Config& config, const std::vector<CaseSpec>& cases, const KeyOrigins& origins) {
   uint64_t largest = kMinBufferBytes;
   const uint64_t pool = config.buffer_pool_bytes;
@@ -37,8 +37,7 @@ uint64_t largest_footprint(const Config& config, const std::vector<CaseSpec>& ca
       throw InputError(key_with_origin(origins, "sizes"), std::to_string(c.bytes),
                        "rounded up to whole " + format_size(kBufferSlotAlignment) + " buffer slots it does not fit in 64 bits");
     uint64_t footprint = pool > *stride ? pool / *stride * *stride : *stride;
-    // (an interference case's transfer: its engine's)
-    if (is_collective(c.engine.value_or(c.method)) && __builtin_mul_overflow(*stride, uint64_t{2}, &footprint))
+    if (is_collective(c.transfer_method()) && __builtin_mul_overflow(*stride, uint64_t{2}, &footprint))
       throw InputError(key_with_origin(origins, "sizes"), std::to_string(c.bytes),
                        "a collective's input and output of that size do not fit in 64 bits");
     largest = std::max(largest, footprint);

@@ -297,7 +297,7 @@ std::vector<HostAxes> host_axes_of(Method m, const Config& config) {
 // The case of the transfer engine alone: the method the engine's code knows.
 CaseSpec transfer_case_of(const CaseSpec& c) {
   CaseSpec t = c;
-  if (c.engine) t.method = *c.engine;
+  t.method = c.transfer_method();
   t.engine.reset();
   t.workload.reset();
   t.sm_partition.reset();
