@@ -61,13 +61,8 @@ int kernel_blocks(const Graph& graph) {
   return blocks;
 }
 
-// The blocks of the kernels `enqueue` makes NCCL launch on `stream`, from a capture never launched.
-int blocks_nccl_launches(cudaStream_t stream, const std::function<void()>& enqueue, const std::string& what) {
-  return kernel_blocks(capture_graph(stream, enqueue, what));
-}
-
 // Whether `stream` is capturing: a launch outside a capture connects NCCL's peers.
-[[maybe_unused]] bool capturing(cudaStream_t stream) {
+bool capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cuda_check(cudaStreamIsCapturing(stream, &capture), "asking whether an NCCL launch was captured");
   return capture != cudaStreamCaptureStatusNone;
@@ -75,10 +70,19 @@ int blocks_nccl_launches(cudaStream_t stream, const std::function<void()>& enque
 
 }  // namespace
 
-std::optional<int> NcclEngine::measure_sms_used(const Transfer&, cudaStream_t stream) {
+void NcclGridProbe::launched(const std::vector<Transfer>& transfers, cudaStream_t stream) {
+  if (!capturing(stream)) last_uncaptured_ = transfers;
+}
+
+std::optional<int> NcclGridProbe::blocks(cudaStream_t stream, const Launch& launch, const std::string& what) const {
   if (last_uncaptured_.empty()) return std::nullopt;
-  const std::vector<Transfer> group = last_uncaptured_;
-  return blocks_nccl_launches(stream, [&] { launch_fused(group, stream); }, "one NCCL send/receive group");
+  const std::vector<Transfer> operation = last_uncaptured_;
+  return kernel_blocks(capture_graph(stream, [&] { launch(operation, stream); }, what));
+}
+
+std::optional<int> NcclEngine::measure_sms_used(const Transfer&, cudaStream_t stream) {
+  return grid_.blocks(stream, [this](const std::vector<Transfer>& t, cudaStream_t s) { launch_fused(t, s); },
+                      "one NCCL send/receive group");
 }
 
 std::optional<std::string> NcclEngine::verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
@@ -102,13 +106,10 @@ class NcclCollectiveEngine final : public CollectiveEngine {
     return std::nullopt;
   }
   void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
-  // As NcclEngine's, of the last operation launched outside a capture (its transfers name every
-  // flow the operation needs; `t` alone does not).
+  // NCCL's blocks for the whole operation (its transfers name every flow; `t` alone does not).
   std::optional<int> measure_sms_used(const Transfer&, cudaStream_t stream) override {
-    if (last_uncaptured_.empty()) return std::nullopt;
-    const std::vector<Transfer> op = last_uncaptured_;
-    return blocks_nccl_launches(stream, [&] { launch_fused(op, stream); },
-                                std::string("one NCCL ") + to_string(this->op()));
+    return grid_.blocks(stream, [this](const std::vector<Transfer>& t, cudaStream_t s) { launch_fused(t, s); },
+                        std::string("one NCCL ") + to_string(op()));
   }
   uint64_t queued_commands() const override { return kNcclQueuedCommands; }
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
@@ -124,7 +125,7 @@ class NcclCollectiveEngine final : public CollectiveEngine {
   int all_to_all(const void* in, void* out, cudaStream_t stream);
 
   NcclCommunicator& comm_;
-  std::vector<Transfer> last_uncaptured_;  // the transfers of the last launch outside a capture
+  NcclGridProbe grid_;
 };
 
 }  // namespace
@@ -280,7 +281,7 @@ void NcclEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStream
   }
   nccl_check(ncclGroupEnd(), "ending an NCCL send/receive group", comm);
   comm_.await("enqueuing an NCCL send/receive group");
-  if (!capturing(stream)) last_uncaptured_ = transfers;
+  grid_.launched(transfers, stream);
 }
 
 // The ranks' indices are their NCCL ranks: the case spans the communicator, in rank order.
@@ -302,7 +303,7 @@ void NcclCollectiveEngine::launch_fused(const std::vector<Transfer>& transfers, 
   }
   nccl_check(enqueued, what, comm);
   comm_.await(what);
-  if (!capturing(stream)) last_uncaptured_ = transfers;
+  grid_.launched(transfers, stream);
 }
 
 // NCCL has no all-to-all call: nccl-tests' alltoall is this group, a send of chunk r to rank r

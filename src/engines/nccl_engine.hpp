@@ -76,6 +76,23 @@ class NcclCommunicator {
   PeerWatch watch_;
 };
 
+// What an NCCL engine's rows report as its SMs: the blocks of the kernels NCCL launches for an
+// operation (its CTAs, a channel each, each on an SM of its own). The engine's last operation
+// launched outside a capture is captured again, never launched, and its kernel nodes' grids summed.
+// nullopt before such a launch: it connected the peers, and a capture that had to connect them
+// would wait for the peer inside the capture.
+class NcclGridProbe {
+ public:
+  using Launch = std::function<void(const std::vector<Transfer>&, cudaStream_t)>;
+  // After each launch of `transfers` on `stream` (captured or not).
+  void launched(const std::vector<Transfer>& transfers, cudaStream_t stream);
+  // `launch` enqueues an operation as the engine does; `what` names it in errors.
+  std::optional<int> blocks(cudaStream_t stream, const Launch& launch, const std::string& what) const;
+
+ private:
+  std::vector<Transfer> last_uncaptured_;
+};
+
 class NcclEngine final : public TwoSidedEngine {
  public:
   explicit NcclEngine(NcclCommunicator& comm) : comm_(comm) {}
@@ -92,11 +109,7 @@ class NcclEngine final : public TwoSidedEngine {
   // An asynchronous NCCL error fails the sample before the bytes are checked.
   std::optional<std::string> verify(const void* dst, size_t bytes, uint64_t seed, uint64_t offset,
                                     cudaStream_t stream) override;
-  // The blocks of the kernels NCCL launches for this rank's group (its CTAs, a channel each, each
-  // on an SM of its own): the last group launched outside a capture (every flow of the rank, a
-  // send and a receive both ways, not `t` alone), captured again and never launched. nullopt
-  // before such a group: it connected the peers, and a capture that had to connect them would
-  // wait for the peer inside the capture.
+  // NCCL's blocks for this rank's whole group (a send and a receive both ways, not `t` alone).
   std::optional<int> measure_sms_used(const Transfer& t, cudaStream_t stream) override;
   uint64_t queued_commands() const override { return kNcclQueuedCommands; }
 
@@ -104,7 +117,7 @@ class NcclEngine final : public TwoSidedEngine {
   NcclCommunicator& comm_;
   int rank_ = -1;
   std::vector<Flow> mine_;  // what prepare() was given
-  std::vector<Transfer> last_uncaptured_;  // the transfers of the last group launched outside a capture
+  NcclGridProbe grid_;
 };
 
 // NCCL's collectives (nccl_reduce_scatter, nccl_all_gather, nccl_all_reduce: f32, sum; nccl_all_to_all) on the
