@@ -31,14 +31,18 @@ Fn driver_entry_point(const char* symbol, unsigned version) {
   return reinterpret_cast<Fn>(fn);
 }
 
-// Throws DriverFailure("<what>: CUDA_ERROR_...") unless `result` is CUDA_SUCCESS.
-inline void driver_check(CUresult result, const std::string& what) {
-  if (result == CUDA_SUCCESS) return;
+// "CUDA_ERROR_...": the driver's name of `result` ("CUresult N" where it has none).
+inline std::string driver_error_name(CUresult result) {
   using GetErrorName = CUresult(CUDAAPI*)(CUresult, const char**);
   static const GetErrorName get_error_name = driver_entry_point<GetErrorName>("cuGetErrorName", 6000);
   const char* name = nullptr;
   get_error_name(result, &name);
-  throw DriverFailure(what + ": " + (name ? name : "CUresult " + std::to_string(int(result))));
+  return name ? name : "CUresult " + std::to_string(int(result));
+}
+
+// Throws DriverFailure("<what>: CUDA_ERROR_...") unless `result` is CUDA_SUCCESS.
+inline void driver_check(CUresult result, const std::string& what) {
+  if (result != CUDA_SUCCESS) throw DriverFailure(what + ": " + driver_error_name(result));
 }
 
 }  // namespace p2pbench

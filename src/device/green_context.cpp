@@ -11,7 +11,6 @@
 namespace p2pbench {
 
 struct GreenPartition::Driver {
-  using GetErrorName = CUresult(CUDAAPI*)(CUresult, const char**);
   using DeviceGet = CUresult(CUDAAPI*)(CUdevice*, int);
   using GetDevResource = CUresult(CUDAAPI*)(CUdevice, CUdevResource*, CUdevResourceType);
   using SplitByCount = CUresult(CUDAAPI*)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*, unsigned, unsigned);
@@ -24,7 +23,6 @@ struct GreenPartition::Driver {
   using CtxPushCurrent = CUresult(CUDAAPI*)(CUcontext);
   using CtxPopCurrent = CUresult(CUDAAPI*)(CUcontext*);
 
-  GetErrorName get_error_name = driver_entry_point<GetErrorName>("cuGetErrorName", 6000);
   DeviceGet device_get = driver_entry_point<DeviceGet>("cuDeviceGet", 2000);
   GetDevResource get_dev_resource = driver_entry_point<GetDevResource>("cuDeviceGetDevResource", 12040);
   SplitByCount split_by_count = driver_entry_point<SplitByCount>("cuDevSmResourceSplitByCount", 12040);
@@ -37,19 +35,12 @@ struct GreenPartition::Driver {
   CtxPushCurrent ctx_push_current = driver_entry_point<CtxPushCurrent>("cuCtxPushCurrent", 4000);
   CtxPopCurrent ctx_pop_current = driver_entry_point<CtxPopCurrent>("cuCtxPopCurrent", 4000);
 
-  void check(CUresult r, const std::string& what) const {
-    if (r == CUDA_SUCCESS) return;
-    const char* name = nullptr;
-    get_error_name(r, &name);
-    throw DriverFailure(what + ": " + (name ? name : "CUresult " + std::to_string(int(r))));
-  }
-
   // An event of the green context `g` (made while it is current: an event is recorded only on
   // streams of its own context).
   cudaEvent_t event_in(CUgreenCtx g, const std::string& what) const {
     CUcontext ctx = nullptr;
-    check(ctx_from_green_ctx(&ctx, g), "finding the context of " + what);
-    check(ctx_push_current(ctx), "entering the context of " + what);
+    driver_check(ctx_from_green_ctx(&ctx, g), "finding the context of " + what);
+    driver_check(ctx_push_current(ctx), "entering the context of " + what);
     cudaEvent_t event = nullptr;
     const cudaError_t made = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
     CUcontext popped = nullptr;
@@ -58,23 +49,24 @@ struct GreenPartition::Driver {
       cudaGetLastError();
       throw DriverFailure("making the event of " + what + ": " + cudaGetErrorName(made));
     }
-    check(left, "leaving the context of " + what);
+    driver_check(left, "leaving the context of " + what);
     return event;
   }
 
   // A green context holding `sms` with a stream of its own.
   void make_group(CUdevice dev, CUdevResource& sms, void*& ctx, cudaStream_t& stream, const std::string& whose) const {
     CUdevResourceDesc desc = nullptr;  // descriptors have no destroy call
-    check(generate_desc(&desc, &sms, 1), "describing " + whose + " SM group");
+    driver_check(generate_desc(&desc, &sms, 1), "describing " + whose + " SM group");
     CUgreenCtx made = nullptr;
-    check(green_ctx_create(&made, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "creating " + whose + " green context");
+    driver_check(green_ctx_create(&made, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM),
+                 "creating " + whose + " green context");
     ctx = made;
     stream = stream_in(made, whose);
   }
 
   cudaStream_t stream_in(CUgreenCtx g, const std::string& whose) const {
     CUstream s = nullptr;
-    check(green_ctx_stream_create(&s, g, CU_STREAM_NON_BLOCKING, 0), "creating " + whose + " stream");
+    driver_check(green_ctx_stream_create(&s, g, CU_STREAM_NON_BLOCKING, 0), "creating " + whose + " stream");
     return reinterpret_cast<cudaStream_t>(s);
   }
 };
@@ -87,9 +79,9 @@ std::unique_ptr<GreenPartition> GreenPartition::create(int device, int transfer_
     p->driver_ = std::make_unique<Driver>();
     const Driver& d = *p->driver_;
     CUdevice dev = 0;
-    d.check(d.device_get(&dev, device), "finding the device");
+    driver_check(d.device_get(&dev, device), "finding the device");
     CUdevResource whole{};
-    d.check(d.get_dev_resource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM), "reading the device's SM resource");
+    driver_check(d.get_dev_resource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM), "reading the device's SM resource");
     p->split_.requested = transfer_sms;
     p->split_.device_sms = int(whole.sm.smCount);
     p->split_.min_partition = int(whole.sm.minSmPartitionSize);
@@ -99,7 +91,7 @@ std::unique_ptr<GreenPartition> GreenPartition::create(int device, int transfer_
                           std::to_string(whole.sm.smCount) + " for the workload");
     CUdevResource group{}, rest{};
     unsigned groups = 1;
-    d.check(d.split_by_count(&group, &groups, &whole, &rest, 0, unsigned(transfer_sms)),
+    driver_check(d.split_by_count(&group, &groups, &whole, &rest, 0, unsigned(transfer_sms)),
             "splitting " + std::to_string(transfer_sms) + " SMs off the device");
     if (groups != 1 || rest.sm.smCount == 0)
       throw DriverFailure("the driver made " + std::to_string(groups) + " groups of " + std::to_string(transfer_sms) +
@@ -140,10 +132,7 @@ void GreenPartition::join_into(cudaStream_t stream) const {
 GreenPartition::~GreenPartition() {
   if (!driver_) return;
   auto report = [&](CUresult r, const char* what) {
-    if (r == CUDA_SUCCESS) return;
-    const char* name = nullptr;
-    driver_->get_error_name(r, &name);
-    std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, name ? name : "unknown error");
+    if (r != CUDA_SUCCESS) std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, driver_error_name(r).c_str());
   };
   // Work still queued (a case that ended early) finishes before its context goes.
   for (cudaStream_t s : {transfer_stream_, second_transfer_stream_, workload_stream_})

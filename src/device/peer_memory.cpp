@@ -77,7 +77,6 @@ class LegacyPeerMemory final : public PeerMemory {
 // ---- vmm and fabric: the driver's virtual memory management calls.
 
 struct VmmDriver {
-  using GetErrorName = CUresult(CUDAAPI*)(CUresult, const char**);
   using DeviceGet = CUresult(CUDAAPI*)(CUdevice*, int);
   using DeviceGetAttribute = CUresult(CUDAAPI*)(int*, CUdevice_attribute, CUdevice);
   using Granularity = CUresult(CUDAAPI*)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags);
@@ -91,7 +90,6 @@ struct VmmDriver {
   using Export = CUresult(CUDAAPI*)(void*, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long);
   using Import = CUresult(CUDAAPI*)(CUmemGenericAllocationHandle*, void*, CUmemAllocationHandleType);
 
-  GetErrorName get_error_name = driver_entry_point<GetErrorName>("cuGetErrorName", 6000);
   DeviceGet device_get = driver_entry_point<DeviceGet>("cuDeviceGet", 2000);
   DeviceGetAttribute device_attribute = driver_entry_point<DeviceGetAttribute>("cuDeviceGetAttribute", 2000);
   Granularity granularity = driver_entry_point<Granularity>("cuMemGetAllocationGranularity", 10020);
@@ -104,12 +102,6 @@ struct VmmDriver {
   SetAccess set_access = driver_entry_point<SetAccess>("cuMemSetAccess", 10020);
   Export export_handle = driver_entry_point<Export>("cuMemExportToShareableHandle", 10020);
   Import import_handle = driver_entry_point<Import>("cuMemImportFromShareableHandle", 10020);
-
-  std::string name_of(CUresult r) const {
-    const char* name = nullptr;
-    get_error_name(r, &name);
-    return name ? name : "CUresult " + std::to_string(int(r));
-  }
 };
 
 // Fetched on first use, once per process; a driver without these functions throws
@@ -123,7 +115,7 @@ const VmmDriver& vmm_driver() {
 // down (the process exits) has released everything itself.
 void report_release(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED) return;
-  std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, vmm_driver().name_of(r).c_str());
+  std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, driver_error_name(r).c_str());
 }
 
 // A descriptor of this process, closed at destruction.
@@ -278,7 +270,7 @@ VmmPeerMemory::VmmPeerMemory(Allocator kind, int device) : d_(vmm_driver()), kin
 }
 
 void VmmPeerMemory::check(CUresult r, const char* call, const std::string& doing) const {
-  if (r != CUDA_SUCCESS) throw PeerMemoryUnavailable(driver_call_failure(kind_, call, d_.name_of(r), doing));
+  if (r != CUDA_SUCCESS) throw PeerMemoryUnavailable(driver_call_failure(kind_, call, driver_error_name(r), doing));
 }
 
 // Asked before any allocation, so that an unsupported GPU is named as such rather than by the
