@@ -212,8 +212,7 @@ bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
 }
 
 Endpoints InterferenceCases::endpoints_for(const Flow& flow) const {
-  // Interference runs on ranks 0 and 1 (the first pair); other ranks keep step idle.
-  const int me = comm_.rank(), other = me == 0 ? 1 : 0;
+  const int me = comm_.rank(), other = other_rank();
   Endpoints e{buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(other), buffers_.peer_dst(other), nullptr, flow};
   e.rank = me;
   e.heartbeat = gate_.heartbeat_word();
@@ -229,8 +228,7 @@ bool InterferenceCases::place_ends(Case& k, CaseOutcome& out) {
   k.transfer_stream = k.partition ? k.partition->transfer_stream() : transfer_stream_.get();
   k.workload_stream = k.partition ? k.partition->workload_stream() : workload_stream_.get();
   k.full_stream = workload_stream_.get();
-  const int other = comm_.rank() == 0 ? 1 : 0;
-  k.ends = endpoints_for(Flow{comm_.rank(), other});
+  k.ends = endpoints_for(Flow{comm_.rank(), other_rank()});
   const cudaStream_t second = k.partition ? k.partition->second_transfer_stream() : second_transfer_stream_.get();
   if (k.mine.size() > 2) throw std::logic_error("an interference case gives a rank at most two ends of its transfer");
   for (size_t i = 0; i < k.mine.size(); ++i) {
@@ -331,7 +329,7 @@ std::optional<std::vector<PhaseFigures>> InterferenceCases::gated_phase(const ch
 // Each source rank writes its own pattern, so bytes from the wrong peer fail the check; the ends'
 // state is reset first (a collective's first poison of a sample comes after its reset).
 bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
-  const int me = comm_.rank(), other = me == 0 ? 1 : 0;
+  const int me = comm_.rank(), other = other_rank();
   auto prepared = steps_.run_reports("preparing a sample", [&](StepReport&) {
     if (transfer) k.reset_ends(options_.verify ? seed : seed_of(0, 0), aux_stream_.get());
     if (transfer && options_.verify && k.fills_src)
@@ -355,9 +353,8 @@ bool InterferenceCases::verify(Case& k, int sample, uint64_t seed, bool transfer
     if (workload && k.busy)
       if (auto bad = k.workload->check(aux_stream_.get())) r.verify_error = "workload check failed" + where + ": " + *bad;
     if (!transfer || !options_.verify || !k.owns_dst) return;
-    const int other = comm_.rank() == 0 ? 1 : 0;  // whose pattern arrives here
-    if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), source_seed(seed, other), 0,
-                                    aux_stream_.get()))
+    const uint64_t arriving = source_seed(seed, other_rank());  // the other rank's pattern arrives here
+    if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), arriving, 0, aux_stream_.get()))
       r.verify_error = "transfer verification failed" + where + ": " + *bad;
   });
   return !any_failed(verified, out) && !any_verify_failed(verified, out);

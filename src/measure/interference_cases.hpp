@@ -65,6 +65,9 @@ class InterferenceCases {
   // The sample's figures into the row, and the cover the next sample plans.
   void record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const;
   double gate_timeout_s() const;
+  // The rank at this one's other end: interference runs on ranks 0 and 1 (the first pair); other
+  // ranks keep step idle.
+  int other_rank() const { return comm_.rank() == 0 ? 1 : 0; }
   // One gated phase: `queue` enqueues this rank's work behind the gate's next ticket (its
   // argument), the gate
   // opens, then `finish` waits for it and reports; returns every rank's report, or nothing.
