@@ -510,28 +510,33 @@ std::pair<std::string, double> failure_of(const std::function<void()>& wait) {
   return {"", 0};
 }
 
-TEST(GateDeadlines, PhaseWindowFailsWhenItsGateGivesUp) {
-  ClosedGate g;
-  Stream s = make_stream("a gated window");
-  GatedWindow w(s.get(), "test");
-  w.open(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 0.2);
-  w.close();
-  const auto [error, seconds] = failure_of([&] { w.wait_open(30.0); });
+// A phase's window opened behind a closed gate that gives up after `gate_timeout_s`, then closed.
+class WindowGateDeadlines : public ::testing::Test {
+ protected:
+  void open_and_close(double gate_timeout_s) {
+    w_.open(g_.gate.device_word(), g_.gate.heartbeat_word(), g_.ticket, gate_timeout_s);
+    w_.close();
+  }
+
+  ClosedGate g_;
+  Stream s_ = make_stream("a gated window");
+  GatedWindow w_{s_.get(), "test"};
+};
+
+TEST_F(WindowGateDeadlines, PhaseWindowFailsWhenItsGateGivesUp) {
+  open_and_close(0.2);
+  const auto [error, seconds] = failure_of([&] { w_.wait_open(30.0); });
   EXPECT_NE(error.find("never opened within"), std::string::npos) << error;
   EXPECT_LT(seconds, 10.0) << "the gate gives up after 0.2 s";
 }
 
-TEST(GateDeadlines, PhaseWindowWaitEndsAtItsDeadlineWhileTheGateHolds) {
-  ClosedGate g;
-  Stream s = make_stream("a gated window");
-  GatedWindow w(s.get(), "test");
-  w.open(g.gate.device_word(), g.gate.heartbeat_word(), g.ticket, 60.0);
-  w.close();
-  const auto [error, seconds] = failure_of([&] { w.wait_open(0.3); });
+TEST_F(WindowGateDeadlines, PhaseWindowWaitEndsAtItsDeadlineWhileTheGateHolds) {
+  open_and_close(60.0);
+  const auto [error, seconds] = failure_of([&] { w_.wait_open(0.3); });
   EXPECT_NE(error.find("timed out after"), std::string::npos) << error;
   EXPECT_LT(seconds, 10.0);
-  g.gate.release(g.ticket);  // the window still ends, and its figures read
-  EXPECT_GE(w.wait(30.0).elapsed_ms, 0.0);
+  g_.gate.release(g_.ticket);  // the window still ends, and its figures read
+  EXPECT_GE(w_.wait(30.0).elapsed_ms, 0.0);
 }
 
 // A sample of four 1 MiB copies, fed as the parameter says, queued behind a closed gate that
