@@ -12,12 +12,13 @@ import pathlib
 import statistics
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from p2pbench_report.methods import SHAPE_AXES  # noqa: E402  (the registry's axes, as the report finds them)
+
 FIGURES = (("latency_us", "us"), ("transfer_together_gbps", "GB/s"), ("bandwidth_gbps", "GB/s"))
-# The kernel-shape axes as the registry lists them (p2pbench --list-methods --json).
-METHOD_LIST = pathlib.Path(__file__).resolve().parents[1] / "schema" / "methods.json"
-KERNEL_AXES = tuple(a["name"] for a in json.loads(METHOD_LIST.read_text())["shape_axes"])
-SHAPE = KERNEL_AXES + ("protocol", "engine", "workload", "sm_partition", "atomic_type", "atomic_pattern", "hot_addresses",
-                       "ops_per_thread", "pattern", "schedule")
+SHAPE = tuple(a["name"] for a in SHAPE_AXES) + ("protocol", "engine", "workload", "sm_partition", "atomic_type",
+                                                "atomic_pattern", "hot_addresses", "ops_per_thread", "pattern",
+                                                "schedule")
 
 
 def figure(row):
