@@ -16,6 +16,7 @@
 // operation's resets, into the other slot; and the operation after that reuses this slot only
 // once this rank has signalled it, after its own resets. Graphs of an even number of operations
 // (usable_iterations) keep the slots alternating from one replay to the next.
+#include <algorithm>
 #include <cuda.h>  // the stream operations' flags
 #include <cuda_runtime_api.h>
 
@@ -91,8 +92,8 @@ class CeCollectiveEngine final : public CollectiveEngine {
   uint64_t usable_iterations(uint64_t wanted) const override { return wanted + wanted % 2; }
   // The most one operation queues on any one stream: a peer's stream takes the fork's wait, the
   // copy, the signal, the wait for the peer's, its reset, the note of its arrival and the join's
-  // record (the case's stream: two writes, the fork and a join per peer).
-  uint64_t queued_commands() const override { return 7; }
+  // record (7); the case's stream two writes, the fork and a join per peer (more from 6 ranks on).
+  uint64_t queued_commands() const override { return std::max<uint64_t>(7, 3 + (ranks().size() - 1)); }
 
   void launch_fused(const std::vector<Transfer>& transfers, cudaStream_t stream) override;
 
