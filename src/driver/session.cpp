@@ -95,7 +95,7 @@ void Session::sweep() {
   baselines_ = make_baseline_resources(capacity_, device_, comm_.timeouts().scale);
   group_ = std::make_unique<RankGroup>(comm_, runner_options_, facts_.layout, device_, *gate_, *buffers_);
   latency_ = std::make_unique<LatencyProbes>(comm_, runner_options_, *gate_, *buffers_, gpu_.max_sm_clock_mhz);
-  interference_ = std::make_unique<InterferenceCases>(comm_, runner_options_, config_.interference, device_, *gate_, *buffers_,
+  interference_ = std::make_unique<InterferenceCases>(comm_, runner_options_, config_.interference, device_, *gate_, *group_,
                                                       engine_factory());
   if (config_.burn_in.enabled()) return burn_in();
   ProgressLine progress(cases_.size(), options_.progress);

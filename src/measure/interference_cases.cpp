@@ -12,6 +12,7 @@
 #include "measure/interference_phase.hpp"
 #include "measure/source_seed.hpp"
 #include "measure/transfer_timer.hpp"
+#include "plan/device_memory.hpp"
 #include "plan/sweep.hpp"
 
 namespace p2pbench {
@@ -82,7 +83,10 @@ void wait_for_streams(const std::vector<cudaStream_t>& streams, double deadline_
 struct InterferenceCases::Case {
   CaseSpec spec, transfer_spec;
   std::unique_ptr<TransferEngine> engine;
-  Endpoints ends;  // this rank's buffers: the regions it fills, poisons and checks
+  // This rank's buffers: the source it fills (where it sends: one pattern whoever it sends to),
+  // and each flow it receives, whose destination it poisons and checks.
+  std::optional<Endpoints> sending;
+  std::vector<Endpoints> receiving;
   // The flows whose end this rank runs: those it drives (one-sided engines), or every flow it
   // takes part in where both ends run (put with signal: the receiver waits for the sender).
   std::vector<Flow> mine;
@@ -95,7 +99,7 @@ struct InterferenceCases::Case {
   };
   std::vector<End> runs;
   // drive: this rank drives a flow (push: its source, pull: its destination); its GPU runs the workload.
-  bool drive = false, busy = false, fills_src = false, owns_dst = false;
+  bool drive = false, busy = false;
   std::unique_ptr<GreenPartition> partition;
   cudaStream_t transfer_stream = nullptr, workload_stream = nullptr, full_stream = nullptr;
   Workload* workload = nullptr;
@@ -128,9 +132,13 @@ struct InterferenceCases::Case {
     for (const End& end : runs)
       for (const Endpoints& e : end.flows) engine->before_sample(e, source_seed(sample_seed, e.flow.src_rank), stream);
   }
-  // What one transfer carries over the links (a collective: a chunk each way), by which the
-  // transfer's GB/s count.
-  uint64_t bytes_moved() const { return engine->bytes_moved(flows_of(spec).front(), spec.bytes); }
+  // What one transfer carries over the links, every flow of it (a collective: a chunk each way
+  // between every pair of its ranks), by which the transfer's GB/s count.
+  uint64_t bytes_moved() const {
+    uint64_t bytes = 0;
+    for (const Flow& f : flows_of(spec)) bytes += engine->bytes_moved(f, spec.bytes);
+    return bytes;
+  }
   std::vector<cudaStream_t> end_streams() const {
     std::vector<cudaStream_t> streams;
     for (const End& end : runs) streams.push_back(end.stream);
@@ -158,7 +166,7 @@ struct InterferenceCases::Case {
 };
 
 InterferenceCases::InterferenceCases(const Communicator& comm, const RunnerOptions& options,
-                                       const InterferenceSettings& settings, int device, SharedGate& gate, PeerBuffers& buffers,
+                                       const InterferenceSettings& settings, int device, SharedGate& gate, CaseGroup& group,
                                        EngineFactory make_engine)
     : comm_(comm),
       steps_(comm, options.watchdog, options.faults),
@@ -166,7 +174,7 @@ InterferenceCases::InterferenceCases(const Communicator& comm, const RunnerOptio
       settings_(settings),
       device_(device),
       gate_(gate),
-      buffers_(buffers),
+      group_(group),
       make_engine_(std::move(make_engine)),
       transfer_stream_(make_stream("interference transfers", settings.transfer_high_priority)),
       second_transfer_stream_(make_stream("a second end of interference transfers", settings.transfer_high_priority)),
@@ -189,16 +197,17 @@ bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
     const bool drives = CaseSpec::engine_rank(k.spec.direction, o.src_rank, o.dst_rank) == me;
     if (both_ends ? (o.src_rank == me || o.dst_rank == me) : drives) k.mine.push_back(o);
     k.drive = k.drive || drives;
-    k.fills_src = k.fills_src || o.src_rank == me;
-    k.owns_dst = k.owns_dst || o.dst_rank == me;
   }
-  k.busy = k.drive || (k.spec.both_gpus_busy.value_or(false) && comm_.rank() < 2);
+  const auto takes_part = [me](const Flow& f) { return f.src_rank == me || f.dst_rank == me; };
+  const std::vector<Flow> flows = flows_of(k.spec);
+  k.busy = k.drive || (k.spec.both_gpus_busy.value_or(false) && std::any_of(flows.begin(), flows.end(), takes_part));
   const int sms = k.spec.sm_partition.value_or(0);
   auto skips = steps_.run_reports("agreeing on skips", [&](StepReport& r) {
     std::optional<std::string>& reason = r.skip;
     reason = static_skip_reason(k.transfer_spec);
     if (!reason && !k.engine) reason = "engine " + std::string(to_string(*k.spec.engine)) + " cannot run beside a workload";
-    if (!reason && buffers_.no_peer_reason()) reason = *buffers_.no_peer_reason();
+    for (const Flow& f : flows_of(k.spec))
+      if (!reason) reason = group_.no_path_reason(f);
     if (!reason && !k.mine.empty()) reason = k.engine->unsupported_reason(device_);
     if (!reason && sms > 0 && !takes_sms(*k.spec.engine))
       reason = std::string("the ") + method_info(*k.spec.engine).title + " takes no SMs: it runs unpartitioned only";
@@ -211,13 +220,12 @@ bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
   return !any_skipped(skips, out) && !any_failed(skips, out);
 }
 
-Endpoints InterferenceCases::endpoints_for(const Flow& flow) const {
-  const int me = comm_.rank(), other = other_rank();
-  Endpoints e{buffers_.local_src(), buffers_.local_dst(), buffers_.peer_src(other), buffers_.peer_dst(other), nullptr, flow};
-  e.rank = me;
+Endpoints InterferenceCases::endpoints_for(const CaseSpec& c, const Flow& flow) {
+  const std::vector<Flow>& flows = c.flows;
+  const auto index = size_t(std::find(flows.begin(), flows.end(), flow) - flows.begin());
+  if (index == flows.size()) throw std::logic_error("an interference case asked for the ends of a flow it does not have");
+  Endpoints e = group_.endpoints(comm_.rank(), flow, int(destination_slot(c, index)), std::nullopt);
   e.heartbeat = gate_.heartbeat_word();
-  e.local_signal_area = buffers_.local_signal_area();
-  e.peer_signal_area = buffers_.peer_signal_area(other);
   return e;
 }
 
@@ -228,18 +236,22 @@ bool InterferenceCases::place_ends(Case& k, CaseOutcome& out) {
   k.transfer_stream = k.partition ? k.partition->transfer_stream() : transfer_stream_.get();
   k.workload_stream = k.partition ? k.partition->workload_stream() : workload_stream_.get();
   k.full_stream = workload_stream_.get();
-  k.ends = endpoints_for(Flow{comm_.rank(), other_rank()});
+  for (const Flow& f : flows_of(k.spec)) {
+    if (f.src_rank == comm_.rank() && !k.sending) k.sending = endpoints_for(k.spec, f);
+    if (f.dst_rank == comm_.rank()) k.receiving.push_back(endpoints_for(k.spec, f));
+  }
   const cudaStream_t second = k.partition ? k.partition->second_transfer_stream() : second_transfer_stream_.get();
-  if (k.mine.size() > 2) throw std::logic_error("an interference case gives a rank at most two ends of its transfer");
+  if (k.mine.size() > 2 && !k.engine->fuses_flows())
+    throw std::logic_error("an interference case gives a rank at most two ends of a transfer its engine does not fuse");
   for (size_t i = 0; i < k.mine.size(); ++i) {
-    if (i > 0 && k.engine->fuses_flows()) k.runs.front().flows.push_back(endpoints_for(k.mine[i]));
-    else k.runs.push_back({{endpoints_for(k.mine[i])}, i == 0 ? k.transfer_stream : second});
+    if (i > 0 && k.engine->fuses_flows()) k.runs.front().flows.push_back(endpoints_for(k.spec, k.mine[i]));
+    else k.runs.push_back({{endpoints_for(k.spec, k.mine[i])}, i == 0 ? k.transfer_stream : second});
   }
   auto filled = steps_.run_reports("filling the buffers", [&](StepReport&) {
     cuda_check(cudaDeviceSynchronize(), "finishing earlier work");
     k.reset_ends(seed_of(0, 0), aux_stream_.get());
-    if (k.fills_src)
-      k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), source_seed(seed_of(0, 0), comm_.rank()),
+    if (k.sending)
+      k.engine->fill_source(k.engine->source_region(*k.sending), size_t(k.spec.bytes), source_seed(seed_of(0, 0), comm_.rank()),
                             aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling the source");
   });
@@ -327,16 +339,18 @@ std::optional<std::vector<PhaseFigures>> InterferenceCases::gated_phase(const ch
 }
 
 // Each source rank writes its own pattern, so bytes from the wrong peer fail the check; the ends'
-// state is reset first (a collective's first poison of a sample comes after its reset).
+// state is reset first (a collective's first poison of a sample comes after its reset; its
+// receiving flows name one output, poisoned once).
 bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, bool workload, CaseOutcome& out) {
-  const int me = comm_.rank(), other = other_rank();
   auto prepared = steps_.run_reports("preparing a sample", [&](StepReport&) {
     if (transfer) k.reset_ends(options_.verify ? seed : seed_of(0, 0), aux_stream_.get());
-    if (transfer && options_.verify && k.fills_src)
-      k.engine->fill_source(k.engine->source_region(k.ends), size_t(k.spec.bytes), source_seed(seed, me), aux_stream_.get());
-    if (transfer && options_.verify && k.owns_dst)
-      k.engine->poison_destination(k.engine->destination_region(k.ends), size_t(k.spec.bytes), source_seed(seed, other),
-                                   aux_stream_.get());
+    if (transfer && options_.verify && k.sending)
+      k.engine->fill_source(k.engine->source_region(*k.sending), size_t(k.spec.bytes), source_seed(seed, comm_.rank()),
+                            aux_stream_.get());
+    for (const Endpoints& e : k.receiving)
+      if (transfer && options_.verify)
+        k.engine->poison_destination(k.engine->destination_region(e), size_t(k.spec.bytes), source_seed(seed, e.flow.src_rank),
+                                     aux_stream_.get());
     if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
     cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
   });
@@ -352,10 +366,14 @@ bool InterferenceCases::verify(Case& k, int sample, uint64_t seed, bool transfer
       if (auto why = k.engine->stalled()) throw RuntimeFailure(*why + where);
     if (workload && k.busy)
       if (auto bad = k.workload->check(aux_stream_.get())) r.verify_error = "workload check failed" + where + ": " + *bad;
-    if (!transfer || !options_.verify || !k.owns_dst) return;
-    const uint64_t arriving = source_seed(seed, other_rank());  // the other rank's pattern arrives here
-    if (auto bad = k.engine->verify(k.engine->destination_region(k.ends), size_t(k.spec.bytes), arriving, 0, aux_stream_.get()))
-      r.verify_error = "transfer verification failed" + where + ": " + *bad;
+    if (!transfer || !options_.verify) return;
+    for (const Endpoints& e : k.receiving) {
+      const uint64_t arriving = source_seed(seed, e.flow.src_rank);  // the sender's pattern arrives here
+      if (auto bad = k.engine->verify(k.engine->destination_region(e), size_t(k.spec.bytes), arriving, 0, aux_stream_.get())) {
+        r.verify_error = "transfer verification failed" + where + " (data from rank " + std::to_string(e.flow.src_rank) + "): " + *bad;
+        return;
+      }
+    }
   });
   return !any_failed(verified, out) && !any_verify_failed(verified, out);
 }
@@ -460,12 +478,13 @@ bool InterferenceCases::run_sample(Case& k, int sample, uint64_t seed, CaseOutco
 void InterferenceCases::record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const {
   InterferenceSamples& rec = *out.interference;
   const double bytes = double(k.bytes_moved()) * double(k.transfer_launches);
-  const bool bidir = k.spec.mode == Mode::kBidir, two_ends = k.engine->two_sided();
+  const bool bidir = k.spec.mode == Mode::kBidir;
+  const bool one_flow_one_end = flows_of(k.spec).size() == 1 && !k.engine->two_sided();
   const double work = k.work_per_launch;  // from a GPU that ran the workload: every rank records the row
-  rec.transfer_alone_gbps.push_back(transfer_gbps(*f.transfer_alone, bytes, bidir, two_ends));
+  rec.transfer_alone_gbps.push_back(transfer_gbps(*f.transfer_alone, bytes, one_flow_one_end));
   rec.workload_alone.push_back(workload_figure(*f.workload_alone, work));
   if (f.workload_in_group) rec.workload_partition_alone.push_back(workload_figure(*f.workload_in_group, work));
-  rec.transfer_together_gbps.push_back(transfer_gbps(*f.together, bytes, bidir, two_ends));
+  rec.transfer_together_gbps.push_back(transfer_gbps(*f.together, bytes, one_flow_one_end));
   rec.workload_together.push_back(workload_figure(*f.together, work));
   rec.workload_launches_together.push_back(most_workload_launches(*f.together));
   rec.overlap.push_back(overlap_of(*f.together));
@@ -473,7 +492,7 @@ void InterferenceCases::record_sample(Case& k, const SampleFigures& f, CaseOutco
   if (!k.drive) k.planned_cover_ms = std::max(k.planned_cover_ms, kPlannedCover * longest_ms);
   else if (bidir) k.planned_cover_ms = longest_ms;
   out.gbps.push_back(rec.transfer_together_gbps.back());
-  out.time_us.push_back(double(k.bytes_moved()) / (rec.transfer_together_gbps.back() * 1e9) * 1e6 * (bidir ? 2.0 : 1.0));
+  out.time_us.push_back(double(k.bytes_moved()) / (rec.transfer_together_gbps.back() * 1e9) * 1e6);
 }
 
 // The workload's unit and description, from a GPU that ran it (every rank learns them).

@@ -21,7 +21,7 @@
 #include "measure/case_procedure.hpp"
 #include "measure/interference_phase.hpp"
 #include "measure/lock_step.hpp"
-#include "device/peer_buffers.hpp"
+#include "measure/case_group.hpp"
 #include "measure/runner_options.hpp"
 #include "device/shared_gate.hpp"
 #include "plan/case_spec.hpp"
@@ -31,8 +31,9 @@ namespace p2pbench {
 class InterferenceCases {
  public:
   // `make_engine` builds each case's transfer engine (null: it cannot run here).
+  // `group` gives each flow's buffers (the case loop's, so the plan's destination slots hold).
   InterferenceCases(const Communicator& comm, const RunnerOptions& options, const InterferenceSettings& settings, int device,
-                    SharedGate& gate, PeerBuffers& buffers, EngineFactory make_engine);
+                    SharedGate& gate, CaseGroup& group, EngineFactory make_engine);
   ~InterferenceCases();
 
   // The case's procedure, for run_procedure.
@@ -49,8 +50,8 @@ class InterferenceCases {
   bool warm_up(Case& k, CaseOutcome& out);
   // One transfer's time (its end's part on this rank), within calibration's step.
   void time_transfer(Case& k, StepReport& r, double& single_ms, double deadline_s);
-  // This rank's buffers and signal areas for its end of `flow`.
-  Endpoints endpoints_for(const Flow& flow) const;
+  // This rank's buffers and signal areas for its end of `flow` of case `c`.
+  Endpoints endpoints_for(const CaseSpec& c, const Flow& flow);
   bool describe_workload(Case& k, CaseOutcome& out);
   bool run_sample(Case& k, int sample, uint64_t seed, CaseOutcome& out);
 
@@ -65,9 +66,6 @@ class InterferenceCases {
   // The sample's figures into the row, and the cover the next sample plans.
   void record_sample(Case& k, const SampleFigures& f, CaseOutcome& out) const;
   double gate_timeout_s() const;
-  // The rank at this one's other end: interference runs on ranks 0 and 1 (the first pair); other
-  // ranks keep step idle.
-  int other_rank() const { return comm_.rank() == 0 ? 1 : 0; }
   // One gated phase: `queue` enqueues this rank's work behind the gate's next ticket (its
   // argument), the gate
   // opens, then `finish` waits for it and reports; returns every rank's report, or nothing.
@@ -85,7 +83,7 @@ class InterferenceCases {
   InterferenceSettings settings_;
   int device_;
   SharedGate& gate_;
-  PeerBuffers& buffers_;
+  CaseGroup& group_;
   EngineFactory make_engine_;
   // Primary context: unpartitioned cases (the second transfer stream: a rank's second end).
   Stream transfer_stream_, second_transfer_stream_, workload_stream_, aux_stream_;

@@ -159,11 +159,11 @@ double longest_transfer_window_ns(const std::vector<PhaseFigures>& ranks) {
   return longest;
 }
 
-double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir, bool two_ends) {
-  if (!bidir && !two_ends)
+double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes, bool one_flow_one_end) {
+  if (one_flow_one_end)
     for (const PhaseFigures& r : ranks)
-      if (r.transfer) return bytes_per_rank / (r.transfer_ms * 1e-3) / 1e9;
-  return (bidir ? 2.0 : 1.0) * bytes_per_rank / (longest_transfer_window_ns(ranks) * 1e-9) / 1e9;
+      if (r.transfer) return bytes / (r.transfer_ms * 1e-3) / 1e9;
+  return bytes / (longest_transfer_window_ns(ranks) * 1e-9) / 1e9;
 }
 
 double workload_figure(const std::vector<PhaseFigures>& ranks, double work_per_launch) {

@@ -120,11 +120,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PhaseFigures, transfer, transfer
                                                 workload_ms, workload_window_ns, workload_launches)
 
 // Figures of one gated phase from every rank's report.
-// Transfer GB/s: uni, the driving rank's events; bidir, both directions' bytes over the longer
-// window (both windows start at the gate's release). `two_ends`: a transfer whose receiver runs
-// too (put with signal) has moved its bytes when the last end's window closed, uni as well (as
-// the case loop times such flows).
-double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes_per_rank, bool bidir, bool two_ends);
+// Transfer GB/s: `bytes`, what every flow of the case carried. One flow driven by one end (a
+// copy one way): that rank's events; otherwise (both ways, a collective's every pair, or a
+// transfer whose receiver runs too, as put with signal: its bytes have moved when the last end's
+// window closed, as the case loop times such flows) over the longest window (every window
+// starts at the gate's release).
+double transfer_gbps(const std::vector<PhaseFigures>& ranks, double bytes, bool one_flow_one_end);
 double longest_transfer_window_ns(const std::vector<PhaseFigures>& ranks);
 // The workload's figure: per GPU, the mean over the GPUs that ran it.
 double workload_figure(const std::vector<PhaseFigures>& ranks, double work_per_launch);

@@ -168,9 +168,10 @@ void expand_probe_method(Method m, const Config& config, const std::vector<Flow>
 // One case per workload, engine, engine shape, direction, mode, size and SM partition (the
 // partition innermost: one trade curve per engine). An engine that takes no SMs (the copy engine)
 // runs once, unpartitioned. Uni cases run 0 -> 1 only: the driving GPU is GPU 0 (push) or GPU 1 (pull);
-// a one-way engine's sender is GPU 0, its receiver GPU 1 (interference_directions); a collective
-// engine runs both ways only (interference_modes).
-void expand_interference(Method interference, const Config& config, std::vector<CaseSpec>& cases) {
+// a one-way engine's sender is GPU 0, its receiver GPU 1 (interference_directions). A collective
+// engine runs both ways only (interference_modes), over every rank of the run: every ordered
+// pair, pattern all_to_all with more than two (two keep the pair's name).
+void expand_interference(Method interference, const Config& config, int ranks, std::vector<CaseSpec>& cases) {
   const InterferenceSettings& s = config.interference;
   for (Method engine : s.engines)
     if (interference_modes(engine, config).empty())
@@ -193,6 +194,10 @@ void expand_interference(Method interference, const Config& config, std::vector<
                 c.mode = mode;
                 c.bytes = bytes;
                 c.flows = mode == Mode::kUni ? std::vector<Flow>{{0, 1}} : std::vector<Flow>{{0, 1}, {1, 0}};
+                if (is_collective(engine) && ranks > 2) {
+                  c.flows = ordered_pairs(ranks);
+                  c.pattern = Pattern::kAllToAll;
+                }
                 set_shape(c, shape);
                 cases.push_back(c);
               }
@@ -335,8 +340,8 @@ std::vector<CaseSpec> expand_cases(const Config& config, const GroupLayout& layo
   FlowSetsByMode sets(config, layout);
   for (Method m : config.methods) {
     const size_t before = cases.size();
-    if (is_interference(m))  // ranks 0 and 1
-      expand_interference(m, config, cases);
+    if (is_interference(m))  // ranks 0 and 1; a collective engine every rank
+      expand_interference(m, config, layout.size(), cases);
     else if (is_probe(m)) {
       const size_t first = cases.size();
       expand_probe_method(m, config, runs_on_own_gpu(m) ? own_gpu_flows(layout.size()) : pairs, cases);

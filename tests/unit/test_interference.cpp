@@ -201,6 +201,36 @@ TEST(InterferenceConfig, CopyEngineCollectivesRunBothWaysUnpartitioned) {
   }
 }
 
+// With four ranks a collective engine runs over all of them (every ordered pair, every GPU busy
+// with the workload), named by its pattern and flows; a pair engine still runs 0 <-> 1; with two
+// ranks the collective keeps the pair's name.
+TEST(InterferenceConfig, CollectiveEnginesSpanEveryRank) {
+  json doc = doc_with({{"workloads", {"gemm"}}, {"engines", {"ce", "all_gather_ce", "nccl_all_to_all"}}, {"sm_partitions", {0}}});
+  doc["directions"] = {"push"};
+  doc["modes"] = {"bidir"};
+  const Config c = parse_config(doc);
+  const std::vector<CaseSpec> four = expand_cases(c, GroupLayout::distinct(4));
+  ASSERT_EQ(four.size(), count_cases(c));
+  ASSERT_EQ(four.size(), 3u);
+  EXPECT_EQ(four[0].flows, (std::vector<Flow>{{0, 1}, {1, 0}})) << four[0].name();
+  for (const CaseSpec& k : {four[1], four[2]}) {
+    EXPECT_EQ(k.flows.size(), 12u) << k.name();
+    std::set<std::pair<int, int>> pairs;
+    for (const Flow& f : k.flows) {
+      EXPECT_NE(f.src_rank, f.dst_rank) << k.name();
+      pairs.insert({f.src_rank, f.dst_rank});
+    }
+    EXPECT_EQ(pairs.size(), 12u) << k.name();
+    EXPECT_NE(k.name().find("/all_to_all/"), std::string::npos) << k.name();
+    EXPECT_NE(k.name().find("3->2"), std::string::npos) << k.name();
+    EXPECT_FALSE(static_skip_reason(transfer_case_of(k))) << k.name();
+  }
+  const std::vector<CaseSpec> two = expand_cases(c, GroupLayout::distinct(2));
+  ASSERT_EQ(two.size(), 3u);
+  EXPECT_EQ(two[1].flows, (std::vector<Flow>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(two[1].name(), "interference/push/bidir/bytes:1073741824/engine:all_gather_ce/workload:gemm/partition:0");
+}
+
 TEST(InterferenceConfig, RefusingAnEngineNamesWhatMayRun) {
   try {
     parse_config(doc_with({{"engines", {"ce", "all_gather_put"}}}));

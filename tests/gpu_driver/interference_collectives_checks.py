@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Collectives beside a GEMM over every rank of the run (label `gpu`), with 2, 3 and 4 ranks: the
+copy engine's all-gather and all-to-all and NCCL's, each rank's GPU running the GEMM while the
+collective runs between all of them. Every case must run verified (each rank's output checked
+against every sender's pattern after each transfer phase), its flows every ordered pair of the
+ranks, the GEMM on every GPU, the copy engine's collectives on no SM and NCCL's on the blocks read
+from its kernels. NCCL refuses ranks that share a GPU: its rows are then skipped with NCCL's
+reason. Ranks sharing a GPU need MPS (skipped with the reason otherwise).
+P2PBENCH_INTERFERENCE_COLLECTIVES_RANKS picks the rank counts (default 2,3,4). Prints
+'N passed, N failed'.
+Usage: interference_collectives_checks.py P2PBENCH_BIN MPIEXEC [MPIEXEC_FLAGS...]
+"""
+import json
+import pathlib
+import sys
+
+from put_signal_checks import run_rank_counts
+
+CONFIG = str(pathlib.Path(__file__).resolve().parent / "interference-collectives-small.json")
+COPY_ENGINE = ("all_gather_ce", "all_to_all_ce")
+NCCL = ("nccl_all_gather", "nccl_all_to_all")
+
+
+def interference_rows(check, ranks, rows, ran):
+    by_engine = {row["engine"]: row for row in rows}
+    check(sorted(by_engine) == sorted(COPY_ENGINE + NCCL), f"{ranks} ranks: one case per engine",
+          json.dumps(sorted(by_engine)))
+    pairs = {(s, d) for s in range(ranks) for d in range(ranks) if s != d}
+    check(all({(f["src_rank"], f["dst_rank"]) for f in row["flows"]} == pairs for row in rows),
+          f"{ranks} ranks: every case's flows are every ordered pair of the {ranks} ranks",
+          json.dumps([(row["engine"], [(f["src_rank"], f["dst_rank"]) for f in row["flows"]]) for row in rows][:2]))
+    for engine in COPY_ENGINE:
+        row = by_engine.get(engine, {})
+        check(row.get("status") == "ok" and row.get("verified") and row.get("sms_used") == 0 and
+              row.get("workload_gpus") == ranks,
+              f"{ranks} ranks: {engine} verified, no SM, the GEMM on all {ranks} GPUs",
+              json.dumps({k: row.get(k) for k in ("status", "verified", "sms_used", "workload_gpus", "error")}))
+    shared_gpu = any(f["same_device"] for row in rows for f in row["flows"])
+    for engine in NCCL:
+        row = by_engine.get(engine, {})
+        ran_here = row.get("status") == "ok" and row.get("verified") and 0 < (row.get("sms_used") or 0) <= 1024 and \
+            row.get("workload_gpus") == ranks
+        refused = shared_gpu and row.get("status") == "skipped" and "NCCL" in row.get("error", "").upper()
+        check(ran_here or refused, f"{ranks} ranks: {engine} verified on the blocks of its kernels, the GEMM on every GPU"
+              + (" (or skipped with NCCL's reason: ranks share a GPU)" if shared_gpu else ""),
+              json.dumps({k: row.get(k) for k in ("status", "verified", "sms_used", "workload_gpus", "error")}))
+    for row in rows:
+        if row["status"] != "ok":
+            continue
+        figures = [row.get(k) for k in ("workload_alone", "workload_together", "transfer_alone_gbps",
+                                        "transfer_together_gbps")]
+        check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
+              f"{ranks} ranks: {row['engine']}: the workload's and the transfer's figures, alone and together",
+              json.dumps(figures))
+
+
+def main():
+    return run_rank_counts(__doc__, CONFIG, ("interference",), "P2PBENCH_INTERFERENCE_COLLECTIVES_RANKS",
+                           lambda ranks: "all_to_all", interference_rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
