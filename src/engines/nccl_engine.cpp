@@ -7,9 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/captured_kernels.hpp"
 #include "common/cuda_check.hpp"
-#include "common/cuda_raii.hpp"
-#include "common/driver_entry_point.hpp"
 #include "common/errors.hpp"
 #include "common/event_wait.hpp"
 #include "engines/collective_engine.hpp"
@@ -40,27 +39,6 @@ void NcclEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
 
 namespace {
 
-// The blocks of every kernel node of `graph` (NCCL launches through the driver: its nodes are
-// read with the driver's call).
-int kernel_blocks(const Graph& graph) {
-  using KernelNodeParams = CUresult(CUDAAPI*)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS*);
-  static const KernelNodeParams get_params = driver_entry_point<KernelNodeParams>("cuGraphKernelNodeGetParams", 12000);
-  size_t count = 0;
-  cuda_check(cudaGraphGetNodes(graph.get(), nullptr, &count), "counting the nodes of a captured NCCL group");
-  std::vector<cudaGraphNode_t> nodes(count);
-  cuda_check(cudaGraphGetNodes(graph.get(), nodes.data(), &count), "listing the nodes of a captured NCCL group");
-  int blocks = 0;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type{};
-    cuda_check(cudaGraphNodeGetType(node, &type), "reading a node of a captured NCCL group");
-    if (type != cudaGraphNodeTypeKernel) continue;
-    CUDA_KERNEL_NODE_PARAMS params{};
-    driver_check(get_params(node, &params), "reading the grid of NCCL's kernel");
-    blocks += int(params.gridDimX * params.gridDimY * params.gridDimZ);
-  }
-  return blocks;
-}
-
 // Whether `stream` is capturing: a launch outside a capture connects NCCL's peers.
 bool capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -77,7 +55,7 @@ void NcclGridProbe::launched(const std::vector<Transfer>& transfers, cudaStream_
 std::optional<int> NcclGridProbe::blocks(cudaStream_t stream, const Launch& launch, const std::string& what) const {
   if (last_uncaptured_.empty()) return std::nullopt;
   const std::vector<Transfer> operation = last_uncaptured_;
-  return kernel_blocks(capture_graph(stream, [&] { launch(operation, stream); }, what));
+  return int(total_blocks(captured_kernels(stream, [&] { launch(operation, stream); }, what)));
 }
 
 std::optional<int> NcclEngine::measure_sms_used(const Transfer&, cudaStream_t stream) {

@@ -78,9 +78,9 @@ class NcclCommunicator {
 
 // What an NCCL engine's rows report as its SMs: the blocks of the kernels NCCL launches for an
 // operation (its CTAs, a channel each, each on an SM of its own). The engine's last operation
-// launched outside a capture is captured again, never launched, and its kernel nodes' grids summed.
-// nullopt before such a launch: it connected the peers, and a capture that had to connect them
-// would wait for the peer inside the capture.
+// launched outside a capture is captured again, never launched, and its kernel nodes' grids summed
+// (common/captured_kernels.hpp). nullopt before such a launch: it connected the peers, and a
+// capture that had to connect them would wait for the peer inside the capture.
 class NcclGridProbe {
  public:
   using Launch = std::function<void(const std::vector<Transfer>&, cudaStream_t)>;
