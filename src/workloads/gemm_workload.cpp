@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <utility>
 
 #include "kernels/workload_kernels.hpp"
 #include "common/event_wait.hpp"
@@ -31,6 +33,10 @@ GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one
       b_(shape.k * shape.n * 2, "the GEMM's B operand"),
       d_(shape.m * shape.n * 2, "the GEMM's D result"),
       workspace_(kWorkspaceBytes, "the GEMM's workspace") {
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "asking which device the GEMM workload is on");
+  cuda_check(cudaDeviceGetAttribute(&device_sms_, cudaDevAttrMultiProcessorCount, device),
+             "reading the SM count of the GEMM workload's device");
   handle_ = make_lt_handle("the GEMM workload");
   op_ = make_bf16_matmul("the GEMM workload");
   auto layout = [](uint64_t rows, uint64_t cols, const char* what) {
@@ -94,12 +100,35 @@ void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
   if (it == choices_.end()) {
     algo_index_ = -1;
     choose_algorithm(stream);
-    it = choices_.emplace(sms, Choice{algo_, algo_index_, algo_candidates_, best_tflops_}).first;
+    Choice choice{algo_, algo_index_, algo_candidates_, best_tflops_, {}, {}};
+    read_grid(choice, stream);
+    it = choices_.emplace(sms, std::move(choice)).first;
   }
   algo_ = it->second.algo;
   algo_index_ = it->second.index;
   algo_candidates_ = it->second.candidates;
   best_tflops_ = it->second.best_tflops;
+}
+
+void GemmWorkload::read_grid(Choice& choice, cudaStream_t stream) {
+  // cuBLASLt supports capture, and with the fixed workspace a captured launch allocates nothing;
+  // the graph is destroyed unlaunched, so the launches after it are as before.
+  try {
+    const auto launch = [&] { enqueue(stream); };
+    for (const CapturedKernel& k : captured_kernels(stream, launch, "one launch of the bf16 GEMM")) {
+      KernelGrid g{k, std::nullopt, {}};
+      g.resident_per_sm = resident_blocks_per_sm(k, g.resident_unknown);
+      choice.grid.push_back(std::move(g));
+    }
+    return;
+  } catch (const CudaError& e) {
+    if (e.sticky()) throw;  // the context is gone: not a matter of the description
+    choice.grid_unread = e.what();
+  } catch (const std::runtime_error& e) {  // the driver's calls (DriverFailure), cuBLASLt's status
+    choice.grid_unread = e.what();
+  }
+  choice.grid.clear();
+  (void)cudaGetLastError();  // the failed capture's error is in grid_unread, not the next launch's
 }
 
 void GemmWorkload::enqueue(cudaStream_t stream) {
@@ -167,6 +196,40 @@ std::optional<std::string> GemmWorkload::check(cudaStream_t stream) {
          std::to_string(reference_checksum_) + "), though the sampled elements are within bf16 rounding";
 }
 
+namespace {
+
+// ", at most 1 resident per SM: one wave": how many rounds of `sms` SMs the kernel's blocks take
+// when each SM holds as many as the occupancy calculator says, from those numbers alone; one wave:
+// every block is resident at once, and an SM it holds frees only as that block ends.
+std::string waves(const GemmWorkload::KernelGrid& g, int sms) {
+  if (!g.resident_per_sm) return "; blocks resident per SM unknown: " + g.resident_unknown;
+  const uint64_t wave = uint64_t(sms) * uint64_t(*g.resident_per_sm);
+  const std::string text = ", at most " + std::to_string(*g.resident_per_sm) + " resident per SM";
+  if (wave == 0) return text;
+  const uint64_t rounds = (g.kernel.blocks() + wave - 1) / wave;
+  return text + ": " + (rounds == 1 ? std::string("one wave") : std::to_string(rounds) + " waves");
+}
+
+// "; grid 132 blocks of 384 threads, 200.0 KiB dynamic shared memory each (1.00 per SM of 132,
+// at most 1 resident per SM: one wave)", per kernel of a launch, against the SMs of its choice.
+std::string describe_grid(const std::vector<GemmWorkload::KernelGrid>& grid, const std::string& unread, int sms) {
+  if (!unread.empty()) return "; grid unread (" + unread + ")";
+  if (grid.empty()) return "; grid: no kernel in a captured launch";
+  std::string text = "; grid ";
+  for (size_t i = 0; i < grid.size(); ++i) {
+    const CapturedKernel& k = grid[i].kernel;
+    char figure[200];
+    std::snprintf(figure, sizeof figure,
+                  "%s%llu blocks of %llu threads, %.1f KiB dynamic shared memory each (%.2f per SM of %d",
+                  i ? " then " : "", (unsigned long long)k.blocks(), (unsigned long long)k.threads_per_block(),
+                  k.dynamic_shared_bytes / 1024.0, double(k.blocks()) / sms, sms);
+    text += figure + waves(grid[i], sms) + ")";
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string GemmWorkload::describe() const {
   std::string text = "gemm bf16 (fp32 accumulation) " + std::to_string(shape_.m) + "x" + std::to_string(shape_.n) + "x" +
                      std::to_string(shape_.k) + " through cuBLASLt, " +
@@ -178,7 +241,7 @@ std::string GemmWorkload::describe() const {
     char figure[160];
     std::snprintf(figure, sizeof figure, "; %s: algorithm %d of %d, %.1f TFLOP/s when timed",
                   sms ? (std::to_string(sms) + " SMs").c_str() : "whole GPU", c.index, c.candidates, c.best_tflops);
-    text += figure;
+    text += figure + describe_grid(c.grid, c.grid_unread, sms ? sms : device_sms_);
   }
   return text;
 }

@@ -7,8 +7,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "common/captured_kernels.hpp"
 #include "common/cuda_raii.hpp"
 #include "engines/cublaslt.hpp"
 #include "workloads/workload.hpp"
@@ -31,6 +34,19 @@ class GemmWorkload final : public Workload {
   // The best figure of the heuristic's algorithms when they were timed (TFLOP/s).
   double best_tflops_when_chosen() const { return best_tflops_; }
 
+  // A kernel of one launch of a choice, read from a capture of that launch (never launched) once
+  // the choice was made: whether its blocks leave an SM free for a transfer's blocks is a matter
+  // of its grid, which cuBLASLt picks and does not say.
+  struct KernelGrid {
+    CapturedKernel kernel;
+    std::optional<int> resident_per_sm;  // blocks of it one SM holds at once
+    std::string resident_unknown;        // why resident_per_sm is nullopt
+  };
+  // The current choice's kernels, in launch order; empty where the capture failed (then
+  // grid_unread() says what failed: the grid is a description, not a reason to stop a run).
+  const std::vector<KernelGrid>& grid() const { return choices_.at(sm_target_).grid; }
+  const std::string& grid_unread() const { return choices_.at(sm_target_).grid_unread; }
+
  private:
   // Asks the heuristic for algorithms for the current SM target and keeps the fastest that
   // runs (timed on `stream`).
@@ -38,6 +54,10 @@ class GemmWorkload final : public Workload {
   // Sampled outputs against the host float64 reference; nullopt when within bf16 rounding.
   std::optional<std::string> check_against_reference(cudaStream_t stream) const;
   unsigned long long checksum(cudaStream_t stream) const;
+  struct Choice;
+  // Reads the kernels of one launch of the chosen algorithm into `choice`, from a capture on
+  // `stream` (where the launches go: a partition's grid is sized by its context and target).
+  void read_grid(Choice& choice, cudaStream_t stream);
 
   GemmShape shape_;
   LtHandle handle_;
@@ -48,9 +68,12 @@ class GemmWorkload final : public Workload {
     cublasLtMatmulAlgo_t algo{};
     int index = -1, candidates = 0;
     double best_tflops = 0;
+    std::vector<KernelGrid> grid;
+    std::string grid_unread;
   };
   std::map<int, Choice> choices_;  // by SM target (0: the whole GPU)
   int sm_target_ = 0;
+  int device_sms_ = 0;  // the whole GPU's, against which its choice's grid is read
   cublasLtMatmulAlgo_t algo_{};
   int algo_index_ = -1, algo_candidates_ = 0;
   double best_tflops_ = 0;
