@@ -41,6 +41,12 @@ LtMatmulDesc make_bf16_matmul(const std::string& what) {
   return op;
 }
 
+void set_sm_count_target(cublasLtMatmulDesc_t op, int sms, const std::string& what) {
+  const int32_t target = sms;
+  cublas_check(cublaslt().MatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
+               "setting the SM count target of " + what + " to " + std::to_string(sms));
+}
+
 std::vector<cublasLtMatmulAlgo_t> heuristic_algorithms(cublasLtHandle_t handle, cublasLtMatmulDesc_t op,
                                                        cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
                                                        cublasLtMatrixLayout_t d, size_t workspace_bytes,

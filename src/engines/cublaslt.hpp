@@ -48,6 +48,9 @@ LtHandle make_lt_handle(const std::string& what);
 LtLayout make_layout(cudaDataType_t type, uint64_t rows, uint64_t cols, uint64_t ld, const std::string& what);
 // D = A B without transposes, bf16 operands, fp32 accumulation (CUBLAS_COMPUTE_32F).
 LtMatmulDesc make_bf16_matmul(const std::string& what);
+// Tells `op` the SMs its launches may use (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET; 0: the whole
+// GPU): cuBLASLt sizes its persistent grids by it, and its heuristic answers for it.
+void set_sm_count_target(cublasLtMatmulDesc_t op, int sms, const std::string& what);
 
 // The heuristic's algorithms for D = A B (C = D), at most `most`, within `workspace_bytes` and
 // the split-K reduction schemes of `reduction_mask` (CUBLASLT_REDUCTION_SCHEME_*); only those

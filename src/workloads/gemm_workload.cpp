@@ -92,9 +92,7 @@ void GemmWorkload::choose_algorithm(cudaStream_t stream) {
 }
 
 void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
-  const int32_t target = sms;
-  cublas_check(cublaslt().MatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
-               "setting the GEMM's SM count target to " + std::to_string(sms));
+  set_sm_count_target(op_.get(), sms, "the GEMM workload");
   sm_target_ = sms;
   auto it = choices_.find(sms);
   if (it == choices_.end()) {

@@ -28,9 +28,7 @@ TileGemm::TileGemm(const TileSchedule& s, int rank, int sm_target, cudaStream_t 
       workspace_(kWorkspaceBytes, "the pipeline GEMM's workspace") {
   handle_ = make_lt_handle("the pipeline GEMM");
   op_ = make_bf16_matmul("the pipeline GEMM");
-  const int32_t target = sm_target;
-  cublas_check(cublaslt().MatmulDescSetAttribute(op_.get(), CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target),
-               "setting the pipeline GEMM's SM count target to " + std::to_string(sm_target));
+  set_sm_count_target(op_.get(), sm_target, "the pipeline GEMM");
   a_layout_ = make_layout(CUDA_R_16BF, s.m, s.k, s.m, "the pipeline GEMM's A (m x k)");
   b_layout_ = make_layout(CUDA_R_16BF, s.k, s.columns(), s.k, "a tile of the pipeline GEMM's B (k x n / tiles)");
   d_layout_ = make_layout(CUDA_R_32F, s.m, s.columns(), s.m, "a tile of the pipeline GEMM's D (m x n / tiles)");
