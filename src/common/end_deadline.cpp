@@ -6,12 +6,9 @@
 #include <cstdio>
 #include <thread>
 
-namespace p2pbench {
+#include "common/running_time.hpp"
 
-namespace {
-constexpr auto kTick = std::chrono::milliseconds(100);
-constexpr double kPauseGapS = 1.0;  // a longer gap between ticks: this process was stopped
-}  // namespace
+namespace p2pbench {
 
 void arm_end_deadline(double seconds, int exit_status, int rank, const std::string& what) {
   char message[512];
@@ -20,13 +17,10 @@ void arm_end_deadline(double seconds, int exit_status, int rank, const std::stri
   const std::string text = message;
   std::thread([seconds, exit_status, text] {
     double left = seconds;
-    auto last = std::chrono::steady_clock::now();
+    RunningTime ran;
     while (left > 0) {
-      std::this_thread::sleep_for(kTick);
-      const auto now = std::chrono::steady_clock::now();
-      const double gap = std::chrono::duration<double>(now - last).count();
-      last = now;
-      if (gap <= kPauseGapS) left -= gap;
+      std::this_thread::sleep_for(kDeadlineTick);
+      if (const auto gap = ran.since_last()) left -= *gap;
     }
     // write(2) and _exit only: the rest of the process may be half torn down by now.
     [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, text.data(), text.size());

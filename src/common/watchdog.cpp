@@ -6,14 +6,10 @@
 #include <cstdio>
 
 #include "common/errors.hpp"
+#include "common/running_time.hpp"
 #include "common/stop_signal.hpp"
 
 namespace p2pbench {
-
-namespace {
-constexpr auto kTick = std::chrono::milliseconds(100);
-constexpr double kPauseGapS = 1.0;  // a longer gap between ticks: this process was stopped
-}  // namespace
 
 Watchdog::Watchdog(Expiry on_expiry, double stop_grace_s)
     : on_expiry_(std::move(on_expiry)), stop_grace_s_(stop_grace_s), thread_([this] { loop(); }) {}
@@ -29,13 +25,12 @@ Watchdog::~Watchdog() {
 
 void Watchdog::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
-  auto last = std::chrono::steady_clock::now();
+  RunningTime ran;
   while (!stop_) {
-    wake_.wait_for(lock, kTick);
-    const auto now = std::chrono::steady_clock::now();
-    const double gap = std::chrono::duration<double>(now - last).count();
-    last = now;
-    if (gap > kPauseGapS) continue;  // this process was stopped: no time passed for it
+    wake_.wait_for(lock, kDeadlineTick);
+    const std::optional<double> ran_s = ran.since_last();
+    if (!ran_s) continue;  // this process was stopped: no time passed for it
+    const double gap = *ran_s;
     std::string message;
     int status = kExitFailure;
     if (stop_grace_spent(gap)) {
