@@ -38,11 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from p2pbench_report.cases import INDEPENDENT_VARIABLES, PAYLOAD_DEFAULTS, identity, sort_key
+from p2pbench_report.cases import INDEPENDENT_VARIABLES, identity, sort_key
 from p2pbench_report.errors import InputError
 from p2pbench_report.expectation_sources import carries_warning, check_sources, made_with, source_record
 from p2pbench_report.loader import read_document
-from p2pbench_report.methods import names_of_kinds
+from p2pbench_report.methods import identity_defaults_of
 
 FORMAT = "p2pbench-expectations"
 VERSION = 1
@@ -67,14 +67,14 @@ def figure_of(row: dict, metric: str) -> float:
 
 
 def match_of(row: dict) -> dict[str, Any]:
-    """The row's independent variables. A host-link row written before host memory kinds existed
-    ran on the defaults (pinned, local): its match names them, as a new row's does (the driver's
-    check reads an old row's missing field the same way)."""
+    """The row's independent variables. A row written before an identity field of its method
+    existed ran on the field's default (host-link: pinned, local; interference: normal priority):
+    its match names it, as a new row's does (the driver's check reads an old row's missing field
+    the same way). Other methods' rows keep null there."""
     match = {name: row.get(name) for name in MATCH_FIELDS}
-    if row.get("method") in names_of_kinds("host_link"):
-        for name, default in PAYLOAD_DEFAULTS.items():
-            if match.get(name) is None:
-                match[name] = default
+    for name, default in identity_defaults_of(row.get("method", "")).items():
+        if match.get(name) is None:
+            match[name] = default
     return match
 
 

@@ -42,6 +42,15 @@ ROW_FIELDS: list[dict] = _LIST.get("row_fields", [])
 IDENTITY_FIELDS = tuple(f["name"] for f in ROW_FIELDS if f.get("identity"))
 # The value a row without an identity field (written before it existed), or with null there, ran on.
 IDENTITY_DEFAULTS = {f["name"]: f["default"] for f in ROW_FIELDS if f.get("identity") and "default" in f}
+
+
+def identity_defaults_of(method: str) -> dict:
+    """The identity fields `method`'s rows carry that have a default (host-link: host_memory pinned,
+    host_numa local; interference: transfer_priority normal), with it."""
+    return {f["name"]: f["default"] for f in ROW_FIELDS
+            if f.get("identity") and "default" in f and method in f.get("methods", ())}
+
+
 # How a case's description names an identity field's value ("{} host memory").
 IDENTITY_LABELS = {f["name"]: f["label"] for f in ROW_FIELDS if f.get("identity") and "label" in f}
 # Declared statistics objects (tflops): flattened to <field>_<stat> columns where rows have them.

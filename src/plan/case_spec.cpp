@@ -31,6 +31,7 @@ std::string CaseSpec::name() const {
   if (workload) n += "/workload:" + *workload;
   if (sm_partition) n += "/partition:" + std::to_string(*sm_partition);
   if (both_gpus_busy && *both_gpus_busy) n += "/both_gpus_busy";
+  if (transfer_high_priority && *transfer_high_priority) n += "/transfer_priority:highest";
   if (load) n += std::string("/load:") + to_string(load->method) + ":" + to_string(load->pattern);
   // The defaults (pinned, local) keep the names cases had before the host axis.
   if (host_memory && *host_memory != HostMemoryKind::kPinned) n += std::string("/host:") + to_string(*host_memory);

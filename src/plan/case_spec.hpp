@@ -48,12 +48,14 @@ struct CaseSpec : KernelShape {
   std::optional<uint64_t> hot_addresses;      // atomic hot_spot: addresses all threads share
   std::optional<ReadChase> read_chase;        // latency_read only; bytes = the chain's footprint
   // interference: the engine that moves the bytes (ce, ldst, tma), the workload
-  // beside it ("gemm", "hbm"), the SMs given to the transfer (0: no partition) and whether the
-  // workload runs on both GPUs.
+  // beside it ("gemm", "hbm"), the SMs given to the transfer (0: no partition), whether the
+  // workload runs on both GPUs and whether the transfer's streams have the device's highest
+  // priority.
   std::optional<Method> engine;
   std::optional<std::string> workload;
   std::optional<int> sm_partition;
   std::optional<bool> both_gpus_busy;
+  std::optional<bool> transfer_high_priority;
   // The method whose engine moves the bytes: an interference case's engine, else its own.
   Method transfer_method() const { return engine.value_or(method); }
   std::optional<LoadSpec> load;  // latency methods: measured while these flows run

@@ -190,6 +190,7 @@ void expand_interference(Method interference, const Config& config, int ranks, s
                 c.workload = workload;
                 c.sm_partition = int(k);
                 c.both_gpus_busy = s.both_gpus_busy;
+                c.transfer_high_priority = s.transfer_high_priority;
                 c.direction = d;
                 c.mode = mode;
                 c.bytes = bytes;
@@ -307,6 +308,7 @@ CaseSpec transfer_case_of(const CaseSpec& c) {
   t.workload.reset();
   t.sm_partition.reset();
   t.both_gpus_busy.reset();
+  t.transfer_high_priority.reset();
   return t;
 }
 

@@ -34,6 +34,22 @@ json interference_identity(const CaseSpec& c) {
           {"both_gpus_busy", c.both_gpus_busy.value_or(false)}};
 }
 
+namespace {
+json transfer_priority(const CaseSpec& c, const CaseOutcome&) {
+  if (!c.transfer_high_priority) return json();
+  return *c.transfer_high_priority ? "highest" : "normal";
+}
+}  // namespace
+
+std::vector<RowField> interference_fields() {
+  RowField priority{"transfer_priority", RowFieldType::kText, "",
+                    "interference: the priority of the transfer's streams (interference.transfer_high_priority: "
+                    "highest, the device's greatest; normal: the default); null for other methods",
+                    {"normal", "highest"}, true, true, "normal", "{} transfer priority"};
+  priority.value = transfer_priority;
+  return {priority};
+}
+
 json interference_row(const CaseSpec&, const CaseOutcome& o, json row) {
   if (!o.interference || o.status != CaseStatus::kOk || o.gbps.empty()) return row;
   const InterferenceSamples& s = *o.interference;

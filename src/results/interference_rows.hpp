@@ -8,6 +8,7 @@
 
 #include "measure/case_outcome.hpp"
 #include "plan/case_spec.hpp"
+#include "vocab/row_fields.hpp"
 
 namespace p2pbench {
 
@@ -27,6 +28,10 @@ bool low_overlap(const InterferenceSamples& s);
 // An interference case's own variables as its row names them: engine, workload, sm_partition,
 // both_gpus_busy (part of identity_fields).
 nlohmann::json interference_identity(const CaseSpec& c);
+
+// The fields every interference row adds through the method registry's row fields
+// (vocab/row_fields.hpp): transfer_priority, an identity field (normal where a row lacks it).
+std::vector<RowField> interference_fields();
 
 // Completes `row` (result_row's common fields, the case's identity among them) for an
 // interference case: when it ran, the workload's and the

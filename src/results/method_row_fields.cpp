@@ -4,6 +4,7 @@
 
 #include "results/collective_fields.hpp"
 #include "results/host_link_fields.hpp"
+#include "results/interference_rows.hpp"
 
 namespace p2pbench {
 
@@ -16,6 +17,7 @@ std::vector<RowField> kind_row_fields(MethodKind k) {
   switch (k) {
     case MethodKind::kHostLink: return host_link_fields();
     case MethodKind::kCollective: return {collective_field()};
+    case MethodKind::kInterference: return interference_fields();
     default: return {};
   }
 }

@@ -83,6 +83,7 @@ CaseSpec spec_of(const json& row, Method method) {
   c.workload = optional_of<std::string>(row, "workload");
   c.sm_partition = optional_of<int>(row, "sm_partition");
   c.both_gpus_busy = optional_of<bool>(row, "both_gpus_busy");
+  if (const auto priority = optional_of<std::string>(row, "transfer_priority")) c.transfer_high_priority = *priority == "highest";
   if (const auto engine = optional_of<std::string>(row, "engine")) c.engine = parse_method(*engine);
   return c;
 }

@@ -116,6 +116,7 @@ inline CaseSpec interference_spec(Method engine, const char* workload, int k) {
   c.workload = workload;
   c.sm_partition = k;
   c.both_gpus_busy = false;
+  c.transfer_high_priority = false;
   return c;
 }
 

@@ -277,6 +277,25 @@ TEST(InterferenceConfig, ZeroSmConfigRunsEveryEngineAndFitsTheGate) {
   EXPECT_EQ(count["put_signal_ce"], 4) << "signal_group 1 and 4, signal as a stream write and as a copy";
 }
 
+// The transfer streams' priority is part of a case: in its name when highest, in every row (an
+// identity field, so compare keeps runs at either priority apart), null in other methods' rows.
+TEST(InterferenceRow, TransferPriorityIsPartOfTheCase) {
+  json doc = doc_with({{"workloads", {"gemm"}}, {"engines", {"ldst"}}, {"sm_partitions", {0}}});
+  const CaseSpec normal = expand_cases(parse_config(doc)).front();
+  doc["interference"]["transfer_high_priority"] = true;
+  const CaseSpec high = expand_cases(parse_config(doc)).front();
+  EXPECT_EQ(normal.name().find("priority"), std::string::npos) << normal.name();
+  EXPECT_NE(high.name().find("/transfer_priority:highest"), std::string::npos) << high.name();
+  EXPECT_FALSE(transfer_case_of(high).transfer_high_priority) << "the engine's own case has no priority";
+  const CaseOutcome o = testing::interference_outcome(0.99, 0);
+  EXPECT_EQ(result_row(normal, o)["transfer_priority"], "normal");
+  EXPECT_EQ(result_row(high, o)["transfer_priority"], "highest");
+  EXPECT_EQ(identity_fields(high, o)["transfer_priority"], "highest");
+  const json copy = result_row(testing::spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 20), testing::ok_outcome(390));
+  ASSERT_TRUE(copy.contains("transfer_priority"));
+  EXPECT_TRUE(copy["transfer_priority"].is_null());
+}
+
 TEST(InterferenceRow, CarriesBothFiguresSlowdownsAndOverlap) {
   const json row = result_row(testing::interference_spec(Method::kLdst, "gemm", 8), testing::interference_outcome(0.99, 8));
   EXPECT_EQ(row["method"], "interference");
