@@ -6,72 +6,12 @@
 
 #include "common/errors.hpp"
 #include "common/event_wait.hpp"
-#include "measure/transfer_timer.hpp"
 
 namespace p2pbench {
 
 namespace {
 using Clock = std::chrono::steady_clock;
 }  // namespace
-
-GatedWindow::GatedWindow(cudaStream_t stream, const std::string& what)
-    : stream_(stream),
-      what_(what),
-      start_(make_event("the start of the " + what + " window")),
-      stop_(make_event("the end of the " + what + " window")),
-      stamps_(sizeof(kernels::GateStamps), "the " + what + " window's time stamps") {}
-
-GatedWindow::~GatedWindow() {
-  constexpr double kDrainDeadlineS = 60.0;  // longer than any gate timeout; an error ends it at once
-  const auto t0 = Clock::now();
-  while (cudaStreamQuery(stream_) == cudaErrorNotReady && seconds_since(t0) < kDrainDeadlineS)
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  cudaGetLastError();  // a failed query was reported by whoever failed first
-}
-
-void GatedWindow::open(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s) {
-  auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
-  *stamps = {0, 0, 0, 0};
-  gate_timeout_s_ = gate_timeout_s;
-  closed_ = false;
-  kernels::enqueue_gate_wait(gate, ticket, uint64_t(gate_timeout_s * 1e9), heartbeat, static_cast<kernels::GateStamps*>(stamps_.device()),
-                             stream_);
-  cuda_check(cudaEventRecord(start_.get(), stream_), "recording the start of the " + what_ + " window");
-}
-
-void GatedWindow::close() {
-  cuda_check(cudaEventRecord(stop_.get(), stream_), "recording the end of the " + what_ + " window");
-  kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_);
-  closed_ = true;
-}
-
-bool GatedWindow::closed_and_done() const {
-  if (!closed_) return false;
-  const cudaError_t err = cudaEventQuery(stop_.get());
-  if (err == cudaErrorNotReady) return false;
-  cuda_check(err, "polling the end of the " + what_ + " window");
-  return true;
-}
-
-void GatedWindow::throw_if_gate_gave_up() const {
-  if (static_cast<const kernels::GateStamps*>(stamps_.host())->timed_out)
-    throw RuntimeFailure("the start gate of the " + what_ + " window never opened within " + std::to_string(gate_timeout_s_) + " s");
-}
-
-void GatedWindow::wait_open(double deadline_s) {
-  wait_for_event(start_.get(), deadline_s, "the opening of the " + what_ + " window");
-  throw_if_gate_gave_up();
-}
-
-WindowFigures GatedWindow::wait(double deadline_s) {
-  wait_for_event(stop_.get(), deadline_s, "the end of the " + what_ + " window");
-  cuda_check(cudaStreamSynchronize(stream_), "waiting for the " + what_ + " window's end stamp");
-  throw_if_gate_gave_up();
-  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
-  float ms = 0;
-  cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading the " + what_ + " window's time");
-  return {ms, double(stamps->end_ns - stamps->release_ns)};
-}
 
 GatedWindows::GatedWindows(const std::vector<cudaStream_t>& streams, const std::string& what) {
   for (size_t i = 0; i < streams.size(); ++i)
@@ -95,13 +35,9 @@ bool GatedWindows::closed_and_done() const {
 }
 
 WindowFigures GatedWindows::wait(double deadline_s) {
-  WindowFigures longest;
-  for (auto& w : windows_) {
-    const WindowFigures f = w->wait(deadline_s);
-    longest.elapsed_ms = std::max(longest.elapsed_ms, f.elapsed_ms);
-    longest.window_ns = std::max(longest.window_ns, f.window_ns);
-  }
-  return longest;
+  std::vector<WindowFigures> figures;
+  for (auto& w : windows_) figures.push_back(w->wait(deadline_s));
+  return longest_of(figures);
 }
 
 WorkloadFeeder::WorkloadFeeder(cudaStream_t stream, int ahead, std::function<void(cudaStream_t)> launch)

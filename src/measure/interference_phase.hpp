@@ -1,8 +1,7 @@
-// One stream's part of a gated phase of an interference sample: a window that opens at the shared
-// start gate and closes after the stream's work, timed with the stream's own CUDA events and
-// this GPU's %globaltimer; and the workload feeder that keeps launching the workload until the
-// transfer's window has closed, with only a few launches queued ahead so that the workload's
-// window ends soon after.
+// The parts of a gated phase of an interference sample: the windows of every end of the transfer
+// one rank runs (each stream's a GatedWindow, measure/gated_window.hpp), and the workload feeder
+// that keeps launching the workload until the transfer's window has closed, with only a few
+// launches queued ahead so that the workload's window ends soon after.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,46 +13,9 @@
 #include <vector>
 
 #include "common/cuda_raii.hpp"
-#include "kernels/gate_kernels.hpp"
+#include "measure/gated_window.hpp"
 
 namespace p2pbench {
-
-struct WindowFigures {
-  double elapsed_ms = 0;  // CUDA events around the stream's work
-  double window_ns = 0;   // this GPU's timer, from the gate's release to the end of the work
-};
-
-class GatedWindow {
- public:
-  GatedWindow(cudaStream_t stream, const std::string& what);
-  // Waits (bounded) for work still queued on the stream: the end stamp writes into memory this
-  // object owns. Where a case ended early, a window may still be pending here.
-  ~GatedWindow();
-  GatedWindow(const GatedWindow&) = delete;
-  GatedWindow& operator=(const GatedWindow&) = delete;
-  cudaStream_t stream() const { return stream_; }
-
-  // Queues the gate wait (released by ticket) and the start event: work queued next is timed.
-  void open(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s);
-  // Queues the stop event and the end stamp after the work queued since open().
-  void close();
-  // Whether everything up to close() has run (false before close()).
-  bool closed_and_done() const;
-  // Waits (deadline in seconds) until the gate opened: work queued after this never waited
-  // behind the closed gate. Throws where the gate gave up.
-  void wait_open(double deadline_s);
-  // Waits (deadline in seconds) for the window's end; throws where the gate never opened.
-  WindowFigures wait(double deadline_s);
-
- private:
-  void throw_if_gate_gave_up() const;
-  cudaStream_t stream_;
-  std::string what_;
-  Event start_, stop_;
-  MappedHostBuffer stamps_;
-  double gate_timeout_s_ = 0;
-  bool closed_ = false;
-};
 
 // The windows of every end of the transfer one rank runs, a stream each (put with signal both
 // ways: the sender and the receiver of the other flow), opened by one gate and read as one.
@@ -68,7 +30,7 @@ class GatedWindows {
   // Whether every window's work up to close() has run.
   bool closed_and_done() const;
   void wait_open(double deadline_s);
-  // The longest of each figure: the ends' work ends when the last of them does.
+  // The longest of each figure (longest_of): the ends' work ends when the last of them does.
   WindowFigures wait(double deadline_s);
 
  private:

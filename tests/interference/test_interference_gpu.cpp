@@ -26,6 +26,7 @@
 #include "kernels/workload_kernels.hpp"
 #include "device/green_context.hpp"
 #include "device/shared_gate.hpp"
+#include "measure/gated_window.hpp"
 #include "measure/interference_phase.hpp"
 #include "measure/transfer_timer.hpp"
 
