@@ -22,9 +22,9 @@ TransferTimer::TransferTimer(double timeout_scale, bool ungated)
     : timeout_scale_(timeout_scale),
       ungated_(ungated),
       stream_(make_stream("transfers")),
-      start_(make_event("the start of a sample")),
-      stop_(make_event("the end of a sample")),
-      stamps_(sizeof(kernels::GateStamps), "gate time stamps") {}
+      start_(make_event("the start of an ungated run")),
+      stop_(make_event("the end of an ungated run")),
+      window_(stream_.get(), "sample") {}
 
 // One untimed launch first: what a method builds on first use (NCCL's connections for the
 // operation, module loads) is not its time. Then kCalibrationLaunches back to back between two
@@ -172,15 +172,7 @@ double TransferTimer::finish_run(double deadline_s, const std::string& what) {
 
 void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s,
                                   bool stamped, const Beside& beside) {
-  auto* stamps = static_cast<kernels::GateStamps*>(stamps_.host());
-  *stamps = {0, 0, 0, 0};
-  gate_timeout_s_ = gate_timeout_s;
-  auto* device_stamps = static_cast<kernels::GateStamps*>(stamps_.device());
-  // Ticket 0 is always open: the kernel only stamps the start.
-  kernels::enqueue_gate_wait(gate, ungated_ ? 0 : ticket, uint64_t(gate_timeout_s * 1e9), heartbeat, device_stamps,
-                             stream_.get());
-  if (beside) beside(stream_.get(), stop_.get());
-  cuda_check(cudaEventRecord(start_.get(), stream_.get()), "recording a sample's start event");
+  window_.open(gate, heartbeat, ungated_ ? 0 : ticket, gate_timeout_s, beside);  // ticket 0: always open
   if (!captured()) {  // the transfers (a queued sample's rest) go in wait(), once the gate has opened
     host_stamped_ = stamped;
     if (feeding_ == Feeding::kQueued) {  // as many as the launch queue holds behind the closed gate
@@ -191,25 +183,23 @@ void TransferTimer::enqueue_gated(const uint32_t* gate, const uint64_t* heartbea
     return;
   }
   cuda_check(cudaGraphLaunch(stamped ? stamped_graph_.get() : graph_.get(), stream_.get()), "launching a sample");
-  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a sample's stop event");
-  kernels::enqueue_end_stamp(device_stamps, stream_.get());
+  window_.close();
 }
 
 TransferTimer::Sample TransferTimer::wait(double deadline_s, const std::string& what) {
   if (feeding_ == Feeding::kHostDriven) return wait_host_driven(deadline_s, what);
   if (feeding_ == Feeding::kQueued) return wait_queued(deadline_s, what);
-  return finish_sample(deadline_s, what);
+  return window_.wait(deadline_s, what);
 }
 
 // The rest of the sample once the gate opened (the start event after the gate kernel is its
 // release), then the same end as a graph's.
 TransferTimer::Sample TransferTimer::wait_queued(double deadline_s, const std::string& what) {
   const auto t0 = Clock::now();
-  wait_for_release(deadline_s, what);
+  window_.wait_open(deadline_s, what);
   queue_transfers(queued_ahead_, host_stamped_ ? stamped_iterations_ : iterations_, host_stamped_);
-  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording a sample's stop event");
-  kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
-  return finish_sample(std::max(1e-3, deadline_s - seconds_since(t0)), what);
+  window_.close();
+  return window_.wait(std::max(1e-3, deadline_s - seconds_since(t0)), what);
 }
 
 void TransferTimer::queue_transfers(uint64_t from, uint64_t to, bool stamped) {
@@ -221,26 +211,6 @@ void TransferTimer::queue_transfers(uint64_t from, uint64_t to, bool stamped) {
     host_enqueue_(i, stream_.get());
     if (stamped) record(i + 1);
   }
-}
-
-void TransferTimer::throw_if_gate_gave_up() const {
-  if (static_cast<const kernels::GateStamps*>(stamps_.host())->timed_out)
-    throw RuntimeFailure("the start gate never opened within " + std::to_string(gate_timeout_s_) + " s");
-}
-
-void TransferTimer::wait_for_release(double deadline_s, const std::string& what) {
-  wait_for_event(start_.get(), deadline_s, what + " (its start gate)");
-  throw_if_gate_gave_up();
-}
-
-TransferTimer::Sample TransferTimer::finish_sample(double deadline_s, const std::string& what) {
-  wait_for_event(stop_.get(), deadline_s, what);
-  cuda_check(cudaStreamSynchronize(stream_.get()), "waiting for the end stamp");  // one tiny kernel left
-  throw_if_gate_gave_up();
-  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
-  float ms = 0;
-  cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading a sample's time");
-  return {ms, double(stamps->end_ns - stamps->release_ns), double(stamps->release_ns), double(stamps->end_ns)};
 }
 
 // Each call may block the host (synchronous I/O) and leave work on the stream; the stream is
@@ -271,19 +241,19 @@ double TransferTimer::run_host_driven(uint64_t count, double deadline_s, const s
 }
 
 // The gate kernel's completion (the start event after it) is the release; the transfers run
-// then, and the end stamp follows their work on the stream.
+// then, and the end stamp follows their work on the stream. The sample's time is the host's:
+// the window's events only say when the stamp is written.
 TransferTimer::Sample TransferTimer::wait_host_driven(double deadline_s, const std::string& what) {
   const auto t0 = Clock::now();
-  wait_for_release(deadline_s, what);
+  window_.wait_open(deadline_s, what);
   host_transfer_ms_.clear();
   const uint64_t count = host_stamped_ ? stamped_iterations_ : iterations_;
   const double ms = run_host_driven(count, std::max(1e-3, deadline_s - seconds_since(t0)), what,
                                     host_stamped_ ? &host_transfer_ms_ : nullptr);
-  kernels::enqueue_end_stamp(static_cast<kernels::GateStamps*>(stamps_.device()), stream_.get());
-  cuda_check(cudaEventRecord(stop_.get(), stream_.get()), "recording the end stamp's completion");
-  wait_for_event(stop_.get(), 10.0 * timeout_scale_, "the end stamp of " + what);
-  const auto* stamps = static_cast<const kernels::GateStamps*>(stamps_.host());
-  return {ms, double(stamps->end_ns - stamps->release_ns), double(stamps->release_ns), double(stamps->end_ns)};
+  window_.close_stamp_first();
+  Sample sample = window_.wait(10.0 * timeout_scale_, what);  // the drained stream has only the stamp left
+  sample.elapsed_ms = ms;
+  return sample;
 }
 
 }  // namespace p2pbench

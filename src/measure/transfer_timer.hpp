@@ -10,7 +10,7 @@
 
 #include "common/cuda_raii.hpp"
 #include "common/event_wait.hpp"
-#include "kernels/gate_kernels.hpp"
+#include "measure/gated_window.hpp"
 #include "vocab/feeding.hpp"
 
 namespace p2pbench {
@@ -20,12 +20,9 @@ class TransferTimer {
   // Enqueues transfer number `index` of a sample on `stream` (the index picks a pool slot).
   using EnqueueTransfer = std::function<void(uint64_t index, cudaStream_t stream)>;
 
-  struct Sample {
-    double elapsed_ms;  // CUDA events around the sample's transfers
-    double window_ns;   // this GPU's timer, from the gate's release to the end of the work
-    double release_ns;  // that timer when this stream saw the release (absolute: comparable only
-    double end_ns;      // between streams of one GPU, whatever process they belong to)
-  };
+  // A sample's figures: elapsed_ms from CUDA events around its transfers (host-driven: the
+  // host's clock), its window and stamps on this GPU's timer (measure/gated_window.hpp).
+  using Sample = WindowFigures;
 
   // `ungated`: samples start at once instead of behind the gate (sanitizer mode: no kernel may
   // wait for the host there).
@@ -93,7 +90,7 @@ class TransferTimer {
   // `stamped`: the stamped graph (build_stamped) instead of the sample graph. `beside`: queues
   // untimed work (TransferEngine::enqueue_beside), given the stream and the sample's end event,
   // after the gate wait and before the sample's start is recorded.
-  using Beside = std::function<void(cudaStream_t, cudaEvent_t)>;
+  using Beside = GatedWindow::Beside;
   void enqueue_gated(const uint32_t* gate, const uint64_t* heartbeat, uint32_t ticket, double gate_timeout_s,
                      bool stamped = false, const Beside& beside = {});
   // Waits for the queued sample (deadline in seconds) and returns its figures.
@@ -114,12 +111,6 @@ class TransferTimer {
   // (the first preceded by one).
   void queue_transfers(uint64_t from, uint64_t to, bool stamped);
   Sample wait_queued(double deadline_s, const std::string& what);
-  // Waits for the queued sample's stop event and end stamp, and returns its figures.
-  Sample finish_sample(double deadline_s, const std::string& what);
-  // Throws where the gate kernel gave up waiting for its ticket (its stamps say so).
-  void throw_if_gate_gave_up() const;
-  // Waits for the gate's release (the start event behind the gate kernel), then checks it opened.
-  void wait_for_release(double deadline_s, const std::string& what);
   bool captured() const { return feeding_ == Feeding::kCaptured; }
   // Captures `iterations` transfers on the stream; `after(i)` runs after transfer i is enqueued.
   GraphExec capture(const EnqueueTransfer& enqueue, uint64_t iterations, const std::function<void(uint64_t)>& after);
@@ -127,20 +118,21 @@ class TransferTimer {
   double timeout_scale_;
   bool ungated_;
   Stream stream_;
-  Event start_, stop_;
-  MappedHostBuffer stamps_;
+  Event start_, stop_;  // the ungated runs' (calibration, warm-up, background run, host drain)
   GraphExec graph_;
   GraphExec stamped_graph_;
   std::vector<Event> transfer_events_;  // the stamped graph's: before transfer 0, after each
   uint64_t stamped_iterations_ = 0;
   uint64_t iterations_ = 0;
-  double gate_timeout_s_ = 0;
   Feeding feeding_ = Feeding::kCaptured;
   uint64_t commands_per_transfer_ = 1;
   EnqueueTransfer host_enqueue_;             // not captured: what build() would have captured
   bool host_stamped_ = false;                // not captured: the queued sample is the stamped one
   uint64_t queued_ahead_ = 0;                // kQueued: the sample's transfers queued behind the gate
   std::vector<double> host_transfer_ms_;     // host-driven: the stamped sample's per-transfer times
+  // The gated samples' window. Last: it goes first, and its destructor drains the stream (the gate
+  // kernel and end stamp write its stamps) while the stream, graphs and events are still there.
+  GatedWindow window_;
 };
 
 }  // namespace p2pbench
