@@ -35,4 +35,10 @@ void cuda_check(cudaError_t err, const std::string& what) {
 
 void cuda_check_launch(const std::string& what) { cuda_check(cudaGetLastError(), "launching " + what); }
 
+int current_device() {
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "asking which GPU is current");
+  return device;
+}
+
 }  // namespace p2pbench

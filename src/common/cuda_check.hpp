@@ -26,4 +26,7 @@ void cuda_check(cudaError_t err, const std::string& what);
 // Checks the launch that was just enqueued (configuration errors surface here).
 void cuda_check_launch(const std::string& what);
 
+// The calling thread's current GPU (cudaGetDevice, checked).
+int current_device();
+
 }  // namespace p2pbench

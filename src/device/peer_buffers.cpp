@@ -59,9 +59,7 @@ PeerBuffers::PeerBuffers(const Communicator& comm, const GroupLayout& layout, si
 std::string PeerBuffers::allocate_own(int signal_regions, bool exported) {
   const size_t signal_bytes = kSignalRegionBytes * size_t(signal_regions);
   try {
-    int device = 0;
-    cuda_check(cudaGetDevice(&device), "reading the current GPU");
-    memory_ = make_peer_memory(allocator_, device);
+    memory_ = make_peer_memory(allocator_, current_device());
     src_ = memory_->allocate(slot_bytes_, "the source buffer", exported);
     dst_ = memory_->allocate(slot_bytes_ * size_t(slots_), "the destination buffer", exported);
     signals_ = memory_->allocate(signal_bytes, "the signal area", exported);

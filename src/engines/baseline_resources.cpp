@@ -40,10 +40,8 @@ class UnavailableEngine final : public TwoSidedEngine {
 
 // The PCI bus id of this rank's GPU ("0000:00:06.0").
 std::string current_gpu_bus_id() {
-  int device = 0;
-  cuda_check(cudaGetDevice(&device), "finding the rank's GPU");
   char bus[32] = {};
-  cuda_check(cudaDeviceGetPCIBusId(bus, sizeof bus, device), "reading the GPU's PCI bus id");
+  cuda_check(cudaDeviceGetPCIBusId(bus, sizeof bus, current_device()), "reading the GPU's PCI bus id");
   return bus;
 }
 

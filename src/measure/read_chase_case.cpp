@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/cuda_check.hpp"
 #include "kernels/gate_kernels.hpp"
 #include "kernels/latency_kernels.hpp"
 #include "measure/latency_probes.hpp"
@@ -29,10 +30,8 @@ kernels::ChaseLoad chase_load_of(const std::string& load) {
 }
 
 int current_sm_count() {
-  int device = 0;
   int sms = 0;
-  cuda_check(cudaGetDevice(&device), "querying the current device");
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the SM count");
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");
   return sms;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/cuda_check.hpp"
 #include "kernels/workload_kernels.hpp"
 #include "common/event_wait.hpp"
 #include "engines/cublaslt_library.hpp"
@@ -33,9 +34,7 @@ GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one
       b_(shape.k * shape.n * 2, "the GEMM's B operand"),
       d_(shape.m * shape.n * 2, "the GEMM's D result"),
       workspace_(kWorkspaceBytes, "the GEMM's workspace") {
-  int device = 0;
-  cuda_check(cudaGetDevice(&device), "asking which device the GEMM workload is on");
-  cuda_check(cudaDeviceGetAttribute(&device_sms_, cudaDevAttrMultiProcessorCount, device),
+  cuda_check(cudaDeviceGetAttribute(&device_sms_, cudaDevAttrMultiProcessorCount, current_device()),
              "reading the SM count of the GEMM workload's device");
   handle_ = make_lt_handle("the GEMM workload");
   op_ = make_bf16_matmul("the GEMM workload");

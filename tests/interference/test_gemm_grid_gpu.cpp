@@ -19,12 +19,6 @@
 namespace p2pbench {
 namespace {
 
-int device() {
-  int d = 0;
-  cuda_check(cudaGetDevice(&d), "querying the device");
-  return d;
-}
-
 // The partition probe launches `blocks` blocks of one warp each (kernels/workload_kernels.hpp).
 TEST(CapturedKernels, KnownLaunchShapeReadsBack) {
   constexpr int kBlocks = 7;
@@ -87,8 +81,8 @@ void expect_grid_described(const GemmWorkload& gemm, int sms, const std::string&
 
 TEST(GemmGrid, WholeGpuChoiceReadFromACaptureAndDescribed) {
   int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device()), "querying the SM count");
-  GemmWorkload gemm(GemmShape{2048, 2048, 2048}, device());  // chooses, captures, then checks a launch
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");
+  GemmWorkload gemm(GemmShape{2048, 2048, 2048}, current_device());  // chooses, captures, then checks a launch
   expect_grid_described(gemm, sms, "whole GPU");
   Stream s = make_stream("test");
   const auto again = captured_kernels(s.get(), [&] { gemm.enqueue(s.get()); }, "the GEMM again");
@@ -105,13 +99,13 @@ TEST(GemmGrid, WholeGpuChoiceReadFromACaptureAndDescribed) {
 // A partition's choice is read on the workload group's (green context's) stream, against its SMs.
 TEST(GemmGrid, PartitionChoiceReadOnItsGreenStream) {
   std::string why_not;
-  auto p = GreenPartition::create(device(), 16, why_not);
+  auto p = GreenPartition::create(current_device(), 16, why_not);
   if (!p) {
     if (std::getenv("P2PBENCH_ALLOW_NO_GREEN_CONTEXTS") == nullptr)
       ADD_FAILURE() << why_not << " (set P2PBENCH_ALLOW_NO_GREEN_CONTEXTS=1 where that is expected)";
     return;
   }
-  GemmWorkload gemm(GemmShape{2048, 2048, 2048}, device());
+  GemmWorkload gemm(GemmShape{2048, 2048, 2048}, current_device());
   const int sms = p->split().workload_sms;
   gemm.set_sm_target(sms, p->workload_stream());
   expect_grid_described(gemm, sms, std::to_string(sms) + " SMs");

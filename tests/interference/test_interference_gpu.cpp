@@ -33,15 +33,9 @@
 namespace p2pbench {
 namespace {
 
-int device() {
-  int d = 0;
-  cuda_check(cudaGetDevice(&d), "querying the device");
-  return d;
-}
-
 int sm_count() {
   int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device()), "querying the SM count");
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");
   return sms;
 }
 
@@ -107,7 +101,7 @@ class HbmBench {
 
   bool fits(const kernels::HbmStreamShape& shape, std::string* why_not = nullptr) const {
     try {
-      kernels::hbm_stream_blocks(device(), shape);
+      kernels::hbm_stream_blocks(current_device(), shape);
       return true;
     } catch (const InputError& e) {
       if (why_not) *why_not = e.what();
@@ -133,7 +127,7 @@ class HbmBench {
   // `before`, if given, runs after the poison and before the first launch.
   double rate_and_check(const kernels::HbmStreamShape& shape, int launches, int blocks_factor = 1,
                         const std::function<void(cudaStream_t)>& before = {}) {
-    const int blocks = blocks_factor * kernels::hbm_stream_blocks(device(), shape) + (blocks_factor > 1 ? 1 : 0);
+    const int blocks = blocks_factor * kernels::hbm_stream_blocks(current_device(), shape) + (blocks_factor > 1 ? 1 : 0);
     auto* next = static_cast<unsigned long long*>(counter_.get());
     kernels::fill_poison(dst_.get(), bytes_, kSeed, 0, stream_.get());
     if (before) before(stream_.get());
@@ -224,7 +218,7 @@ void confirm_fastest(HbmBench& bench, std::vector<ShapeRate> rates, double sweep
 
 std::unique_ptr<GreenPartition> partition_or_fail(int k) {
   std::string why_not;
-  auto p = GreenPartition::create(device(), k, why_not);
+  auto p = GreenPartition::create(current_device(), k, why_not);
   if (!p && std::getenv("P2PBENCH_ALLOW_NO_GREEN_CONTEXTS") == nullptr)
     ADD_FAILURE() << why_not << " (set P2PBENCH_ALLOW_NO_GREEN_CONTEXTS=1 where that is expected)";
   return p;
@@ -254,7 +248,7 @@ TEST(GreenPartition, ProbeAndCopyBlocksStayInTheirGroup) {
     for (unsigned id : transfer) EXPECT_EQ(workload.count(id), 0u) << "SM " << id << " ran blocks of both groups";
     // The LD/ST copy kernel's blocks, on the transfer group's stream, record their SMs too.
     const kernels::LdstShape shape{64, 512, 4};
-    kernels::ldst_prepare(shape, device());
+    kernels::ldst_prepare(shape, current_device());
     DeviceBuffer ids(sizeof(unsigned) * 64, "copy SM ids");
     kernels::ldst_copy(shape, src.get(), dst.get(), src.size(), p->transfer_stream(), static_cast<unsigned*>(ids.get()));
     std::vector<unsigned> copy_ids(64);
@@ -267,7 +261,7 @@ TEST(GreenPartition, ProbeAndCopyBlocksStayInTheirGroup) {
 }
 
 TEST(HbmWorkload, CopiesCorrectlyAndCatchesAMissedLaunch) {
-  HbmWorkload hbm(256ull << 20, device());
+  HbmWorkload hbm(256ull << 20, current_device());
   Stream s = make_stream("test");
   hbm.poison_result(s.get());
   hbm.enqueue(s.get());
@@ -280,7 +274,7 @@ TEST(HbmWorkload, CopiesCorrectlyAndCatchesAMissedLaunch) {
 
 TEST(HbmWorkload, RateAgainstAPlainDeviceToDeviceCopy) {
   const size_t bytes = 4ull << 30;
-  HbmWorkload hbm(bytes, device());
+  HbmWorkload hbm(bytes, current_device());
   std::printf("%s\n", hbm.describe().c_str());
   HbmBench bench(bytes);
   // Alternating rounds, medians: the copy's rate alone has been seen to move by 10% between runs.
@@ -306,10 +300,10 @@ TEST(HbmWorkload, RateAgainstAPlainDeviceToDeviceCopy) {
 // copy is checked. Seen on an H200 without the settle: 2105 GB/s after the poison, 2028 after the rest.
 TEST(HbmWorkload, RateRightAfterOtherWork) {
   const kernels::TmaShape tma{sm_count(), size_t(192) << 10, 4};
-  if (auto why = kernels::tma_unsupported_reason(tma, device())) GTEST_SKIP() << *why;
-  kernels::tma_prepare(tma, device());
+  if (auto why = kernels::tma_unsupported_reason(tma, current_device())) GTEST_SKIP() << *why;
+  kernels::tma_prepare(tma, current_device());
   const kernels::LdstShape ldst{32, 512, 4};
-  kernels::ldst_prepare(ldst, device());
+  kernels::ldst_prepare(ldst, current_device());
   DeviceBuffer a(size_t(64) << 20, "source of the work before"), b(size_t(64) << 20, "destination of the work before");
   using Enqueue = std::function<void(cudaStream_t)>;
   const std::vector<std::pair<std::string, Enqueue>> befores{
@@ -344,13 +338,13 @@ TEST(HbmStreamShape, NamesRoundTripAndBadShapesAreRefused) {
   EXPECT_THROW(kernels::parse_hbm_layout("chunks", "P2PBENCH_HBM_LAYOUT"), InputError);
   const kernels::HbmStreamShape shape{4, 256 << 10, 2, kernels::HbmHints::streaming, kernels::HbmLayout::warp_chunks};
   EXPECT_EQ(kernels::describe(shape), "layout warp_chunks hints streaming unroll 4 chunk 256 KiB blocks/SM 2");
-  EXPECT_THROW(kernels::hbm_stream_blocks(device(), {3, 256 << 10, 1}), InputError);
-  EXPECT_THROW(kernels::hbm_stream_blocks(device(), {4, 100, 1}), InputError);
-  EXPECT_THROW(kernels::hbm_stream_blocks(device(), {4, 256 << 10, 3}), InputError);
-  EXPECT_EQ(kernels::hbm_stream_blocks(device(), {2, 256 << 10, 2}, 10), 20);
+  EXPECT_THROW(kernels::hbm_stream_blocks(current_device(), {3, 256 << 10, 1}), InputError);
+  EXPECT_THROW(kernels::hbm_stream_blocks(current_device(), {4, 100, 1}), InputError);
+  EXPECT_THROW(kernels::hbm_stream_blocks(current_device(), {4, 256 << 10, 3}), InputError);
+  EXPECT_EQ(kernels::hbm_stream_blocks(current_device(), {2, 256 << 10, 2}, 10), 20);
   kernels::HbmStreamShape no_settle{2, 256 << 10, 1};
   no_settle.l2_settle = -1;
-  EXPECT_THROW(kernels::hbm_stream_blocks(device(), no_settle), InputError);
+  EXPECT_THROW(kernels::hbm_stream_blocks(current_device(), no_settle), InputError);
   no_settle.l2_settle = 0;
   EXPECT_EQ(kernels::describe(no_settle), "layout block_chunks hints none unroll 2 chunk 256 KiB blocks/SM 1 L2 settle 0");
 }
@@ -416,7 +410,7 @@ TEST(GemmWorkload, CorrectAloneAndCatchesAMissedLaunch) {
     SCOPED_TRACE(operands);
     GemmShape shape{8192, 8192, 8192};
     shape.operands = operands;
-    GemmWorkload gemm(shape, device());  // the constructor checks against the float64 reference
+    GemmWorkload gemm(shape, current_device());  // the constructor checks against the float64 reference
     std::printf("%s\n", gemm.describe().c_str());
     Stream s = make_stream("test");
     gemm.poison_result(s.get());
@@ -448,7 +442,7 @@ TEST(GemmOperands, TheGpusValuesAreTheHostsValues) {
 }
 
 TEST(GemmWorkload, OddShapeIsCorrectToo) {
-  GemmWorkload gemm(GemmShape{1040, 528, 4112}, device());  // throws if the float64 reference disagrees
+  GemmWorkload gemm(GemmShape{1040, 528, 4112}, current_device());  // throws if the float64 reference disagrees
   Stream s = make_stream("test");
   gemm.poison_result(s.get());
   gemm.enqueue(s.get());
@@ -456,7 +450,7 @@ TEST(GemmWorkload, OddShapeIsCorrectToo) {
 }
 
 TEST(GemmWorkload, CorrectBesideAConcurrentCopy) {
-  GemmWorkload gemm(GemmShape{8192, 8192, 8192}, device());
+  GemmWorkload gemm(GemmShape{8192, 8192, 8192}, current_device());
   BackgroundCopy copy(1ull << 30);
   Stream s = make_stream("test");
   gemm.poison_result(s.get());
@@ -470,10 +464,10 @@ TEST(GemmWorkload, CorrectBesideAConcurrentCopy) {
 TEST(GreenPartition, GemmInTheWorkloadGroupIsCorrectBesideACopyInTheTransferGroup) {
   auto p = partition_or_fail(16);
   if (!p) return;
-  GemmWorkload gemm(GemmShape{8192, 8192, 8192}, device());
+  GemmWorkload gemm(GemmShape{8192, 8192, 8192}, current_device());
   DeviceBuffer src(1ull << 30, "copy source"), dst(1ull << 30, "copy destination");
   const kernels::LdstShape shape{16, 512, 4};
-  kernels::ldst_prepare(shape, device());
+  kernels::ldst_prepare(shape, current_device());
   gemm.poison_result(p->workload_stream());
   cuda_check(cudaStreamSynchronize(p->workload_stream()), "poisoning");
   for (int i = 0; i < 10; ++i) kernels::ldst_copy(shape, src.get(), dst.get(), src.size(), p->transfer_stream());
@@ -484,7 +478,7 @@ TEST(GreenPartition, GemmInTheWorkloadGroupIsCorrectBesideACopyInTheTransferGrou
 
 TEST(GreenPartition, ImpossibleSplitSaysWhy) {
   std::string why_not;
-  EXPECT_EQ(GreenPartition::create(device(), sm_count(), why_not), nullptr);
+  EXPECT_EQ(GreenPartition::create(current_device(), sm_count(), why_not), nullptr);
   EXPECT_NE(why_not.find("green contexts unavailable"), std::string::npos) << why_not;
 }
 

@@ -33,12 +33,6 @@ struct DeviceMem {
   uint8_t* bytes() const { return static_cast<uint8_t*>(ptr); }
 };
 
-int current_device() {
-  int device = 0;
-  cuda_check(cudaGetDevice(&device), "querying the current device");
-  return device;
-}
-
 int sm_count() {
   int sms = 0;
   cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");

@@ -25,12 +25,6 @@ namespace {
 constexpr uint64_t kMs = 1000 * 1000;
 constexpr uint64_t kSecond = 1000 * kMs;
 
-int current_device() {
-  int device = 0;
-  cuda_check(cudaGetDevice(&device), "querying the current device");
-  return device;
-}
-
 int compute_major(int device) {
   int major = 0;
   cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
