@@ -4,14 +4,24 @@
 # OUT_DIR/session.tar.gz, with summary.txt beside it, after every step: a call cut short still
 # returns what ran.
 #
-#   source scripts/lib/node-session.sh        (from the repository root)
+#   source scripts/lib/node-session.sh        (from anywhere: it finds steps.sh beside it)
+#   session_open SCRIPT OUT_DIR               the usage check, then from the repository root
+#                                             session_start OUT_DIR (a session script's preamble)
 #   session_start OUT_DIR                     sets $work and $summary, records system.txt
 #   session_step NAME LIMIT_S CMD [ARG...]    runs CMD under a deadline, its output in NAME.log
 #   session_build SCRIPT                      configures and builds build-gpu/ (Release, sm_90),
 #                                             records version.txt; ends the session when it fails
-source scripts/lib/steps.sh
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 
 session_pack() { tar -C "$work" -czf "$out/session.tar.gz" . ; cp "$summary" "$out/" 2>/dev/null; }
+
+session_open() {  # SCRIPT OUT_DIR
+  local script=$1 out_dir=${2:-}
+  [ -n "$out_dir" ] || { echo "usage: $script OUT_DIR" >&2; exit 2; }
+  mkdir -p "$out_dir" && out_dir=$(cd "$out_dir" && pwd) || exit 2  # absolute: the session moves to the root
+  cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+  session_start "$out_dir"
+}
 
 session_start() {  # OUT_DIR
   out=$1

@@ -8,11 +8,8 @@
 # ../../h200-nv18/interference-every-rank-2026-11-29/); COMMANDS.md is written when it has run.
 # Usage: session.sh OUT_DIR
 set -uo pipefail
-out=${1:?usage: session.sh OUT_DIR}
-here=$(cd "$(dirname "$0")" && pwd)
-cd "$here/../../.." || exit 2
-source scripts/lib/node-session.sh
-session_start "$out"
+source "$(dirname "$0")/../../../scripts/lib/node-session.sh"
+session_open session.sh "${1:-}"
 session_build session.sh
 four=(mpirun -np 4 --bind-to none --allow-run-as-root build-gpu/src/p2pbench --devices 0,1,2,3)
 
