@@ -167,10 +167,15 @@ def test_node_session_packs_every_step_and_fails_naming_the_failed_ones(tmp_path
         assert name in listing, listing
     # session_open, sourced from elsewhere: the usage without OUT_DIR (exit 2), else the session
     # at the repository root with OUT_DIR made absolute before it moved there.
-    opener = f'source {tree}/scripts/lib/node-session.sh; session_open demo.sh "${{1:-}}"; pwd; finish_steps demo.sh'
+    opener = (f'source {tree}/scripts/lib/node-session.sh; session_open demo.sh "${{1:-}}"; pwd; '
+              'session_step listed 5 ls; finish_steps demo.sh')
     r = subprocess.run(["bash", "-c", opener, "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "usage: demo.sh OUT_DIR" in r.stderr, r.stdout + r.stderr
     r = subprocess.run(["bash", "-c", opener, "demo", "relative-out"], cwd=tmp_path, capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == str(tree), r.stdout + r.stderr
     assert (tmp_path / "relative-out" / "session.tar.gz").exists()
+    # A session that ran no step did not pass.
+    r = subprocess.run(["bash", "-c", f'source {tree}/scripts/lib/node-session.sh; session_open demo.sh out; '
+                        'finish_steps demo.sh', "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "demo.sh: FAILED: no step ran" in r.stdout, r.stdout + r.stderr
