@@ -17,4 +17,11 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Polls `event` until it completes; throws RuntimeFailure after `deadline_s` seconds.
 void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what);
 
+// Polls `stream` until its work has run; throws RuntimeFailure after `deadline_s` seconds (a
+// stream of a green context too: no device-wide synchronize).
+void wait_for_stream(cudaStream_t stream, double deadline_s, const std::string& what);
+// The same poll without throwing (teardown): the last answer, cudaErrorNotReady where the work
+// still ran at the deadline.
+cudaError_t poll_stream(cudaStream_t stream, double deadline_s);
+
 }  // namespace p2pbench

@@ -1,31 +1,12 @@
 #include "measure/gated_window.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
-#include <thread>
 
 #include "common/errors.hpp"
 #include "common/event_wait.hpp"
 
 namespace p2pbench {
-
-namespace {
-
-// Polls `stream` until its work has run or `deadline_s` seconds passed; returns the last answer
-// (cudaErrorNotReady: still running at the deadline). A poll, not cudaStreamSynchronize: every
-// wait for the GPU has a deadline.
-cudaError_t poll_stream(cudaStream_t stream, double deadline_s) {
-  const auto t0 = std::chrono::steady_clock::now();
-  cudaError_t err = cudaStreamQuery(stream);
-  while (err == cudaErrorNotReady && seconds_since(t0) < deadline_s) {
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
-    err = cudaStreamQuery(stream);
-  }
-  return err;
-}
-
-}  // namespace
 
 WindowFigures window_figures(const kernels::GateStamps& stamps, double elapsed_ms) {
   return {elapsed_ms, double(stamps.end_ns - stamps.release_ns), double(stamps.release_ns), double(stamps.end_ns)};
@@ -107,10 +88,7 @@ void GatedWindow::wait_open(double deadline_s, const std::string& what) {
 WindowFigures GatedWindow::wait(double deadline_s, const std::string& what) {
   if (!closed_) throw std::logic_error("waited for " + what + " before it was closed");
   wait_for_event(stop_.get(), deadline_s, "the end of " + what);
-  const cudaError_t err = poll_stream(stream_, deadline_s);
-  if (err == cudaErrorNotReady)
-    throw RuntimeFailure("timed out after " + std::to_string(deadline_s) + " s waiting for the end stamp of " + what);
-  cuda_check(err, "waiting for the end stamp of " + what);
+  wait_for_stream(stream_, deadline_s, "the end stamp of " + what);
   throw_if_gate_gave_up(stamps(), gate_timeout_s_, what);
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading the time of " + what);

@@ -68,14 +68,10 @@ std::vector<PhaseFigures> figures_of(const std::vector<RankStep<PhaseFigures>>& 
   return figures;
 }
 
-// Waits, within the deadline, for the work queued so far on each of `streams` (of green contexts
-// too: one by one, not by a device-wide synchronize).
+// Waits, within the deadline, for the work queued on each of `streams` (of green contexts too:
+// one by one, not by a device-wide synchronize).
 void wait_for_streams(const std::vector<cudaStream_t>& streams, double deadline_s, const char* what) {
-  for (cudaStream_t s : streams) {
-    Event done = make_event(std::string("the end of ") + what);
-    cuda_check(cudaEventRecord(done.get(), s), std::string("recording the end of ") + what);
-    wait_for_event(done.get(), deadline_s, what);
-  }
+  for (cudaStream_t s : streams) wait_for_stream(s, deadline_s, what);
 }
 
 }  // namespace
