@@ -41,4 +41,11 @@ int current_device() {
   return device;
 }
 
+int sm_count(int device) {
+  int sms = 0;
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+             "counting the SMs of GPU " + std::to_string(device));
+  return sms;
+}
+
 }  // namespace p2pbench

@@ -28,5 +28,7 @@ void cuda_check_launch(const std::string& what);
 
 // The calling thread's current GPU (cudaGetDevice, checked).
 int current_device();
+// The SMs of `device` (checked).
+int sm_count(int device);
 
 }  // namespace p2pbench

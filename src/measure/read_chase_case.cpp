@@ -29,12 +29,6 @@ kernels::ChaseLoad chase_load_of(const std::string& load) {
   return kernels::ChaseLoad::kStrong;
 }
 
-int current_sm_count() {
-  int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");
-  return sms;
-}
-
 // Where the chase ran: each SM's median ns per load and its launches over the samples (every_sm:
 // one launch per SM per sample), in SM order.
 void record_sms(const std::map<unsigned, std::vector<double>>& by_sm, ReadChaseSamples& s) {
@@ -145,7 +139,7 @@ void ReadChaseCase::chase(StepReport& report, ChaseSample& sample) const {
 // link) from before the warm-up until the last sample, so that GPU is not idle while it is read.
 bool ReadChaseCase::prepare(CaseOutcome& out) {
   const int me = p_.rank();
-  grid_ = r_.launch == "every_sm" ? current_sm_count() : 1;
+  grid_ = r_.launch == "every_sm" ? sm_count(current_device()) : 1;
   const uint32_t ticket = r_.owner == "busy" ? p_.gate().next_ticket() : 0;  // every rank, in the same order
   spin_release_.emplace(p_.gate(), ticket);
   const bool absolute = r_.load == "absolute" || r_.load == "generic";

@@ -34,8 +34,7 @@ GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one
       b_(shape.k * shape.n * 2, "the GEMM's B operand"),
       d_(shape.m * shape.n * 2, "the GEMM's D result"),
       workspace_(kWorkspaceBytes, "the GEMM's workspace") {
-  cuda_check(cudaDeviceGetAttribute(&device_sms_, cudaDevAttrMultiProcessorCount, current_device()),
-             "reading the SM count of the GEMM workload's device");
+  device_sms_ = sm_count(current_device());
   handle_ = make_lt_handle("the GEMM workload");
   op_ = make_bf16_matmul("the GEMM workload");
   auto layout = [](uint64_t rows, uint64_t cols, const char* what) {

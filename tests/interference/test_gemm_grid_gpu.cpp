@@ -80,8 +80,7 @@ void expect_grid_described(const GemmWorkload& gemm, int sms, const std::string&
 }
 
 TEST(GemmGrid, WholeGpuChoiceReadFromACaptureAndDescribed) {
-  int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");
+  const int sms = sm_count(current_device());
   GemmWorkload gemm(GemmShape{2048, 2048, 2048}, current_device());  // chooses, captures, then checks a launch
   expect_grid_described(gemm, sms, "whole GPU");
   Stream s = make_stream("test");

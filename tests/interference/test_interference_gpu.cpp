@@ -33,12 +33,6 @@
 namespace p2pbench {
 namespace {
 
-int sm_count() {
-  int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");
-  return sms;
-}
-
 // Milliseconds of `launches` launches of `enqueue` on `stream` (after one warm-up launch).
 template <typename F>
 double time_ms(cudaStream_t stream, int launches, F enqueue) {
@@ -227,7 +221,7 @@ std::unique_ptr<GreenPartition> partition_or_fail(int k) {
 // First in the file: before cuBLASLt is loaded (a module with dynamic parallelism would let
 // green contexts share 2 more SMs on Hopper, as cuda.h says).
 TEST(GreenPartition, ProbeAndCopyBlocksStayInTheirGroup) {
-  const int sms = sm_count();
+  const int sms = sm_count(current_device());
   const std::set<unsigned> everywhere = probe_sms(make_stream("unpartitioned probe").get(), 8 * sms);
   std::printf("unpartitioned probe: %zu of %d SMs\n", everywhere.size(), sms);
   ASSERT_GT(everywhere.size(), size_t(sms) / 2) << "the probe cannot tell a partition from the whole GPU";
@@ -299,7 +293,7 @@ TEST(HbmWorkload, RateAgainstAPlainDeviceToDeviceCopy) {
 // and 1.25 L2 sizes (HbmStreamShape::l2_settle). 3 interleaved rounds, medians; every stream's
 // copy is checked. Seen on an H200 without the settle: 2105 GB/s after the poison, 2028 after the rest.
 TEST(HbmWorkload, RateRightAfterOtherWork) {
-  const kernels::TmaShape tma{sm_count(), size_t(192) << 10, 4};
+  const kernels::TmaShape tma{sm_count(current_device()), size_t(192) << 10, 4};
   if (auto why = kernels::tma_unsupported_reason(tma, current_device())) GTEST_SKIP() << *why;
   kernels::tma_prepare(tma, current_device());
   const kernels::LdstShape ldst{32, 512, 4};
@@ -478,7 +472,7 @@ TEST(GreenPartition, GemmInTheWorkloadGroupIsCorrectBesideACopyInTheTransferGrou
 
 TEST(GreenPartition, ImpossibleSplitSaysWhy) {
   std::string why_not;
-  EXPECT_EQ(GreenPartition::create(current_device(), sm_count(), why_not), nullptr);
+  EXPECT_EQ(GreenPartition::create(current_device(), sm_count(current_device()), why_not), nullptr);
   EXPECT_NE(why_not.find("green contexts unavailable"), std::string::npos) << why_not;
 }
 

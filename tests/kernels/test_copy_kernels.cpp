@@ -33,12 +33,6 @@ struct DeviceMem {
   uint8_t* bytes() const { return static_cast<uint8_t*>(ptr); }
 };
 
-int sm_count() {
-  int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()), "querying the SM count");
-  return sms;
-}
-
 bool has_tma() {
   int major = 0;
   cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, current_device()),
@@ -84,7 +78,7 @@ struct CopyCase {
   size_t dst_offset;
 };
 
-int resolve_blocks(int blocks) { return blocks > 0 ? blocks : sm_count() * std::max(1, -blocks); }
+int resolve_blocks(int blocks) { return blocks > 0 ? blocks : sm_count(current_device()) * std::max(1, -blocks); }
 
 std::string blocks_name(int blocks) {
   if (blocks > 0) return std::to_string(blocks);
@@ -224,13 +218,13 @@ std::set<unsigned> smids_of_launch(Method method, int blocks) {
 }
 
 TEST(CopyKernelSms, LdstUsesOneSmPerBlock) {
-  for (int blocks : {1, std::min(7, sm_count()), sm_count()})
+  for (int blocks : {1, std::min(7, sm_count(current_device())), sm_count(current_device())})
     EXPECT_EQ(smids_of_launch(Method::kLdst, blocks).size(), static_cast<size_t>(blocks)) << blocks << " blocks";
 }
 
 TEST(CopyKernelSms, TmaUsesOneSmPerBlock) {
   if (!has_tma()) GTEST_SKIP() << "TMA needs compute capability 9.0+";
-  for (int blocks : {1, std::min(7, sm_count()), sm_count()})
+  for (int blocks : {1, std::min(7, sm_count(current_device())), sm_count(current_device())})
     EXPECT_EQ(smids_of_launch(Method::kTma, blocks).size(), static_cast<size_t>(blocks)) << blocks << " blocks";
 }
 

@@ -44,12 +44,6 @@ const char* load_name(ChaseLoad l) {
 // Chains of the reader's own addresses (absolute, generic) rather than offsets.
 bool holds_addresses(ChaseLoad l) { return l == ChaseLoad::kAbsolute || l == ChaseLoad::kGeneric; }
 
-int sm_count(int device) {
-  int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "querying the SM count");
-  return sms;
-}
-
 bool enable_peer_access_0_to_1() {
   int count = 0;
   cuda_check(cudaGetDeviceCount(&count), "counting devices");

@@ -58,8 +58,7 @@ class GemmRsEngine final : public CollectiveEngine {
   void prepare(int device, int rank, const std::vector<Flow>& mine) override {
     CollectiveEngine::prepare(device, rank, mine);
     if (gemm_) return;
-    int sms = 0;
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "counting the GPU's SMs");
+    const int sms = sm_count(device);
     const bool beside_the_rs = variant_ == Variant::kFused || variant_ == Variant::kBeside;
     const int sm_target = partition_ ? partition_->split().workload_sms : beside_the_rs ? std::max(1, sms - blocks()) : 0;
     Stream stream = make_stream("the pipeline's set-up");
