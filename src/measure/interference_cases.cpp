@@ -189,14 +189,15 @@ Workload& InterferenceCases::workload(const std::string& name) {
 bool InterferenceCases::agree_on_skips(Case& k, CaseOutcome& out) {
   const int me = comm_.rank();
   const bool both_ends = k.engine && k.engine->two_sided();
+  bool takes_part = false;
   for (const Flow& o : flows_of(k.spec)) {
     const bool drives = CaseSpec::engine_rank(k.spec.direction, o.src_rank, o.dst_rank) == me;
-    if (both_ends ? (o.src_rank == me || o.dst_rank == me) : drives) k.mine.push_back(o);
+    const bool involved = o.src_rank == me || o.dst_rank == me;
+    if (both_ends ? involved : drives) k.mine.push_back(o);
     k.drive = k.drive || drives;
+    takes_part = takes_part || involved;
   }
-  const auto takes_part = [me](const Flow& f) { return f.src_rank == me || f.dst_rank == me; };
-  const std::vector<Flow> flows = flows_of(k.spec);
-  k.busy = k.drive || (k.spec.both_gpus_busy.value_or(false) && std::any_of(flows.begin(), flows.end(), takes_part));
+  k.busy = k.drive || (k.spec.both_gpus_busy.value_or(false) && takes_part);
   const int sms = k.spec.sm_partition.value_or(0);
   auto skips = steps_.run_reports("agreeing on skips", [&](StepReport& r) {
     std::optional<std::string>& reason = r.skip;
