@@ -222,6 +222,13 @@ class Checks:
         self.baselines_and_latency()
 
 
+def interference_figures(row):
+    """The four figures of an interference row (the workload's and the transfer's, alone and
+    together; None where missing) and whether each has a positive median."""
+    figures = [row.get(k) for k in ("workload_alone", "workload_together", "transfer_alone_gbps", "transfer_together_gbps")]
+    return figures, all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures)
+
+
 def gpus_or_exit_code(doc):
     """(visible GPUs, None) to go on, or (0, exit code): 2 after the usage `doc` when the
     arguments are missing, 77 (CTest: skipped) with the reason when no GPU is visible."""

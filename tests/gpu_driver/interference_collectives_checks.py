@@ -14,6 +14,7 @@ import json
 import pathlib
 import sys
 
+from driver_checks import interference_figures
 from put_signal_checks import run_rank_counts
 
 CONFIG = str(pathlib.Path(__file__).resolve().parent / "interference-collectives-small.json")
@@ -47,10 +48,8 @@ def interference_rows(check, ranks, rows, ran):
     for row in rows:
         if row["status"] != "ok":
             continue
-        figures = [row.get(k) for k in ("workload_alone", "workload_together", "transfer_alone_gbps",
-                                        "transfer_together_gbps")]
-        check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
-              f"{ranks} ranks: {row['engine']}: the workload's and the transfer's figures, alone and together",
+        figures, complete = interference_figures(row)
+        check(complete, f"{ranks} ranks: {row['engine']}: the workload's and the transfer's figures, alone and together",
               json.dumps(figures))
 
 

@@ -18,7 +18,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "gpu_driver"))
-from driver_checks import Checks, gpus_or_exit_code  # noqa: E402
+from driver_checks import Checks, gpus_or_exit_code, interference_figures  # noqa: E402
 
 CONFIG = HERE / "put-signal-beside-gemm.json"
 
@@ -41,10 +41,8 @@ def check_rows(c, rows, planned):
         c.check(ok, f"{name}: ok and verified", str((row["status"], row.get("error"))))
         if not ok:
             continue
-        figures = [row.get(k) for k in ("workload_alone", "workload_together", "transfer_alone_gbps",
-                                        "transfer_together_gbps")]
-        c.check(all(isinstance(f, dict) and f.get("median", 0) > 0 for f in figures),
-                f"{name}: the workload's and the transfer's figures, alone and together", str(figures))
+        figures, complete = interference_figures(row)
+        c.check(complete, f"{name}: the workload's and the transfer's figures, alone and together", str(figures))
         if row.get("engine") in ("nccl", "nccl_all_gather"):
             blocks = row.get("sms_used")
             c.check(isinstance(blocks, int) and 0 < blocks <= 1024, f"{name}: NCCL's blocks read from its kernel",
