@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/cuda_check.hpp"
+#include "common/device_connections.hpp"
 #include "common/driver_entry_point.hpp"
 
 namespace p2pbench {
@@ -74,6 +75,12 @@ struct GreenPartition::Driver {
 GreenPartition::GreenPartition() = default;
 
 std::unique_ptr<GreenPartition> GreenPartition::create(int device, int transfer_sms, std::string& why_not) {
+  // Under MPS the driver makes the groups, and their kernels still run on any SM (docs/groups.md):
+  // a partitioned figure would be an unpartitioned one.
+  if (mps_daemon_reachable()) {
+    why_not = "green contexts keep no SM partition under MPS: a partitioned case runs with a GPU per rank and no MPS daemon";
+    return nullptr;
+  }
   std::unique_ptr<GreenPartition> p(new GreenPartition());
   try {
     p->driver_ = std::make_unique<Driver>();

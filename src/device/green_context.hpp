@@ -27,7 +27,8 @@ struct SmSplit {
 class GreenPartition {
  public:
   // The split of `device` (current) giving `transfer_sms` to the transfer; nullptr with
-  // `why_not` set where green contexts are unavailable or the split is impossible.
+  // `why_not` set where green contexts are unavailable, keep no partition (an MPS daemon is
+  // reachable) or the split is impossible.
   static std::unique_ptr<GreenPartition> create(int device, int transfer_sms, std::string& why_not);
   ~GreenPartition();
   GreenPartition(const GreenPartition&) = delete;

@@ -22,7 +22,6 @@
 
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
-#include "common/device_connections.hpp"
 #include "common/errors.hpp"
 #include "device/green_context.hpp"
 #include "engines/collective_engine.hpp"
@@ -110,11 +109,9 @@ class GemmRsEngine final : public CollectiveEngine {
     }
   }
 
-  // Green contexts keep no partition under MPS (docs/groups.md); otherwise the only test of a
-  // split is making it, so the partition made here is the one the case then uses.
+  // The only test of a split is making it (under MPS it is refused), so the partition made here
+  // is the one the case then uses.
   std::optional<std::string> green_partition_reason(int device) const {
-    if (mps_daemon_reachable())
-      return std::string("green contexts keep no SM partition under MPS: runs with a GPU per rank and no MPS daemon");
     std::string why_not;
     if (!partition_) partition_ = GreenPartition::create(device, blocks(), why_not);
     if (!partition_) return why_not;
