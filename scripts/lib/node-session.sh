@@ -11,6 +11,13 @@
 #   session_step NAME LIMIT_S CMD [ARG...]    runs CMD under a deadline, its output in NAME.log
 #   session_build SCRIPT                      configures and builds build-gpu/ (Release, sm_90),
 #                                             records version.txt; ends the session when it fails
+#   session_tests NAME LIMIT_S REGEX [VAR=VALUE...]
+#                                             the tests of build-gpu/ matching REGEX
+#                                             (scripts/run-ctest.sh) in the step NAME, their verdict
+#                                             lines added to the summary
+#   session_mps_tests NAME LIMIT_S REGEX [VAR=VALUE...]
+#                                             the same under an MPS daemon of the session's own
+#                                             (ranks sharing a GPU: a functional check), quit after
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 
 session_pack() { tar -C "$work" -czf "$out/session.tar.gz" . ; cp "$summary" "$out/" 2>/dev/null; }
@@ -48,4 +55,27 @@ session_build() {  # SCRIPT
     finish_steps "$1"
   build-gpu/src/p2pbench --version >"$work/version.txt" 2>&1
   note "built: $(head -1 "$work/version.txt")"
+}
+
+session_tests() {  # NAME LIMIT_S REGEX [VAR=VALUE...]
+  local name=$1 limit=$2 regex=$3 status=0
+  shift 3
+  session_step "$name" "$limit" env "$@" scripts/run-ctest.sh build-gpu -R "$regex" || status=$?
+  grep -E "tests passed|tests failed|\*\*\*|^  " "$work/$name.log" | tail -20 >>"$summary"
+  return "$status"
+}
+
+session_mps_tests() {  # NAME LIMIT_S REGEX [VAR=VALUE...]
+  local pipe=/tmp/p2pbench-mps status=0
+  mkdir -p "$pipe" "$pipe-log"
+  export CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=$pipe-log
+  if session_step "$1-mps-start" 30 nvidia-cuda-mps-control -d; then
+    session_tests "$@" || status=$?
+    echo quit | nvidia-cuda-mps-control
+    sleep 2  # the daemon quits after its clients: the next step must find none
+  else
+    status=1
+  fi
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  return "$status"
 }

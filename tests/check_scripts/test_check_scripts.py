@@ -6,6 +6,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import tarfile
 
 import pytest
 
@@ -175,6 +176,25 @@ def test_node_session_packs_every_step_and_fails_naming_the_failed_ones(tmp_path
                        timeout=60)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == str(tree), r.stdout + r.stderr
     assert (tmp_path / "relative-out" / "session.tar.gz").exists()
+    # session_tests: the tests' verdict lines in the summary, the variables given to the runner;
+    # session_mps_tests whose MPS daemon does not start fails its start step and runs no test.
+    runner = tree / "scripts" / "run-ctest.sh"
+    runner.write_text('#!/bin/sh\necho "runner $* FOO=$FOO"\necho "100% tests passed, 0 tests failed out of 1"\n')
+    no_daemon = tmp_path / "bin" / "nvidia-cuda-mps-control"
+    no_daemon.parent.mkdir()
+    no_daemon.write_text("#!/bin/sh\necho no daemon here >&2\nexit 1\n")
+    for tool in (runner, no_daemon):
+        tool.chmod(0o755)
+    tests = (f'PATH={no_daemon.parent}:$PATH; source scripts/lib/node-session.sh; session_start "$1"; '
+             'session_tests t 5 "a|b" FOO=bar; session_mps_tests m 5 "c" || echo "mps exit $?"; finish_steps demo.sh')
+    r = subprocess.run(["bash", "-c", tests, "demo", str(out)], cwd=tree, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "mps exit 1" in r.stdout, r.stdout + r.stderr
+    summary = (out / "summary.txt").read_text()
+    assert "t: ok" in summary and "100% tests passed" in summary and "m-mps-start: FAILED" in summary, summary
+    with tarfile.open(out / "session.tar.gz") as packed:
+        log = packed.extractfile("./t.log").read().decode()
+    assert "runner build-gpu -R a|b FOO=bar" in log, log
+    assert "\nm: " not in summary, summary
     # A session that ran no step did not pass.
     r = subprocess.run(["bash", "-c", f'source {tree}/scripts/lib/node-session.sh; session_open demo.sh out; '
                         'finish_steps demo.sh', "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
