@@ -55,38 +55,40 @@ GemmWorkload::GemmWorkload(const GemmShape& shape, int /*device: the current one
   if (auto bad = check(stream.get())) throw RuntimeFailure("the GEMM alone gives a wrong result: " + *bad);
 }
 
-void GemmWorkload::choose_algorithm(cudaStream_t stream) {
+GemmWorkload::Choice GemmWorkload::choose_algorithm(cudaStream_t stream) {
   // Split-K partial sums only in fp32: bf16 partials (in-place or output-type reduction) would
   // round, and the result would no longer be exact, nor the same for every algorithm.
   const std::vector<cublasLtMatmulAlgo_t> algos =
       heuristic_algorithms(handle_.get(), op_.get(), a_layout_.get(), b_layout_.get(), d_layout_.get(), kWorkspaceBytes,
                            CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, kHeuristicAlgorithms, "the bf16 GEMM workload");
   Event start = make_event("the start of a GEMM timing"), stop = make_event("the end of a GEMM timing");
+  Choice best;
+  best.candidates = int(algos.size());
   double best_ms = 0;
   for (int i = 0; i < int(algos.size()); ++i) {
-    algo_ = algos[size_t(i)];
+    const cublasLtMatmulAlgo_t& algo = algos[size_t(i)];
     try {
-      enqueue(stream);  // warm-up
+      launch(algo, stream);  // warm-up
     } catch (const RuntimeFailure&) {
       continue;  // cuBLASLt refused the algorithm before launching it: try the next one
     }
     cuda_check(cudaEventRecord(start.get(), stream), "recording a GEMM timing start");
-    for (int l = 0; l < kTimedLaunches; ++l) enqueue(stream);
+    for (int l = 0; l < kTimedLaunches; ++l) launch(algo, stream);
     cuda_check(cudaEventRecord(stop.get(), stream), "recording a GEMM timing stop");
     wait_for_event(stop.get(), 60.0, "timing a GEMM algorithm");
     float ms = 0;
     cuda_check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "reading a GEMM timing");
-    if (algo_index_ < 0 || ms < best_ms) {
+    if (best.index < 0 || ms < best_ms) {
       best_ms = ms;
-      algo_index_ = i;
+      best.index = i;
+      best.algo = algo;
     }
   }
-  algo_candidates_ = int(algos.size());
-  if (algo_index_ < 0)
+  if (best.index < 0)
     throw RuntimeFailure("cuBLASLt offers no bf16 GEMM algorithm for this shape and workspace on " +
                          (sm_target_ ? std::to_string(sm_target_) + " SMs" : std::string("the whole GPU")));
-  algo_ = algos[size_t(algo_index_)];
-  best_tflops_ = kTimedLaunches * shape_.flops() / (best_ms * 1e-3) / 1e12;
+  best.best_tflops = kTimedLaunches * shape_.flops() / (best_ms * 1e-3) / 1e12;
+  return best;
 }
 
 void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
@@ -94,24 +96,19 @@ void GemmWorkload::set_sm_target(int sms, cudaStream_t stream) {
   sm_target_ = sms;
   auto it = choices_.find(sms);
   if (it == choices_.end()) {
-    algo_index_ = -1;
-    choose_algorithm(stream);
-    Choice choice{algo_, algo_index_, algo_candidates_, best_tflops_, {}, {}};
+    Choice choice = choose_algorithm(stream);
     read_grid(choice, stream);
     it = choices_.emplace(sms, std::move(choice)).first;
   }
-  algo_ = it->second.algo;
-  algo_index_ = it->second.index;
-  algo_candidates_ = it->second.candidates;
-  best_tflops_ = it->second.best_tflops;
+  current_ = &it->second;  // a std::map's elements stay where they are
 }
 
 void GemmWorkload::read_grid(Choice& choice, cudaStream_t stream) {
   // cuBLASLt supports capture, and with the fixed workspace a captured launch allocates nothing;
   // the graph is destroyed unlaunched, so the launches after it are as before.
   try {
-    const auto launch = [&] { enqueue(stream); };
-    for (const CapturedKernel& k : captured_kernels(stream, launch, "one launch of the bf16 GEMM")) {
+    const auto one_launch = [&] { launch(choice.algo, stream); };
+    for (const CapturedKernel& k : captured_kernels(stream, one_launch, "one launch of the bf16 GEMM")) {
       KernelGrid g{k, std::nullopt, {}};
       g.resident_per_sm = resident_blocks_per_sm(k, g.resident_unknown);
       choice.grid.push_back(std::move(g));
@@ -128,9 +125,14 @@ void GemmWorkload::read_grid(Choice& choice, cudaStream_t stream) {
 }
 
 void GemmWorkload::enqueue(cudaStream_t stream) {
+  if (!current_) throw std::logic_error("the GEMM workload was launched before an algorithm was chosen");
+  launch(current_->algo, stream);
+}
+
+void GemmWorkload::launch(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) {
   const float alpha = 1.0f, beta = 0.0f;
   cublas_check(cublaslt().Matmul(handle_.get(), op_.get(), &alpha, a_.get(), a_layout_.get(), b_.get(), b_layout_.get(), &beta,
-                              d_.get(), d_layout_.get(), d_.get(), d_layout_.get(), &algo_, workspace_.get(),
+                              d_.get(), d_layout_.get(), d_.get(), d_layout_.get(), &algo, workspace_.get(),
                               kWorkspaceBytes, stream),
                "launching the bf16 GEMM");
 }

@@ -32,7 +32,7 @@ class GemmWorkload final : public Workload {
   std::string describe() const override;
 
   // The best figure of the heuristic's algorithms when they were timed (TFLOP/s).
-  double best_tflops_when_chosen() const { return best_tflops_; }
+  double best_tflops_when_chosen() const { return current_ ? current_->best_tflops : 0.0; }
 
   // A kernel of one launch of a choice, read from a capture of that launch (never launched) once
   // the choice was made: whether its blocks leave an SM free for a transfer's blocks is a matter
@@ -48,13 +48,15 @@ class GemmWorkload final : public Workload {
   const std::string& grid_unread() const { return choices_.at(sm_target_).grid_unread; }
 
  private:
-  // Asks the heuristic for algorithms for the current SM target and keeps the fastest that
-  // runs (timed on `stream`).
-  void choose_algorithm(cudaStream_t stream);
+  struct Choice;
+  // Asks the heuristic for algorithms for the current SM target and returns the fastest that
+  // runs (timed on `stream`), its grid not yet read.
+  Choice choose_algorithm(cudaStream_t stream);
+  // One launch of `algo` on `stream`.
+  void launch(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream);
   // Sampled outputs against the host float64 reference; nullopt when within bf16 rounding.
   std::optional<std::string> check_against_reference(cudaStream_t stream) const;
   unsigned long long checksum(cudaStream_t stream) const;
-  struct Choice;
   // Reads the kernels of one launch of the chosen algorithm into `choice`, from a capture on
   // `stream` (where the launches go: a partition's grid is sized by its context and target).
   void read_grid(Choice& choice, cudaStream_t stream);
@@ -72,11 +74,9 @@ class GemmWorkload final : public Workload {
     std::string grid_unread;
   };
   std::map<int, Choice> choices_;  // by SM target (0: the whole GPU)
+  const Choice* current_ = nullptr;  // choices_'s element of the current SM target
   int sm_target_ = 0;
   int device_sms_ = 0;  // the whole GPU's, against which its choice's grid is read
-  cublasLtMatmulAlgo_t algo_{};
-  int algo_index_ = -1, algo_candidates_ = 0;
-  double best_tflops_ = 0;
   bool have_reference_checksum_ = false;
   unsigned long long reference_checksum_ = 0;
 };
