@@ -517,6 +517,9 @@ bool InterferenceCases::describe_workload(Case& k, CaseOutcome& out) {
       rec.workload_group_sms = d.workload_group_sms;
     }
   }
+  // An engine that reports its blocks (put with signal, the collectives of puts) runs on no more
+  // SMs than its group holds, however many blocks it launches.
+  if (rec.transfer_group_sms && out.sms_used) out.sms_used = std::min(*out.sms_used, *rec.transfer_group_sms);
   return true;
 }
 

@@ -233,8 +233,8 @@ TEST(InterferenceConfig, CollectiveEnginesSpanEveryRank) {
 
 TEST(InterferenceConfig, RefusingAnEngineNamesWhatMayRun) {
   try {
-    parse_config(doc_with({{"engines", {"ce", "all_gather_put"}}}));
-    FAIL() << "all_gather_put accepted as an interference engine";
+    parse_config(doc_with({{"engines", {"ce", "all_reduce_two_shot"}}}));
+    FAIL() << "all_reduce_two_shot accepted as an interference engine";
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("interference.engines[1]"), std::string::npos) << what;
@@ -275,6 +275,30 @@ TEST(InterferenceConfig, ZeroSmConfigRunsEveryEngineAndFitsTheGate) {
   EXPECT_EQ(partitions["ce"], std::set<int>{0});
   EXPECT_EQ(partitions["put_signal_ce"], std::set<int>{0});
   EXPECT_EQ(count["put_signal_ce"], 4) << "signal_group 1 and 4, signal as a stream write and as a copy";
+}
+
+// configs/interference-collectives-sm.json: the all-gather of the copy engine and of NCCL once
+// (unpartitioned), those of puts unpartitioned and in groups of 8 and 16 SMs, each size; over four
+// ranks every case's flows are every ordered pair.
+TEST(InterferenceConfig, CollectivesSmConfigPutsTheSmAllGathersInGroups) {
+  const Config c = parse_config(
+      read_json_file(std::string(test_source_dir()) + "/configs/interference-collectives-sm.json", "--config"));
+  validate_kernel_axes(c);
+  const std::vector<CaseSpec> cases = expand_cases(c, GroupLayout::distinct(4));
+  std::map<std::string, std::set<int>> partitions;
+  for (const CaseSpec& k : cases) {
+    ASSERT_TRUE(k.engine && k.sm_partition);
+    partitions[to_string(*k.engine)].insert(*k.sm_partition);
+    EXPECT_EQ(k.flows.size(), 12u) << k.name();
+    EXPECT_EQ(k.mode, Mode::kBidir) << k.name();
+    EXPECT_FALSE(static_skip_reason(transfer_case_of(k))) << k.name();
+  }
+  EXPECT_EQ(cases.size(), 2u * (1 + 3 + 3 + 1)) << "two sizes";
+  const std::set<int> k0816{0, 8, 16};
+  EXPECT_EQ(partitions["all_gather_put"], k0816);
+  EXPECT_EQ(partitions["all_gather_tma"], k0816);
+  EXPECT_EQ(partitions["all_gather_ce"], std::set<int>{0});
+  EXPECT_EQ(partitions["nccl_all_gather"], std::set<int>{0});
 }
 
 // The transfer streams' priority is part of a case: in its name when highest, in every row (an

@@ -75,9 +75,10 @@ TEST(MethodRegistry, WhatMayRunAsALoadIsAOneSidedCopyWithAnEngine) {
 // The transfer beside an interference workload may also be a flow whose two ends both run, which
 // the interference loop runs on both ranks: a put with signal (a copy method of its own engine),
 // NCCL's send/receive (a baseline on the session's communicator), a copy-engine collective (no
-// SM on either rank) or NCCL's collective of the same operation. One way; never a latency load: that loop runs one end only.
+// SM on either rank), NCCL's collective of the same operation, or one built from puts (its blocks
+// in the transfer's SM group). One way; never a latency load: that loop runs one end only.
 TEST(MethodRegistry, WhatRunsBesideAWorkloadWithBothEndsIsOneWayFlow) {
-  size_t beside = 0, baselines = 0;
+  size_t beside = 0, baselines = 0, collectives = 0, sm_collectives = 0;
   for (const MethodInfo& m : method_registry()) {
     if (!m.runs_beside_workload) continue;
     ++beside;
@@ -89,8 +90,10 @@ TEST(MethodRegistry, WhatRunsBesideAWorkloadWithBothEndsIsOneWayFlow) {
       EXPECT_TRUE(m.needs_nccl) << m.name << ": its engine comes from the session's communicator";
       continue;
     }
-    if (m.kind == MethodKind::kCollective) {  // the copy engine's and NCCL's, no SM axis of ours
-      EXPECT_FALSE(takes_sms(m.id)) << m.name;
+    if (m.kind == MethodKind::kCollective) {  // the copy engine's and NCCL's take no SM of ours
+      ++collectives;
+      sm_collectives += takes_sms(m.id) ? 1 : 0;
+      EXPECT_TRUE(!takes_sms(m.id) || m.collective == Collective::kAllGather) << m.name << ": only the all-gathers of puts";
       EXPECT_TRUE(engine_maker(m.id) != nullptr || m.needs_nccl) << m.name;
       continue;
     }
@@ -100,6 +103,8 @@ TEST(MethodRegistry, WhatRunsBesideAWorkloadWithBothEndsIsOneWayFlow) {
   }
   EXPECT_GT(beside, baselines);
   EXPECT_EQ(baselines, 1u) << "nccl";
+  EXPECT_EQ(collectives, 6u) << "all-gather and all-to-all of the copy engine and of NCCL, the all-gathers of puts";
+  EXPECT_EQ(sm_collectives, 2u) << "all_gather_put, all_gather_tma";
 }
 
 TEST(MethodRegistry, RowsCarryTheAxesTheMethodSweeps) {

@@ -131,9 +131,11 @@ P2PBENCH_REGISTER_METHOD(kReduceScatterTwoShot,
                               "each sums its chunk in rank order",
                               ldst_axes()),
                          make<Algorithm::kReduceScatterTwoShot>);
+// The all-gathers may be the transfer beside an interference workload, in the transfer's SM group
+// where partitioned: the SM side of the copy engine's and NCCL's all-gather.
 P2PBENCH_REGISTER_METHOD(kAllGatherPut,
-                         info("all_gather_put", "all-gather: puts", "tab:purple", 22, Collective::kAllGather,
-                              "all-gather of f32: each rank stores its chunk into every rank's output", ldst_axes()),
+                         beside_workload(info("all_gather_put", "all-gather: puts", "tab:purple", 22, Collective::kAllGather,
+                              "all-gather of f32: each rank stores its chunk into every rank's output", ldst_axes())),
                          make<Algorithm::kAllGather>);
 P2PBENCH_REGISTER_METHOD(kAllReduceTwoShot,
                          info("all_reduce_two_shot", "all-reduce: two-shot puts", "tab:orange", 23,
@@ -157,10 +159,10 @@ P2PBENCH_REGISTER_METHOD(kReduceScatterTwoShotTma,
                               tma_axes()),
                          make<Algorithm::kReduceScatterTwoShot>);
 P2PBENCH_REGISTER_METHOD(kAllGatherTma,
-                         info("all_gather_tma", "all-gather: TMA puts", "tab:pink", 26, Collective::kAllGather,
+                         beside_workload(info("all_gather_tma", "all-gather: TMA puts", "tab:pink", 26, Collective::kAllGather,
                               "all-gather of f32: each piece of a rank's chunk loaded into shared memory once and bulk-"
                               "stored (TMA) into every rank's output",
-                              tma_axes()),
+                              tma_axes())),
                          make<Algorithm::kAllGather>);
 P2PBENCH_REGISTER_METHOD(kAllReduceTwoShotTma,
                          info("all_reduce_two_shot_tma", "all-reduce: two-shot TMA", "tab:brown", 27,
