@@ -13,12 +13,11 @@ import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from p2pbench_report.methods import SHAPE_AXES  # noqa: E402  (the registry's axes, as the report finds them)
+from p2pbench_report.methods import IDENTITY_FIELDS, SHAPE_AXES  # noqa: E402  (the registry's, as the report finds them)
 
 FIGURES = (("latency_us", "us"), ("transfer_together_gbps", "GB/s"), ("bandwidth_gbps", "GB/s"))
-SHAPE = tuple(a["name"] for a in SHAPE_AXES) + ("protocol", "engine", "workload", "sm_partition", "atomic_type",
-                                                "atomic_pattern", "hot_addresses", "ops_per_thread", "pattern",
-                                                "schedule")
+SHAPE = tuple(a["name"] for a in SHAPE_AXES) + ("protocol", "atomic_type", "atomic_pattern", "hot_addresses",
+                                                "ops_per_thread", "pattern", "schedule") + IDENTITY_FIELDS
 
 
 def figure(row):

@@ -5,8 +5,7 @@ Usage: scripts/update-method-lists.py P2PBENCH_BINARY
 
 Writes schema/methods.json (`p2pbench --list-methods --json`) and, in schema/results.schema.json,
 the row's method enum (every method), the enum of the rule that asks ok bidir rows of the copy
-and two-sided baseline methods for their per-direction figures, the enum of the engines an
-interference row may name (the methods that may run as a load), and a property for each field a
+and two-sided baseline methods for their per-direction figures, and a property for each field a
 method declares for its rows (methods.json's row_fields; marked with GENERATED_FIELD as their
 $comment, so that a field no method declares any longer goes). The version 1 schema describes
 files that can hold only the methods of version 1 and stays as it is. Exit 2 when the binary
@@ -53,6 +52,8 @@ def field_schema(field: dict) -> dict:
         schema = {"enum": field["values"] + ([None] if nullable else [])}
     elif kind == "text":
         schema = {"type": ["string", "null"] if nullable else "string"}
+    elif kind == "flag":
+        schema = {"type": ["boolean", "null"] if nullable else "boolean"}
     elif kind == "count":
         schema = {"$ref": "#/definitions/nullable_count" if nullable else "#/definitions/count"}
     elif kind == "number":
@@ -84,14 +85,6 @@ def write_row_fields(row: dict, fields: list[dict]) -> None:
         properties[field["name"]] = {"$comment": GENERATED_FIELD, **field_schema(field)}
 
 
-def engine_enum(row: dict) -> list:
-    """The enum of the engines an interference row names (null on other rows)."""
-    enum = row["properties"].get("engine", {}).get("enum")
-    if enum is None:
-        sys.exit(f"update-method-lists: {SCHEMA}: the row has no engine enum")
-    return enum
-
-
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -103,7 +96,6 @@ def main() -> int:
     row = schema["definitions"]["row"]
     row["properties"]["method"]["enum"] = [m["name"] for m in methods]
     bidir_rule(row)["enum"] = [m["name"] for m in methods if m["kind"] in BIDIR_WITH_DIRECTIONS_KINDS]
-    engine_enum(row)[:] = [m["name"] for m in methods if m["runs_as_load"] or m["runs_beside_workload"]] + [None]
     write_row_fields(row, json.loads(listing).get("row_fields", []))
     SCHEMA.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{METHODS.relative_to(REPO)}: {len(methods)} methods; {SCHEMA.relative_to(REPO)}: method enums, "

@@ -42,9 +42,8 @@ from p2pbench_report.methods import (IDENTITY_DEFAULTS, IDENTITY_FIELDS, IDENTIT
                                      SHAPE_AXES)
 from p2pbench_report.units import format_size
 
-PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses",
-                     "engine", "workload", "sm_partition", "both_gpus_busy"  # these four: interference rows
-                     ) + IDENTITY_FIELDS  # the methods' own (host-link rows: host_memory, host_numa)
+PAYLOAD_VARIABLES = ("protocol", "atomic_type", "atomic_pattern", "hot_addresses"
+                     ) + IDENTITY_FIELDS  # the methods' own (host link: host_memory, ...; interference: engine, ...)
 PAYLOAD_FORMATS = {"hot_addresses": "{} hot addresses",  # a bare number would not say what it counts
                    **IDENTITY_LABELS}
 # A method's identity field at its default is the case every file before the field measured (no

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "config/interference_config.hpp"
 #include "results/json_fields.hpp"
 #include "stats/statistics.hpp"
+#include "vocab/methods.hpp"
 
 namespace p2pbench {
 
@@ -27,18 +29,24 @@ bool low_overlap(const InterferenceSamples& s) {
   return least && *least < kMinInterferenceOverlap;
 }
 
-json interference_identity(const CaseSpec& c) {
-  return {{"engine", c.engine ? json(to_string(*c.engine)) : json()},
-          {"workload", optional_json(c.workload)},
-          {"sm_partition", c.sm_partition.value_or(0)},
-          {"both_gpus_busy", c.both_gpus_busy.value_or(false)}};
+namespace {
+
+// The engines an interference case may move its bytes with, as its rows name them.
+std::vector<std::string> engine_names() {
+  std::vector<std::string> names;
+  for (const MethodInfo& m : method_registry())
+    if (may_run_beside_workload(m)) names.push_back(m.name);
+  return names;
 }
 
-namespace {
-json transfer_priority(const CaseSpec& c, const CaseOutcome&) {
-  if (!c.transfer_high_priority) return json();
-  return *c.transfer_high_priority ? "highest" : "normal";
+// An identity field of every interference row: null in other methods' rows.
+RowField identity_field(const char* name, RowFieldType type, const char* description, std::vector<std::string> values,
+                        RowFieldValue value) {
+  RowField f{name, type, "", description, std::move(values), true, true};
+  f.value = value;
+  return f;
 }
+
 }  // namespace
 
 std::vector<RowField> interference_fields() {
@@ -46,8 +54,20 @@ std::vector<RowField> interference_fields() {
                     "interference: the priority of the transfer's streams (interference.transfer_high_priority: "
                     "highest, the device's greatest; normal: the default); null for other methods",
                     {"normal", "highest"}, true, true, "normal", "{} transfer priority"};
-  priority.value = transfer_priority;
-  return {priority};
+  priority.value = [](const CaseSpec& c, const CaseOutcome&) -> json {
+    if (!c.transfer_high_priority) return json();
+    return *c.transfer_high_priority ? "highest" : "normal";
+  };
+  return {identity_field("engine", RowFieldType::kText, "interference: the engine that moves the bytes; null for other methods", engine_names(),
+                         [](const CaseSpec& c, const CaseOutcome&) { return c.engine ? json(to_string(*c.engine)) : json(); }),
+          identity_field("workload", RowFieldType::kText, "interference: the workload beside the transfer; null for other methods", workload_names(),
+                         [](const CaseSpec& c, const CaseOutcome&) { return optional_json(c.workload); }),
+          identity_field("sm_partition", RowFieldType::kCount,
+                         "interference: SMs requested for the transfer's green context (0: no partition); null for other methods", {},
+                         [](const CaseSpec& c, const CaseOutcome&) { return json(c.sm_partition.value_or(0)); }),
+          identity_field("both_gpus_busy", RowFieldType::kFlag, "interference: the workload ran on both GPUs; null for other methods", {},
+                         [](const CaseSpec& c, const CaseOutcome&) { return json(c.both_gpus_busy.value_or(false)); }),
+          priority};
 }
 
 json interference_row(const CaseSpec&, const CaseOutcome& o, json row) {

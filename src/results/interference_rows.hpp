@@ -25,12 +25,10 @@ std::optional<double> least_overlap(const InterferenceSamples& s);
 // Whether the transfer and the workload ran together for too little of some sample's window.
 bool low_overlap(const InterferenceSamples& s);
 
-// An interference case's own variables as its row names them: engine, workload, sm_partition,
-// both_gpus_busy (part of identity_fields).
-nlohmann::json interference_identity(const CaseSpec& c);
-
 // The fields every interference row adds through the method registry's row fields
-// (vocab/row_fields.hpp): transfer_priority, an identity field (normal where a row lacks it).
+// (vocab/row_fields.hpp), the case's own variables, identity fields all (null in other methods'
+// rows): engine, workload, sm_partition, both_gpus_busy and transfer_priority (normal where a
+// row lacks it).
 std::vector<RowField> interference_fields();
 
 // Completes `row` (result_row's common fields, the case's identity among them) for an

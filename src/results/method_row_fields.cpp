@@ -25,6 +25,7 @@ std::vector<RowField> kind_row_fields(MethodKind k) {
 const char* to_string(RowFieldType t) {
   switch (t) {
     case RowFieldType::kText: return "text";
+    case RowFieldType::kFlag: return "flag";
     case RowFieldType::kCount: return "count";
     case RowFieldType::kNumber: return "number";
     case RowFieldType::kStats: return "stats";

@@ -187,7 +187,6 @@ json identity_fields(const CaseSpec& c, const CaseOutcome& o) {
   };
   for (ShapeAxis a : kShapeAxes) identity[to_string(a)] = optional_json(c.axis_value(a));
   identity.update(identity_row_fields(c, o));
-  if (is_interference(c.method)) identity.update(interference_identity(c));
   return identity;
 }
 

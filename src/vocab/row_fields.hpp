@@ -20,6 +20,7 @@ struct CaseOutcome;
 // What a field holds, which decides its schema (scripts/update-method-lists.py).
 enum class RowFieldType {
   kText,     // a string, one of `values` where they are given
+  kFlag,     // true or false
   kCount,    // an integer >= 0
   kNumber,   // a number >= 0
   kStats,    // the statistics of a list of samples (min, median, mean, max, stdev)

@@ -157,6 +157,8 @@ def test_interference_rows_validate_and_say_when_overlap_is_low():
         ("ce", "sm_partition", -4, False),
         ("ce", "workload", "fft", False),
         ("tma", "engine", None, True),  # even a skipped row names its engine
+        ("tma", "engine", None, False),  # and not as null, which only other methods' rows hold
+        ("ce", "both_gpus_busy", None, False),
         ("ce", "workload_unit", "TFLOPS", False),
     ],
 )

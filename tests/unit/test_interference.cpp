@@ -316,8 +316,12 @@ TEST(InterferenceRow, TransferPriorityIsPartOfTheCase) {
   EXPECT_EQ(result_row(high, o)["transfer_priority"], "highest");
   EXPECT_EQ(identity_fields(high, o)["transfer_priority"], "highest");
   const json copy = result_row(testing::spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 20), testing::ok_outcome(390));
-  ASSERT_TRUE(copy.contains("transfer_priority"));
-  EXPECT_TRUE(copy["transfer_priority"].is_null());
+  for (const char* field : {"engine", "workload", "sm_partition", "both_gpus_busy", "transfer_priority"}) {
+    ASSERT_TRUE(copy.contains(field)) << field << ": an identity field, in every row";
+    EXPECT_TRUE(copy[field].is_null()) << field;
+    EXPECT_FALSE(identity_fields(high, o)[field].is_null()) << field;
+  }
+  EXPECT_EQ(identity_fields(high, o)["both_gpus_busy"], false);
 }
 
 TEST(InterferenceRow, CarriesBothFiguresSlowdownsAndOverlap) {
