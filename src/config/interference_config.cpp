@@ -42,18 +42,9 @@ std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
   return out;
 }
 
-// The engines an interference case may move its bytes with (may_run_beside_workload), as
-// "\"ce\", \"ldst\", ..." for an error.
-std::string engine_names() {
-  std::string allowed;
-  for (const MethodInfo& m : method_registry())
-    if (may_run_beside_workload(m)) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(m.name) + "\"";
-  return allowed;
-}
-
 std::vector<Method> parse_engines(const json& v, const Namer& name) {
   const std::string key = "interference.engines";
-  const std::string allowed = engine_names();
+  const std::string allowed = quoted_list(engine_names());
   if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + allowed);
   std::vector<Method> out;
   for (size_t i = 0; i < v.size(); ++i) {
@@ -117,6 +108,13 @@ std::vector<Method> load_methods() {
   for (const MethodInfo& m : method_registry())
     if (m.runs_as_load) out.push_back(m.id);
   return out;
+}
+
+std::vector<std::string> engine_names() {
+  std::vector<std::string> names;
+  for (const MethodInfo& m : method_registry())
+    if (may_run_beside_workload(m)) names.push_back(m.name);
+  return names;
 }
 
 const std::vector<std::string>& workload_names() {

@@ -50,6 +50,8 @@ struct InterferenceSettings {
 
 // Names the workloads the section accepts.
 const std::vector<std::string>& workload_names();
+// Names the engines it accepts (may_run_beside_workload), in the registry's order.
+std::vector<std::string> engine_names();
 
 // Parses `section` (the value of the "interference" key) into `out`. `name` turns a key path
 // ("interference.gemm.m") into the name the user wrote (with the flag it came from).

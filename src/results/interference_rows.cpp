@@ -6,7 +6,6 @@
 #include "config/interference_config.hpp"
 #include "results/json_fields.hpp"
 #include "stats/statistics.hpp"
-#include "vocab/methods.hpp"
 
 namespace p2pbench {
 
@@ -30,14 +29,6 @@ bool low_overlap(const InterferenceSamples& s) {
 }
 
 namespace {
-
-// The engines an interference case may move its bytes with, as its rows name them.
-std::vector<std::string> engine_names() {
-  std::vector<std::string> names;
-  for (const MethodInfo& m : method_registry())
-    if (may_run_beside_workload(m)) names.push_back(m.name);
-  return names;
-}
 
 // An identity field of every interference row: null in other methods' rows.
 RowField identity_field(const char* name, RowFieldType type, const char* description, std::vector<std::string> values,
