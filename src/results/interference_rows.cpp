@@ -31,33 +31,36 @@ bool low_overlap(const InterferenceSamples& s) {
 namespace {
 
 // An identity field of every interference row: null in other methods' rows.
-RowField identity_field(const char* name, RowFieldType type, const char* description, std::vector<std::string> values,
-                        RowFieldValue value) {
-  RowField f{name, type, "", description, std::move(values), true, true};
+RowField identity_field(const char* name, RowFieldType type, const std::string& description,
+                        std::vector<std::string> values, RowFieldValue value) {
+  RowField f{name, type, "", "interference: " + description + "; null for other methods", std::move(values), true, true};
   f.value = value;
   return f;
+}
+
+json engine_of(const CaseSpec& c, const CaseOutcome&) { return c.engine ? json(to_string(*c.engine)) : json(); }
+json workload_of(const CaseSpec& c, const CaseOutcome&) { return optional_json(c.workload); }
+json sm_partition_of(const CaseSpec& c, const CaseOutcome&) { return c.sm_partition.value_or(0); }
+json both_gpus_busy_of(const CaseSpec& c, const CaseOutcome&) { return c.both_gpus_busy.value_or(false); }
+json transfer_priority_of(const CaseSpec& c, const CaseOutcome&) {
+  if (!c.transfer_high_priority) return json();
+  return *c.transfer_high_priority ? "highest" : "normal";
 }
 
 }  // namespace
 
 std::vector<RowField> interference_fields() {
-  RowField priority{"transfer_priority", RowFieldType::kText, "",
-                    "interference: the priority of the transfer's streams (interference.transfer_high_priority: "
-                    "highest, the device's greatest; normal: the default); null for other methods",
-                    {"normal", "highest"}, true, true, "normal", "{} transfer priority"};
-  priority.value = [](const CaseSpec& c, const CaseOutcome&) -> json {
-    if (!c.transfer_high_priority) return json();
-    return *c.transfer_high_priority ? "highest" : "normal";
-  };
-  return {identity_field("engine", RowFieldType::kText, "interference: the engine that moves the bytes; null for other methods", engine_names(),
-                         [](const CaseSpec& c, const CaseOutcome&) { return c.engine ? json(to_string(*c.engine)) : json(); }),
-          identity_field("workload", RowFieldType::kText, "interference: the workload beside the transfer; null for other methods", workload_names(),
-                         [](const CaseSpec& c, const CaseOutcome&) { return optional_json(c.workload); }),
+  RowField priority = identity_field("transfer_priority", RowFieldType::kText,
+                                     "the priority of the transfer's streams (interference.transfer_high_priority: "
+                                     "highest, the device's greatest; normal: the default)",
+                                     {"normal", "highest"}, transfer_priority_of);
+  priority.default_value = "normal";
+  priority.label = "{} transfer priority";
+  return {identity_field("engine", RowFieldType::kText, "the engine that moves the bytes", engine_names(), engine_of),
+          identity_field("workload", RowFieldType::kText, "the workload beside the transfer", workload_names(), workload_of),
           identity_field("sm_partition", RowFieldType::kCount,
-                         "interference: SMs requested for the transfer's green context (0: no partition); null for other methods", {},
-                         [](const CaseSpec& c, const CaseOutcome&) { return json(c.sm_partition.value_or(0)); }),
-          identity_field("both_gpus_busy", RowFieldType::kFlag, "interference: the workload ran on both GPUs; null for other methods", {},
-                         [](const CaseSpec& c, const CaseOutcome&) { return json(c.both_gpus_busy.value_or(false)); }),
+                         "SMs requested for the transfer's green context (0: no partition)", {}, sm_partition_of),
+          identity_field("both_gpus_busy", RowFieldType::kFlag, "the workload ran on both GPUs", {}, both_gpus_busy_of),
           priority};
 }
 
