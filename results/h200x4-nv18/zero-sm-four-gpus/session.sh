@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # On a node of four GPUs: the zero-SM transfers over four ranks (one GPU each, no MPS), in two
 # parts that each fit one call of under ten minutes.
-#   collectives: the copy-engine collectives beside NCCL's (configs/ce-collectives.json), the
-#     collectives beside a GEMM on every GPU over all four ranks (configs/interference-collectives.json;
-#     ce and nccl between GPUs 0 and 1), the all-gather of the copy engine, of SM puts in 8- and
-#     16-SM groups and of NCCL beside it (configs/interference-collectives-sm.json), then the
-#     four-rank tests of these (P2PBENCH_REQUIRE_GPUS=4: a skip is a failure).
-#   zero-sm: the GEMM beside each zero-SM and SM engine (configs/interference-zero-sm.json, GPUs 0
-#     and 1 of the four).
+#   collectives: the collectives beside a GEMM on every GPU over all four ranks
+#     (configs/interference-collectives.json; ce and nccl between GPUs 0 and 1), the all-gather of
+#     the copy engine, of SM puts in 8- and 16-SM groups and of NCCL beside it
+#     (configs/interference-collectives-sm.json), then the four-rank tests of these
+#     (P2PBENCH_REQUIRE_GPUS=4: a skip is a failure). About 7 minutes with the build.
+#   zero-sm: the copy-engine collectives beside NCCL's (configs/ce-collectives.json), then the GEMM
+#     beside each zero-SM and SM engine (configs/interference-zero-sm.json, GPUs 0 and 1 of the
+#     four). About 5 minutes.
 # Prepared on a two-GPU node's results (../../h200-nv18/zero-sm-2026-11-29/,
 # ../../h200-nv18/interference-every-rank-2026-11-29/, ../../h200-nv18/collectives-sm-beside-gemm-2026-11-30/);
 # COMMANDS.md is written when it has run.
@@ -24,7 +25,6 @@ session_build session.sh
 four=(mpirun -np 4 --bind-to none --allow-run-as-root build-gpu/src/p2pbench --devices 0,1,2,3)
 
 if [ "$part" = collectives ]; then
-  session_step ce-collectives 120 "${four[@]}" --config configs/ce-collectives.json --output "$work/ce-collectives.json"
   session_step interference-collectives 200 "${four[@]}" --config configs/interference-collectives.json \
     --output "$work/interference-collectives.json"
   session_step interference-collectives-sm 240 "${four[@]}" --config configs/interference-collectives-sm.json \
@@ -33,6 +33,7 @@ if [ "$part" = collectives ]; then
     'gpu_driver_interference_collectives_4_ranks|gpu_driver_collectives_4_ranks|test_ce_collectives_two_gpus' \
     P2PBENCH_REQUIRE_GPUS=4
 else
+  session_step ce-collectives 120 "${four[@]}" --config configs/ce-collectives.json --output "$work/ce-collectives.json"
   session_step interference-zero-sm 260 "${four[@]}" --config configs/interference-zero-sm.json \
     --output "$work/interference-zero-sm.json"
 fi
