@@ -7,7 +7,9 @@ Writes schema/methods.json (`p2pbench --list-methods --json`) and, in schema/res
 the row's method enum (every method), the enum of the rule that asks ok bidir rows of the copy
 and two-sided baseline methods for their per-direction figures, and a property for each field a
 method declares for its rows (methods.json's row_fields; marked with GENERATED_FIELD as their
-$comment, so that a field no method declares any longer goes). The version 1 schema describes
+$comment, so that a field no method declares any longer goes), with a rule for each set of
+methods whose identity fields have no default: their rows name them, never as null (marked
+GENERATED_RULE). The version 1 schema describes
 files that can hold only the methods of version 1 and stays as it is. Exit 2 when the binary
 cannot list its methods.
 """
@@ -35,13 +37,15 @@ def method_list(binary: str) -> str:
 def bidir_rule(row: dict) -> dict:
     """The row rule whose `if` names methods and asks for bidir figures (the only such rule)."""
     rules = [r for r in row["allOf"] if "method" in r.get("if", {}).get("properties", {})
-             and "enum" in r["if"]["properties"]["method"]]
+             and "enum" in r["if"]["properties"]["method"] and r.get("$comment") != GENERATED_RULE]
     if len(rules) != 1:
         sys.exit(f"update-method-lists: {SCHEMA}: expected one row rule with a method enum, found {len(rules)}")
     return rules[0]["if"]["properties"]["method"]
 
 
 GENERATED_FIELD = "a method's row field: scripts/update-method-lists.py writes it from schema/methods.json"
+GENERATED_RULE = ("identity fields without a default (no file before them lacks them): their methods' rows "
+                  "name them, never as null; scripts/update-method-lists.py writes it from schema/methods.json")
 STATS = {"$ref": "#/definitions/stats"}
 
 
@@ -85,6 +89,22 @@ def write_row_fields(row: dict, fields: list[dict]) -> None:
         properties[field["name"]] = {"$comment": GENERATED_FIELD, **field_schema(field)}
 
 
+def write_identity_rules(row: dict, fields: list[dict]) -> None:
+    """Replaces the generated rules of the row: one per set of methods declaring identity fields
+    without a default, requiring them, not null, in those methods' rows."""
+    row["allOf"] = [r for r in row["allOf"] if r.get("$comment") != GENERATED_RULE]
+    by_methods: dict[tuple, list[str]] = {}
+    for field in fields:
+        if field.get("identity") and "default" not in field:
+            by_methods.setdefault(tuple(field["methods"]), []).append(field["name"])
+    for methods, names in by_methods.items():
+        row["allOf"].append({
+            "$comment": GENERATED_RULE,
+            "if": {"properties": {"method": {"enum": list(methods)}}, "required": ["method"]},
+            "then": {"required": names, "properties": {name: {"not": {"type": "null"}} for name in names}},
+        })
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -96,7 +116,9 @@ def main() -> int:
     row = schema["definitions"]["row"]
     row["properties"]["method"]["enum"] = [m["name"] for m in methods]
     bidir_rule(row)["enum"] = [m["name"] for m in methods if m["kind"] in BIDIR_WITH_DIRECTIONS_KINDS]
-    write_row_fields(row, json.loads(listing).get("row_fields", []))
+    fields = json.loads(listing).get("row_fields", [])
+    write_row_fields(row, fields)
+    write_identity_rules(row, fields)
     SCHEMA.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{METHODS.relative_to(REPO)}: {len(methods)} methods; {SCHEMA.relative_to(REPO)}: method enums, "
           "row fields")
