@@ -11,10 +11,13 @@
 //               (SMs/G)-th SM), first (SMs 0..G-1), gpc-rr (round robin over the GPCs),
 //               gpc-packed (GPC by GPC): a chosen placement launches a block on every SM (one
 //               fits, by its shared memory) and the blocks on unchosen SMs return at once
+//   schedules   static (block b takes pieces b, b + G, ..., as the collective) or dynamic (blocks
+//               claim grains of --grain-pieces pieces from a counter)
 // The GPCs are found by launching thread-block clusters (a cluster never spans GPCs).
 //
 // Usage: p2pbench-probe-all-gather-shape [--chunk-mib M] [--blocks L] [--threads L] [--targets L]
-//          [--directions L] [--placements L] [--reps R]     (L: comma-separated)
+//          [--directions L] [--placements L] [--schedules L] [--grain-pieces L] [--reps R]
+//          (L: comma-separated)
 // Needs two GPUs with peer access (GPU 0 and 1) and compute capability 9.0 (clusters).
 // stdout: one JSON object for the GPC map, then one per case: the shape, the slower GPU's median
 // time per rep, GB/s (1e9 B/s) of link bytes (both directions summed), the spread of the blocks'
@@ -56,6 +59,10 @@ struct Work {
   uint64_t* times = nullptr;      // start and end (ns) per slot
   unsigned* sm_of_slot = nullptr;  // per slot
   unsigned* taken = nullptr;       // per slot: blocks that took it (1 each, else the placement failed)
+  unsigned long long* next_grain = nullptr;  // dynamic schedule: the next grain to claim (zeroed before a launch)
+  // The dynamic schedule's unit: a block claims this many pieces at a time (an atomic add a claim,
+  // the next claim made while the current grain is stored).
+  uint64_t grain_pieces = 16;
 };
 
 // The slot's pieces of [0, vectors): a load, then a store to a and (where given) to b.
@@ -70,12 +77,35 @@ __device__ void store_pieces(const Work& w, int slot, uint4* a, uint4* b) {
   }
 }
 
+// The same stores over grains claimed from a counter: a block on a slower SM takes fewer.
+__device__ void store_claimed(const Work& w, uint4* a, uint4* b) {
+  __shared__ unsigned long long claimed[2];
+  const uint64_t grain = w.grain_pieces * blockDim.x;
+  if (threadIdx.x == 0) claimed[0] = atomicAdd(w.next_grain, 1ull);
+  __syncthreads();
+  for (int i = 0;; i ^= 1) {
+    const uint64_t first = claimed[i] * grain;
+    if (first >= w.vectors) break;
+    if (threadIdx.x == 0) claimed[i ^ 1] = atomicAdd(w.next_grain, 1ull);
+    const uint64_t end = min(first + grain, w.vectors);
+    for (uint64_t k = first + threadIdx.x; k < end; k += blockDim.x) {
+      const uint4 x = w.src[k];
+      a[k] = x;
+      if (b) b[k] = x;
+    }
+    __syncthreads();
+  }
+}
+
 __global__ void __launch_bounds__(1024) all_gather_loop(Work w) {
   const unsigned sm = p2pbench::ptx::smid();
   const int slot = w.slot_of_sm ? w.slot_of_sm[sm] : int(blockIdx.x);
   if (slot < 0) return;
   const uint64_t start = p2pbench::ptx::globaltimer_ns();
-  switch (w.targets) {
+  if (w.next_grain) {
+    if (w.targets == Targets::kPeer) store_claimed(w, w.peer, nullptr);
+    else store_claimed(w, w.local, w.peer);
+  } else switch (w.targets) {
     case Targets::kPeer: store_pieces(w, slot, w.peer, nullptr); break;
     case Targets::kLocalThenPeer: store_pieces(w, slot, w.local, w.peer); break;
     case Targets::kPeerThenLocal: store_pieces(w, slot, w.peer, w.local); break;
@@ -132,6 +162,8 @@ struct Options {
   std::vector<std::string> targets = {"local+peer"};
   std::vector<std::string> directions = {"both"};
   std::vector<std::string> placements = {"default"};
+  std::vector<std::string> schedules = {"static"};
+  std::vector<int> grains = {16};
   int reps = 10;
 };
 
@@ -147,11 +179,15 @@ Options parse(int argc, char** argv) {
     else if (flag == "--targets") o.targets = split(value);
     else if (flag == "--directions") o.directions = split(value);
     else if (flag == "--placements") o.placements = split(value);
+    else if (flag == "--schedules") o.schedules = split(value);
+    else if (flag == "--grain-pieces") o.grains = ints(value);
     else if (flag == "--reps") o.reps = std::stoi(value);
     else throw std::invalid_argument("unknown flag " + flag);
   }
   for (const auto& t : o.targets)
     if (!kTargets.count(t)) throw std::invalid_argument("--targets: unknown " + t);
+  for (const auto& s : o.schedules)
+    if (s != "static" && s != "dynamic") throw std::invalid_argument("--schedules: unknown " + s);
   return o;
 }
 
@@ -180,6 +216,7 @@ struct Gpu {
   unsigned* taken = nullptr;
   int* slot_of_sm = nullptr;
   unsigned long long* bad = nullptr;
+  unsigned long long* next_grain = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
 };
@@ -198,6 +235,7 @@ Gpu open_gpu(int device, int peer, uint64_t vectors) {
   check(cudaMalloc(&g.taken, kMaxSlots * sizeof(unsigned)), "allocating slot counts");
   check(cudaMalloc(&g.slot_of_sm, kMaxSlots * sizeof(int)), "allocating the SM map");
   check(cudaMalloc(&g.bad, sizeof(unsigned long long)), "allocating a counter");
+  check(cudaMalloc(&g.next_grain, sizeof(unsigned long long)), "allocating a counter");
   check(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking), "creating a stream");
   check(cudaEventCreate(&g.start), "creating an event");
   check(cudaEventCreate(&g.stop), "creating an event");
@@ -289,7 +327,8 @@ std::vector<int> chosen_sms(const std::string& placement, int blocks, const std:
 
 struct Case {
   int blocks = 0, threads = 0;
-  std::string targets, directions, placement;
+  std::string targets, directions, placement, schedule;
+  int grain_pieces = 16;
 };
 
 double median(std::vector<double> v) {
@@ -311,6 +350,13 @@ void launch(Gpu& g, const Gpu& peer, const Case& c, const std::vector<int>& sms)
   w.times = g.times;
   w.sm_of_slot = g.sms;
   w.taken = g.taken;
+  if (c.schedule == "dynamic") {
+    if (c.targets == "two-passes" || c.targets == "peer+local")
+      throw std::invalid_argument("the dynamic schedule stores peer only or local+peer");
+    w.next_grain = g.next_grain;
+    w.grain_pieces = uint64_t(c.grain_pieces);
+    check(cudaMemsetAsync(g.next_grain, 0, sizeof(unsigned long long), g.stream), "zeroing the grain counter");
+  }
   const unsigned grid = sms.empty() ? unsigned(c.blocks) : unsigned(g.sm_count);
   const size_t smem = sms.empty() ? 0 : size_t(one_block_smem(g.device));
   check(cudaEventRecord(g.start, g.stream), "recording an event");
@@ -399,15 +445,20 @@ bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc
   gpcs += "}";
   const double ms = median(slower_ms);
   const double link_bytes = double(active) * double(g.vectors) * 16;
+  std::string block_list = "[";
+  for (int b = 0; b < c.blocks; ++b)
+    block_list += (b ? ",[" : "[") + std::to_string(on_sm[b]) + "," + std::to_string(int(block_us[b])) + "]";
+  block_list += "]";
   printf("{\"blocks\":%d,\"threads\":%d,\"targets\":\"%s\",\"directions\":\"%s\",\"placement\":\"%s\","
+         "\"schedule\":\"%s\",\"grain_pieces\":%d,"
          "\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,\"link_gbps\":%.1f,"
          "\"block_us\":{\"min\":%.1f,\"median\":%.1f,\"max\":%.1f},\"start_skew_us\":%.1f,"
-         "\"distinct_sms\":%zu,\"blocks_per_gpc\":%s,\"sms\":%s,\"placed\":%s,\"verified\":%s}\n",
-         c.blocks, c.threads, c.targets.c_str(), c.directions.c_str(), c.placement.c_str(), ms,
+         "\"distinct_sms\":%zu,\"blocks_per_gpc\":%s,\"sm_and_us\":%s,\"placed\":%s,\"verified\":%s}\n",
+         c.blocks, c.threads, c.targets.c_str(), c.directions.c_str(), c.placement.c_str(), c.schedule.c_str(), c.schedule == "dynamic" ? c.grain_pieces : 0, ms,
          *std::min_element(slower_ms.begin(), slower_ms.end()), *std::max_element(slower_ms.begin(), slower_ms.end()),
          link_bytes / (ms * 1e-3) / 1e9, *std::min_element(block_us.begin(), block_us.end()), median(block_us),
          *std::max_element(block_us.begin(), block_us.end()), (last_start - first_start) / 1e3, distinct.size(),
-         gpcs.c_str(), json_list(on_sm).c_str(), placed ? "true" : "false", verified ? "true" : "false");
+         gpcs.c_str(), block_list.c_str(), placed ? "true" : "false", verified ? "true" : "false");
   fflush(stdout);
   return verified && placed;
 }
@@ -427,9 +478,12 @@ int main(int argc, char** argv) try {
   for (const auto& directions : o.directions)
     for (const auto& targets : o.targets)
       for (const auto& placement : o.placements)
-        for (int threads : o.threads)
-          for (int blocks : o.blocks)
-            all_verified &= run_case(gpus, {blocks, threads, targets, directions, placement}, gpc, o.reps);
+        for (const auto& schedule : o.schedules)
+          for (int grain : schedule == "dynamic" ? o.grains : std::vector<int>{0})
+            for (int threads : o.threads)
+              for (int blocks : o.blocks)
+                all_verified &=
+                    run_case(gpus, {blocks, threads, targets, directions, placement, schedule, grain}, gpc, o.reps);
   return all_verified ? 0 : 1;
 } catch (const std::exception& e) {
   fprintf(stderr, "p2pbench-probe-all-gather-shape: %s\n", e.what());
