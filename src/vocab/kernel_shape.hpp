@@ -26,6 +26,7 @@ struct KernelShape {
   std::optional<uint64_t> signal_group; // put_signal_ce: chunks per signal (the receiver waits per group)
   std::optional<uint64_t> signal_copy;  // put_signal_ce: 0 signal and credit by stream memory writes, 1 by 4-byte copies
   std::optional<uint64_t> copy_batch;   // put_signal_ce: 0 a copy call per put, 1 a group's puts in one batch call
+  std::optional<uint64_t> claim_pieces; // all-gathers: pieces a block claims at a time (0: block b takes b, b + blocks, ...)
 
   // The value of axis `a` (nullopt: unset), and setting it.
   std::optional<uint64_t> axis_value(ShapeAxis a) const;

@@ -65,6 +65,11 @@ constexpr ShapeAxisInfo kTable[] = {
     {ShapeAxis::kCopyBatch, "copy_batch", "batch ", "--copy-batch",
      "1: a signal group's puts in one cudaMemcpyBatchAsync, 0: a cudaMemcpyAsync per put (put_signal_ce.copy_batch)",
      false, true, "copies", "batch", 0, field_value<&KernelShape::copy_batch>, set_field<&KernelShape::copy_batch>},
+    // Before it: block b of the all-gathers took pieces b, b + blocks, ...
+    {ShapeAxis::kClaimPieces, "claim_pieces", "claim ", "--claim-pieces",
+     "pieces an all-gather block claims at a time from a counter its rank's blocks share, 0: block b takes pieces "
+     "b, b + blocks, ... (all_gather_put.claim_pieces, all_gather_tma.claim_pieces)",
+     false, true, "claim", nullptr, 0, field_value<&KernelShape::claim_pieces>, set_field<&KernelShape::claim_pieces>},
 };
 
 constexpr bool rows_in_enum_order() {

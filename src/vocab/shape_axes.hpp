@@ -17,7 +17,7 @@ struct KernelShape;  // vocab/kernel_shape.hpp: a case's values of these axes
 // The kernel-shape fields of a case (and of its row), in the order of every list of them (rows,
 // case names, --help, the report's columns). kCount is not an axis: it counts them.
 enum class ShapeAxis { kBlocks, kThreads, kUnroll, kSmemBytes, kStages, kChunkBytes, kChunksInFlight, kRoutingSkew,
-                       kTiles, kGemmK, kSignalGroup, kSignalCopy, kCopyBatch, kCount };
+                       kTiles, kGemmK, kSignalGroup, kSignalCopy, kCopyBatch, kClaimPieces, kCount };
 inline constexpr size_t kShapeAxisCount = static_cast<size_t>(ShapeAxis::kCount);
 // Every axis, in enum order.
 inline constexpr std::array<ShapeAxis, kShapeAxisCount> kShapeAxes = [] {

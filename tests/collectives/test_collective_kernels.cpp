@@ -76,8 +76,8 @@ std::vector<double> read_elements(const void* p, uint64_t count, CollectiveEleme
 // Every rank's memory on the one GPU, laid out as the engines lay it out.
 class Ranks {
  public:
-  Ranks(Algorithm a, int ranks, uint64_t bytes, uint32_t stage_bytes)
-      : a_(a), n_(ranks), op_(operation_of(a)), stage_bytes_(stage_bytes) {
+  Ranks(Algorithm a, int ranks, uint64_t bytes, uint32_t stage_bytes, uint32_t claim_pieces = 0)
+      : a_(a), n_(ranks), op_(operation_of(a)), stage_bytes_(stage_bytes), claim_pieces_(claim_pieces) {
     size_ = *collective_size(op_, bytes, ranks, element_of(a));
     in_bytes_ = input_elements(op_, size_) * element_bytes(size_.element);
     out_offset_ = (in_bytes_ + 4095) / 4096 * 4096;
@@ -88,7 +88,9 @@ class Ranks {
       words_.push_back(device_alloc<uint32_t>(kBarrierWordsBytes));
       counts_.push_back(device_alloc<uint32_t>(kMaxBlocks * 4));
       headers_.push_back(device_alloc<BarrierHeader>(sizeof(BarrierHeader)));
+      queues_.push_back(device_alloc<PieceQueue>(sizeof(PieceQueue)));
       reset_barriers(words_[r], counts_[r], headers_[r], nullptr);
+      cuda_check(cudaMemset(queues_[r], 0, sizeof(PieceQueue)), "zeroing a piece queue");
       fill_input(r);
       kernels::poison_collective_output(output(r), output_bytes(), nullptr, size_.element);
     }
@@ -102,6 +104,7 @@ class Ranks {
     for (void* p : words_) cudaFree(p);
     for (void* p : counts_) cudaFree(p);
     for (void* p : headers_) cudaFree(p);
+    for (void* p : queues_) cudaFree(p);
   }
 
   static uint64_t seed(int r) { return 0x1234 + uint64_t(r) * 77; }
@@ -125,6 +128,8 @@ class Ranks {
     l.header = headers_[size_t(me)];
     l.timeout_ns = timeout_ns;
     l.tma_stage_bytes = stage_bytes_;
+    l.claim_pieces = claim_pieces_;
+    l.queue = queues_[size_t(me)];
     return l;
   }
 
@@ -174,6 +179,18 @@ class Ranks {
     }
   }
 
+  // Every rank's output poisoned again (before an operation that must write all of it).
+  void poison_outputs() const {
+    for (int r = 0; r < n_; ++r) kernels::poison_collective_output(output(r), output_bytes(), nullptr, size_.element);
+    cuda_check(cudaDeviceSynchronize(), "poisoning the outputs");
+  }
+
+  PieceQueue queue(int r) const {
+    PieceQueue q;
+    cuda_check(cudaMemcpy(&q, queues_[size_t(r)], sizeof q, cudaMemcpyDeviceToHost), "reading a piece queue");
+    return q;
+  }
+
   BarrierHeader header(int r) const {
     BarrierHeader h;
     cuda_check(cudaMemcpy(&h, headers_[size_t(r)], sizeof h, cudaMemcpyDeviceToHost), "reading a header");
@@ -195,12 +212,14 @@ class Ranks {
   int n_;
   Collective op_;
   uint32_t stage_bytes_;
+  uint32_t claim_pieces_;
   CollectiveSize size_;
   uint64_t in_bytes_ = 0, out_offset_ = 0, chunk_bytes_ = 0;
   std::vector<char*> base_;
   std::vector<char*> slots_;
   std::vector<uint32_t*> words_, counts_;
   std::vector<BarrierHeader*> headers_;
+  std::vector<PieceQueue*> queues_;
 };
 
 constexpr uint64_t kTimeoutNs = 10'000'000'000ull;
@@ -208,10 +227,14 @@ constexpr uint64_t kTmaSmemBytes = 8192;  // two stages of 4 KiB
 
 struct Variant {
   Algorithm algorithm;
-  uint64_t smem_bytes;  // 0: LD/ST
+  uint64_t smem_bytes;        // 0: LD/ST
+  uint32_t claim_pieces = 0;  // the all-gather's claims (0: fixed pieces)
 };
 
-std::string name(const Variant& v) { return std::string(name(v.algorithm)) + (v.smem_bytes ? "_tma" : ""); }
+std::string name(const Variant& v) {
+  return std::string(name(v.algorithm)) + (v.smem_bytes ? "_tma" : "") +
+         (v.claim_pieces ? "_claim" + std::to_string(v.claim_pieces) : "");
+}
 
 class EveryAlgorithm : public ::testing::TestWithParam<Variant> {
  protected:
@@ -224,7 +247,7 @@ class EveryAlgorithm : public ::testing::TestWithParam<Variant> {
   }
   Ranks make(int ranks, uint64_t bytes) const {
     const Variant v = GetParam();
-    return Ranks(v.algorithm, ranks, bytes, v.smem_bytes ? tma_stage_bytes(v.smem_bytes) : 0);
+    return Ranks(v.algorithm, ranks, bytes, v.smem_bytes ? tma_stage_bytes(v.smem_bytes) : 0, v.claim_pieces);
   }
 };
 
@@ -235,9 +258,15 @@ TEST_P(EveryAlgorithm, EveryRankHoldsTheReferenceAfterThreeOperations) {
     for (uint64_t bytes : {uint64_t(64), uint64_t(4096), uint64_t(1000004), uint64_t(16) << 20}) {
       SCOPED_TRACE(name(GetParam()) + ", " + std::to_string(ranks) + " ranks, " + std::to_string(bytes) + " bytes");
       Ranks set = make(ranks, bytes);
-      for (int i = 0; i < 3; ++i) launch_in_one_grid(set.all(kTimeoutNs), kBlocks, kThreads, nullptr);
-      cuda_check(cudaDeviceSynchronize(), "running the collective");
+      for (int i = 0; i < 3; ++i) {  // each operation writes every output (poisoned before it) again
+        set.poison_outputs();
+        launch_in_one_grid(set.all(kTimeoutNs), kBlocks, kThreads, nullptr);
+        cuda_check(cudaDeviceSynchronize(), "running the collective");
+      }
       for (int r = 0; r < ranks; ++r) {
+        const PieceQueue q = set.queue(r);  // the last block out zeroed it (or nothing claimed)
+        EXPECT_EQ(q.next, 0u) << "rank " << r;
+        EXPECT_EQ(q.blocks_done, 0u) << "rank " << r;
         EXPECT_EQ(set.header(r).timed_out, 0u) << "rank " << r;
         EXPECT_EQ(set.check(r), "") << "rank " << r;
         if (bytes <= 4096) set.expect_host_sums(r);
@@ -280,6 +309,21 @@ TEST(CollectiveLimits, TmaOnlyWhereAnAlgorithmPutsAndStagesFit) {
   EXPECT_TRUE(unsupported_reason(Algorithm::kReduceScatterAddBf16, 4, 128, 2, kTmaSmemBytes, 0).has_value());
 }
 
+TEST(CollectiveLimits, OnlyTheAllGatherClaimsPiecesAndOnlyWithAQueue) {
+  Launch l;
+  l.algorithm = Algorithm::kAllReduceOneShot;
+  l.ranks = 2;
+  l.size = *collective_size(Collective::kAllReduce, 4096, 2);
+  l.claim_pieces = 4;
+  PieceQueue queue;  // refused before any launch: never reached by a kernel
+  l.queue = &queue;
+  EXPECT_THROW(launch_in_one_grid({l}, kBlocks, kThreads, nullptr), RuntimeFailure);
+  l.algorithm = Algorithm::kAllGather;
+  l.size = *collective_size(Collective::kAllGather, 4096, 2);
+  l.queue = nullptr;
+  EXPECT_THROW(launch_in_one_grid({l}, kBlocks, kThreads, nullptr), RuntimeFailure);
+}
+
 TEST(CollectiveLimits, ALaunchWhoseElementsAreNotItsAlgorithmsIsRefused) {
   EXPECT_EQ(element_of(Algorithm::kReduceScatterAddBf16), CollectiveElement::kBf16);
   EXPECT_EQ(element_of(Algorithm::kReduceScatterAdd), CollectiveElement::kF32);
@@ -298,7 +342,11 @@ INSTANTIATE_TEST_SUITE_P(Collectives, EveryAlgorithm,
                                            Variant{Algorithm::kAllReduceOneShot, 0},
                                            Variant{Algorithm::kReduceScatterTwoShot, kTmaSmemBytes},
                                            Variant{Algorithm::kAllGather, kTmaSmemBytes},
-                                           Variant{Algorithm::kAllReduceTwoShot, kTmaSmemBytes}),
+                                           Variant{Algorithm::kAllReduceTwoShot, kTmaSmemBytes},
+                                           // claims of 1 piece: more claims than blocks at every size
+                                           Variant{Algorithm::kAllGather, 0, 1}, Variant{Algorithm::kAllGather, 0, 16},
+                                           Variant{Algorithm::kAllGather, kTmaSmemBytes, 1},
+                                           Variant{Algorithm::kAllGather, kTmaSmemBytes, 4}),
                          [](const auto& info) { return name(info.param); });
 
 }  // namespace

@@ -1,8 +1,8 @@
 """The figures a results file's rows call for, worked out from the rows themselves (not from the
 plotting code): per direction and mode, a size figure where a method's bandwidth was measured at
 several sizes, else bars of the cases; latency the same way (per method, protocol and rank pair);
-atomics by type and pattern, never by size. Collective, pipeline and interference rows have
-figures of their own, not counted here. Used by test_committed_files.py on every committed file."""
+atomics by type and pattern, never by size. Collective, pipeline and interference rows, and rows of
+patterns of several pairs at once, have figures of their own, not counted here. Used by test_committed_files.py on every committed file."""
 
 from __future__ import annotations
 
@@ -14,10 +14,17 @@ def _ok(row: dict, measure: str) -> bool:
     return row["status"] == "ok" and isinstance(row.get(measure), dict)
 
 
+# Patterns whose rows measure several pairs at once (all_to_all, ring, ...): their own figure
+# (patterns_*), never a size or bar figure of pairs alone.
+PAIR_PATTERNS = (None, "matrix", "sampled", "flows")
+
+
 def expected_bandwidth_figures(document: dict) -> set[str]:
     """size_<d>_<m> where some method's bandwidth spans several sizes, else bars_<d>_<m>."""
     sizes: dict[tuple, set] = {}
     for row in document["results"]:
+        if row.get("pattern") not in PAIR_PATTERNS:
+            continue
         if _ok(row, "bandwidth_gbps") and row["method"] not in ("atomic", "interference") and "collective" not in row:
             sizes.setdefault((row["method"], row["direction"], row["mode"]), set()).add(row["bytes"])
     swept = {f"size_{d}_{m}" for (_, d, m), s in sizes.items() if len(s) > 1}

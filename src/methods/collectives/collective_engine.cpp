@@ -39,6 +39,9 @@ class PutCollectiveEngine final : public CollectiveEngine {
   void before_sample(const Endpoints& e, uint64_t source_seed, cudaStream_t stream) override {
     CollectiveEngine::before_sample(e, source_seed, stream);
     barriers_.reset(e, stream);
+    if (!claim_pieces()) return;
+    if (!queue_.get()) queue_ = DeviceBuffer(sizeof(PieceQueue), "the all-gather's piece queue");
+    cuda_check(cudaMemsetAsync(queue_.get(), 0, sizeof(PieceQueue), stream), "zeroing the all-gather's piece queue");
   }
 
   // One operation: every flow of this rank (one each way with every other rank) at once.
@@ -58,6 +61,8 @@ class PutCollectiveEngine final : public CollectiveEngine {
     }
     barriers_.fill(l);
     l.tma_stage_bytes = smem_bytes() ? tma_stage_bytes(smem_bytes()) : 0;
+    l.claim_pieces = uint32_t(claim_pieces());
+    l.queue = static_cast<PieceQueue*>(queue_.get());
     collectives::launch(l, blocks(), threads(), stream);
   }
 
@@ -75,9 +80,11 @@ class PutCollectiveEngine final : public CollectiveEngine {
   int blocks() const { return spec().blocks.value_or(1); }
   int threads() const { return spec().threads.value_or(512); }
   uint64_t smem_bytes() const { return spec().smem_bytes.value_or(0); }  // the TMA variants' stages
+  uint64_t claim_pieces() const { return spec().claim_pieces.value_or(0); }  // the all-gathers'
 
   Algorithm algorithm_;
   RankBarriers barriers_{kBarrierTimeoutS};
+  DeviceBuffer queue_;
 };
 
 // As every method's blocks: the kernel's own bound (kMaxBlocks) skips a case at run time, so that
@@ -94,6 +101,23 @@ std::vector<SweptAxis> tma_axes() {
   return {collective_blocks_axis(), threads_axis(256, "threads per block: thread 0 issues the bulk copies, all of them sum"),
           {ShapeAxis::kSmemBytes, {65536}, nullptr, "",
            "shared memory per block: two stages, each a piece that one bulk load brings and bulk stores put (one block per SM)"}};
+}
+
+bool claim_in_range(uint64_t v) { return v <= 65536; }
+
+// The all-gathers' claims (collective_kernels.hpp, Launch::claim_pieces): the default measured
+// best on two H200 over 8..128 blocks (LD/ST pieces of 512 threads: 16 pieces, 128 KiB a claim;
+// TMA: 4 stages of 32 KiB).
+SweptAxis claim_axis(uint64_t default_pieces) {
+  return {ShapeAxis::kClaimPieces, {default_pieces}, claim_in_range, "claim_pieces must be 0..65536",
+          "pieces a block claims at a time from a counter of its rank's (0: block b takes pieces b, b + blocks, ... "
+          "as the other collectives)"};
+}
+
+template <class... Axes>
+std::vector<SweptAxis> with(std::vector<SweptAxis> axes, Axes... more) {
+  (axes.push_back(more), ...);
+  return axes;
 }
 
 MethodInfo info(const char* name, const char* title, const char* color, int order, Collective op, const char* help,
@@ -135,7 +159,8 @@ P2PBENCH_REGISTER_METHOD(kReduceScatterTwoShot,
 // where partitioned: the SM side of the copy engine's and NCCL's all-gather.
 P2PBENCH_REGISTER_METHOD(kAllGatherPut,
                          beside_workload(info("all_gather_put", "all-gather: puts", "tab:purple", 22, Collective::kAllGather,
-                              "all-gather of f32: each rank stores its chunk into every rank's output", ldst_axes())),
+                              "all-gather of f32: each rank stores its chunk into every rank's output",
+                              with(ldst_axes(), claim_axis(16)))),
                          make<Algorithm::kAllGather>);
 P2PBENCH_REGISTER_METHOD(kAllReduceTwoShot,
                          info("all_reduce_two_shot", "all-reduce: two-shot puts", "tab:orange", 23,
@@ -162,7 +187,7 @@ P2PBENCH_REGISTER_METHOD(kAllGatherTma,
                          beside_workload(info("all_gather_tma", "all-gather: TMA puts", "tab:pink", 26, Collective::kAllGather,
                               "all-gather of f32: each piece of a rank's chunk loaded into shared memory once and bulk-"
                               "stored (TMA) into every rank's output",
-                              tma_axes())),
+                              with(tma_axes(), claim_axis(4)))),
                          make<Algorithm::kAllGather>);
 P2PBENCH_REGISTER_METHOD(kAllReduceTwoShotTma,
                          info("all_reduce_two_shot_tma", "all-reduce: two-shot TMA", "tab:brown", 27,

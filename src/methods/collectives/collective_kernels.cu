@@ -137,6 +137,51 @@ __device__ void put_span(const Launch& l, TmaStages& s, const float* src, uint64
   tma_drain(s);
 }
 
+// The rank's next claim: pieces [c * claim_pieces, (c + 1) * claim_pieces) for the claim c returned.
+__device__ __forceinline__ uint64_t claim(const Launch& l) { return atomicAdd(&l.queue->next, 1ull); }
+
+// put_span of [0, end) with pieces claimed claim_pieces at a time from the rank's queue, each claim
+// made while the one before is stored: by thread 0 for the whole block through shared memory
+// (LD/ST), or by thread 0 alone, which issues the bulk copies (TMA).
+template <class Dst>
+__device__ void put_span_claimed(const Launch& l, TmaStages& s, const float* src, uint64_t end, int destinations,
+                                 Dst dst_of) {
+  const uint64_t piece = piece_elements(l), whole = end / kVector * kVector, grain = l.claim_pieces * piece;
+  if (s.bytes && threadIdx.x == 0) {
+    for (uint64_t c = claim(l), next; c * grain < whole; c = next) {
+      next = claim(l);
+      for (uint64_t p = c * grain; p < min((c + 1) * grain, whole); p += piece)
+        tma_fan_out(s, src + p, uint32_t(min(piece, whole - p) * 4), destinations, [&](int d) { return dst_of(d, p); });
+    }
+  } else if (!s.bytes) {
+    __shared__ unsigned long long claimed[2];
+    if (threadIdx.x == 0) claimed[0] = claim(l);
+    __syncthreads();
+    for (int i = 0; claimed[i] * grain < whole; i ^= 1) {
+      const uint64_t first = claimed[i] * grain, last = min(first + grain, whole);
+      if (threadIdx.x == 0) claimed[i ^ 1] = claim(l);
+      for (uint64_t k = first + threadIdx.x * kVector; k < last; k += uint64_t(blockDim.x) * kVector) {
+        const Values x = load(src + k, kVector);
+        for (int d = 0; d < destinations; ++d) store(dst_of(d, k), x, kVector);
+      }
+      __syncthreads();  // every thread has read claimed[i] before thread 0 claims into it again
+    }
+  }
+  if (whole < end && blockIdx.x == 0 && threadIdx.x == 0) {
+    const int n = int(end - whole);
+    for (int d = 0; d < destinations; ++d) store(dst_of(d, whole), load(src + whole, n), n);
+  }
+  tma_drain(s);
+}
+
+// Thread 0, once its block claims no more: the rank's last block out zeroes the queue.
+__device__ void leave_queue(const Launch& l) {
+  __threadfence();
+  if (atomicAdd(&l.queue->blocks_done, 1u) != gridDim.x - 1) return;
+  l.queue->next = 0;
+  l.queue->blocks_done = 0;
+}
+
 // Each peer's chunk of this rank's input into the peer's staging slot.
 __device__ void put_chunks_to_staging(const Launch& l, TmaStages& s) {
   for (int j = 1; j < l.ranks; ++j) {
@@ -236,8 +281,11 @@ __device__ bool reduce_scatter_two_shot(const Launch& l, TmaStages& s, uint32_t&
 __device__ bool all_gather(const Launch& l, TmaStages& s, uint32_t& count) {
   if (!barrier(l, ++count)) return false;
   const uint64_t at = first_of(l, l.me);
-  put_span(l, s, l.input[l.me], 0, l.size.chunk_elements, l.ranks,
-           [&](int d, uint64_t k) { return l.output[peer_at(l, d)] + at + k; });
+  const auto output_at = [&](int d, uint64_t k) { return l.output[peer_at(l, d)] + at + k; };
+  if (l.claim_pieces)
+    put_span_claimed(l, s, l.input[l.me], l.size.chunk_elements, l.ranks, output_at);
+  else
+    put_span(l, s, l.input[l.me], 0, l.size.chunk_elements, l.ranks, output_at);
   return barrier(l, ++count);
 }
 
@@ -281,6 +329,7 @@ __device__ void run(const Launch& l) {
     case Algorithm::kAllReduceOneShot: all_reduce_one_shot(l, c); break;
   }
   if (threadIdx.x == 0 && s.bytes) ptx::bulk_wait_group<0>();  // no bulk copy outlives the block
+  if (threadIdx.x == 0 && l.claim_pieces) leave_queue(l);
   // Counted as if every barrier passed: after a timeout the sample fails and the next resets.
   if (threadIdx.x == 0) l.counts[blockIdx.x] = c;
 }
@@ -316,6 +365,8 @@ void check_launch(const Launch& l) {
   if (l.size.element != e)
     throw RuntimeFailure(std::string("a collective of ") + to_string(e) + " launched with a size in " +
                          to_string(l.size.element));
+  if (l.claim_pieces && (l.algorithm != Algorithm::kAllGather || !l.queue))
+    throw RuntimeFailure("only the all-gather claims pieces, and only with a queue");
   if (adds_into_owner(l.algorithm) && l.size.chunk_elements % vector_elements(e) != 0)
     throw RuntimeFailure("a reduce-scatter by atomic adds launched with chunks of " +
                          std::to_string(l.size.chunk_elements) + " elements, not whole 16-byte vectors");

@@ -12,7 +12,9 @@
 //   all_reduce_one_shot     barrier; output = every rank's input summed in rank order (loads
 //                           from the peers); barrier
 // Block b takes pieces b, b + blocks, ... of every span (piece_elements: its threads' vectors, or
-// a TMA stage); the all-gather and the two-shot algorithms also run with TMA puts.
+// a TMA stage); the all-gather and the two-shot algorithms also run with TMA puts. The all-gather
+// may instead have its blocks claim pieces as they go (Launch::claim_pieces): its only span lies
+// between its two barriers, so no block needs the pieces of the same block on another rank.
 // The first barrier keeps an operation from writing what a peer still reads of the previous
 // one; the last lets a rank use (or reuse) its buffers when its kernel ends.
 #pragma once
@@ -41,6 +43,14 @@ using kernels::BarrierHeader;
 using kernels::kBarrierWordsBytes;
 using kernels::reset_barriers;
 
+// The all-gather's claims of one rank: the next claim, and the blocks done claiming. The last block
+// done zeroes both for the next launch (after this one in stream order); the engine zeroes them
+// before a sample too.
+struct PieceQueue {
+  unsigned long long next = 0;
+  uint32_t blocks_done = 0;
+};
+
 // One operation on one rank. Rank indices are the case's ranks in order. The buffers are typed
 // for f32; a bf16 algorithm reads the same addresses as bf16.
 struct Launch {
@@ -62,6 +72,12 @@ struct Launch {
   // (all-gather: every rank; the two-shot all-reduce's sum: written to a stage by the threads,
   // then stored to every rank), the local sums stay LD/ST.
   uint32_t tma_stage_bytes = 0;
+  // The all-gather only. 0: block b takes pieces b, b + blocks, ... Else its blocks claim this many
+  // pieces at a time from `queue` (this rank's), so that a block the scheduler placed where it
+  // gets less of the links takes fewer pieces instead of holding back the launch (two H200: with
+  // fixed pieces, 8 of 32 blocks took 1.7 times as long as the rest).
+  uint32_t claim_pieces = 0;
+  PieceQueue* queue = nullptr;
 };
 
 // smem_bytes: the TMA variants' two stages (0: LD/ST).
