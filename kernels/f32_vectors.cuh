@@ -1,5 +1,7 @@
 // Up to four f32 at a time: one 16-byte access where n == 4 (the address 16-byte aligned),
-// element by element for a tail of fewer. What the put-built collectives and the GEMM ->
+// element by element for a tail of fewer. The tails' loops index the vector with constants (each
+// element under `i < n`): an index known only at run time puts the vector in local memory, in the
+// kernels' main loops too (the collective kernel had a 32-byte stack and ~1000 local accesses). What the put-built collectives and the GEMM ->
 // reduce-scatter pipeline load, store and add into a peer's memory.
 #pragma once
 
@@ -19,7 +21,9 @@ __device__ __forceinline__ F32x4 load_f32(const float* p, int n) {
     const float4 q = *reinterpret_cast<const float4*>(p);
     x = {{q.x, q.y, q.z, q.w}};
   } else {
-    for (int i = 0; i < n; ++i) x.v[i] = p[i];
+#pragma unroll
+    for (int i = 0; i < kF32Vector; ++i)
+      if (i < n) x.v[i] = p[i];
   }
   return x;
 }
@@ -29,13 +33,17 @@ __device__ __forceinline__ void store_f32(float* p, const F32x4& x, int n) {
     *reinterpret_cast<float4*>(p) = make_float4(x.v[0], x.v[1], x.v[2], x.v[3]);
     return;
   }
-  for (int i = 0; i < n; ++i) p[i] = x.v[i];
+#pragma unroll
+  for (int i = 0; i < kF32Vector; ++i)
+    if (i < n) p[i] = x.v[i];
 }
 
 // Reductions at system scope: atomic with the adds other GPUs make to the same elements.
 __device__ __forceinline__ void add_f32_into(float* p, const F32x4& x, int n) {
   if (n == kF32Vector) return ptx::red_add_sys_v4_f32(p, x.v[0], x.v[1], x.v[2], x.v[3]);
-  for (int i = 0; i < n; ++i) ptx::red_add_sys_f32(p + i, x.v[i]);
+#pragma unroll
+  for (int i = 0; i < kF32Vector; ++i)
+    if (i < n) ptx::red_add_sys_f32(p + i, x.v[i]);
 }
 
 __device__ __forceinline__ void accumulate_f32(F32x4& sum, const F32x4& x) {
