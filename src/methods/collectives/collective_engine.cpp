@@ -90,7 +90,8 @@ class PutCollectiveEngine final : public CollectiveEngine {
 // As every method's blocks: the kernel's own bound (kMaxBlocks) skips a case at run time, so that
 // a --blocks range meant for the copy kernels does not refuse the whole sweep.
 SweptAxis collective_blocks_axis() {
-  return blocks_axis(32, "blocks of each rank's kernel; block b of every rank handles the same pieces of every chunk");
+  return blocks_axis(32, "blocks of each rank's kernel; block b of every rank handles the same pieces of every chunk "
+                         "(the all-gathers: unless they claim pieces, claim_pieces)");
 }
 
 std::vector<SweptAxis> ldst_axes() {
