@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "kernels/ptx.cuh"
 
 namespace {
@@ -376,29 +378,14 @@ unsigned long long mismatches(Gpu& on, const uint4* a, const uint4* b) {
   return bad;
 }
 
-template <class T>
-std::string json_list(const std::vector<T>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-// Returns whether every byte arrived and every slot was taken once.
-bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc, int reps) {
-  const std::vector<int> sms = chosen_sms(c.placement, c.blocks, gpc);
-  const size_t active = c.directions == "both" ? 2 : 1;
-  const bool writes_local = c.targets != "peer";
-  for (size_t i = 0; i < active; ++i) {
-    std::vector<int> slot_of_sm(kMaxSlots, -1);
-    for (size_t s = 0; s < sms.size(); ++s) slot_of_sm[sms[s]] = int(s);
-    check(cudaSetDevice(gpus[i].device), "selecting a GPU");
-    check(cudaMemcpy(gpus[i].slot_of_sm, slot_of_sm.data(), kMaxSlots * sizeof(int), cudaMemcpyHostToDevice),
-          "writing the SM map");
-  }
+// The slower GPU's time of each timed repetition (ms), after two warm-up ones; what the last
+// repetition writes is poisoned before it (the one verified).
+std::vector<double> time_reps(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& sms, size_t active,
+                              int reps) {
   constexpr int kWarmup = 2;
   std::vector<double> slower_ms;
   for (int rep = 0; rep < kWarmup + reps; ++rep) {
-    if (rep == kWarmup + reps - 1)  // poison what the verified rep writes
+    if (rep == kWarmup + reps - 1)
       for (auto& g : gpus) {
         check(cudaSetDevice(g.device), "selecting a GPU");
         check(cudaMemset(g.received, 0xEE, g.vectors * sizeof(uint4)), "poisoning");
@@ -416,51 +403,68 @@ bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc
     }
     if (rep >= kWarmup) slower_ms.push_back(slowest);
   }
-  bool verified = true;
-  for (size_t i = 0; i < active; ++i) {
-    verified &= mismatches(gpus[1 - i], gpus[1 - i].received, gpus[i].src) == 0;
-    if (writes_local) verified &= mismatches(gpus[i], gpus[i].local, gpus[i].src) == 0;
-  }
-  // GPU 0's blocks in the verified rep: their SMs, their own times, every slot taken once.
-  Gpu& g = gpus[0];
+  return slower_ms;
+}
+
+// GPU 0's blocks in the verified repetition: each block's SM and time, their spread, the blocks
+// per GPC, and whether every slot was taken once ("placed").
+nlohmann::ordered_json blocks_of(const Gpu& g, const Case& c, const std::vector<int>& gpc) {
   std::vector<uint64_t> times(2 * c.blocks);
   std::vector<unsigned> on_sm(c.blocks), taken(c.blocks);
   check(cudaSetDevice(g.device), "selecting a GPU");
   check(cudaMemcpy(times.data(), g.times, times.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost), "reading times");
   check(cudaMemcpy(on_sm.data(), g.sms, on_sm.size() * sizeof(unsigned), cudaMemcpyDeviceToHost), "reading SMs");
   check(cudaMemcpy(taken.data(), g.taken, taken.size() * sizeof(unsigned), cudaMemcpyDeviceToHost), "reading slots");
-  const bool placed = std::all_of(taken.begin(), taken.end(), [](unsigned t) { return t == 1; });
   std::vector<double> block_us;
+  nlohmann::ordered_json sm_and_us = nlohmann::ordered_json::array();
+  std::map<std::string, int> per_gpc;
   uint64_t first_start = ~0ull, last_start = 0;
   for (int b = 0; b < c.blocks; ++b) {
     block_us.push_back((times[2 * b + 1] - times[2 * b]) / 1e3);
+    sm_and_us.push_back({on_sm[b], int(block_us.back())});
+    ++per_gpc[std::to_string(gpc[on_sm[b]])];
     first_start = std::min(first_start, times[2 * b]);
     last_start = std::max(last_start, times[2 * b]);
   }
-  std::map<int, int> per_gpc;
-  std::set<unsigned> distinct(on_sm.begin(), on_sm.end());
-  for (unsigned sm : on_sm) ++per_gpc[gpc[sm]];
-  std::string gpcs = "{";
-  for (const auto& [id, n] : per_gpc) gpcs += (gpcs.size() > 1 ? ",\"" : "\"") + std::to_string(id) + "\":" + std::to_string(n);
-  gpcs += "}";
-  const double ms = median(slower_ms);
-  const double link_bytes = double(active) * double(g.vectors) * 16;
-  std::string block_list = "[";
-  for (int b = 0; b < c.blocks; ++b)
-    block_list += (b ? ",[" : "[") + std::to_string(on_sm[b]) + "," + std::to_string(int(block_us[b])) + "]";
-  block_list += "]";
-  printf("{\"blocks\":%d,\"threads\":%d,\"targets\":\"%s\",\"directions\":\"%s\",\"placement\":\"%s\","
-         "\"schedule\":\"%s\",\"grain_pieces\":%d,"
-         "\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,\"link_gbps\":%.1f,"
-         "\"block_us\":{\"min\":%.1f,\"median\":%.1f,\"max\":%.1f},\"start_skew_us\":%.1f,"
-         "\"distinct_sms\":%zu,\"blocks_per_gpc\":%s,\"sm_and_us\":%s,\"placed\":%s,\"verified\":%s}\n",
-         c.blocks, c.threads, c.targets.c_str(), c.directions.c_str(), c.placement.c_str(), c.schedule.c_str(), c.schedule == "dynamic" ? c.grain_pieces : 0, ms,
-         *std::min_element(slower_ms.begin(), slower_ms.end()), *std::max_element(slower_ms.begin(), slower_ms.end()),
-         link_bytes / (ms * 1e-3) / 1e9, *std::min_element(block_us.begin(), block_us.end()), median(block_us),
-         *std::max_element(block_us.begin(), block_us.end()), (last_start - first_start) / 1e3, distinct.size(),
-         gpcs.c_str(), block_list.c_str(), placed ? "true" : "false", verified ? "true" : "false");
+  return {{"block_us", {{"min", *std::min_element(block_us.begin(), block_us.end())},
+                        {"median", median(block_us)},
+                        {"max", *std::max_element(block_us.begin(), block_us.end())}}},
+          {"start_skew_us", (last_start - first_start) / 1e3},
+          {"distinct_sms", std::set<unsigned>(on_sm.begin(), on_sm.end()).size()},
+          {"blocks_per_gpc", per_gpc},
+          {"sm_and_us", sm_and_us},
+          {"placed", std::all_of(taken.begin(), taken.end(), [](unsigned t) { return t == 1; })}};
+}
+
+// Prints the case's row; returns whether every byte arrived and every slot was taken once.
+bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc, int reps) {
+  const std::vector<int> sms = chosen_sms(c.placement, c.blocks, gpc);
+  const size_t active = c.directions == "both" ? 2 : 1;
+  std::vector<int> slot_of_sm(kMaxSlots, -1);
+  for (size_t s = 0; s < sms.size(); ++s) slot_of_sm[sms[s]] = int(s);
+  for (size_t i = 0; i < active; ++i) {
+    check(cudaSetDevice(gpus[i].device), "selecting a GPU");
+    check(cudaMemcpy(gpus[i].slot_of_sm, slot_of_sm.data(), kMaxSlots * sizeof(int), cudaMemcpyHostToDevice),
+          "writing the SM map");
+  }
+  const std::vector<double> ms = time_reps(gpus, c, sms, active, reps);
+  bool verified = true;
+  for (size_t i = 0; i < active; ++i) {
+    verified &= mismatches(gpus[1 - i], gpus[1 - i].received, gpus[i].src) == 0;
+    if (c.targets != "peer") verified &= mismatches(gpus[i], gpus[i].local, gpus[i].src) == 0;
+  }
+  const double link_bytes = double(active) * double(gpus[0].vectors) * 16;
+  nlohmann::ordered_json row = {{"blocks", c.blocks}, {"threads", c.threads}, {"targets", c.targets},
+                                {"directions", c.directions}, {"placement", c.placement}, {"schedule", c.schedule},
+                                {"grain_pieces", c.schedule == "dynamic" ? c.grain_pieces : 0},
+                                {"ms_median", median(ms)}, {"ms_min", *std::min_element(ms.begin(), ms.end())},
+                                {"ms_max", *std::max_element(ms.begin(), ms.end())},
+                                {"link_gbps", link_bytes / (median(ms) * 1e-3) / 1e9}};
+  row.update(blocks_of(gpus[0], c, gpc));
+  row["verified"] = verified;
+  printf("%s\n", row.dump().c_str());
   fflush(stdout);
-  return verified && placed;
+  return verified && row["placed"].get<bool>();
 }
 
 }  // namespace
@@ -473,7 +477,7 @@ int main(int argc, char** argv) try {
   const uint64_t vectors = o.chunk_bytes / 16;
   std::vector<Gpu> gpus = {open_gpu(0, 1, vectors), open_gpu(1, 0, vectors)};
   const std::vector<int> gpc = gpc_of_sm(gpus[0]);
-  printf("{\"gpc_of_sm\":%s}\n", json_list(gpc).c_str());
+  printf("%s\n", nlohmann::json{{"gpc_of_sm", gpc}}.dump().c_str());
   bool all_verified = true;
   for (const auto& directions : o.directions)
     for (const auto& targets : o.targets)
