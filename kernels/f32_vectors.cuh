@@ -1,8 +1,9 @@
 // Up to four f32 at a time: one 16-byte access where n == 4 (the address 16-byte aligned),
-// element by element for a tail of fewer. The tails' loops index the vector with constants (each
-// element under `i < n`): an index known only at run time puts the vector in local memory, in the
-// kernels' main loops too (the collective kernel had a 32-byte stack and ~1000 local accesses). What the put-built collectives and the GEMM ->
-// reduce-scatter pipeline load, store and add into a peer's memory.
+// element by element for a tail of fewer. What the put-built collectives and the GEMM ->
+// reduce-scatter pipeline load, store and add into a peer's memory. The tails index the vector
+// with constants (each element under `i < n`): an index known only at run time puts the vector
+// in local memory, in the kernels' main loops too (the collective kernel had a 32-byte stack and
+// about a thousand local-memory accesses).
 #pragma once
 
 #include "kernels/ptx.cuh"
