@@ -5,7 +5,8 @@
 // taking pieces b, b + G, ... of blockDim vectors. What varies, one axis at a time:
 //   targets     peer (the peer's copy only), local+peer (the collective: its own copy, then the
 //               peer's, from one load), peer+local (the same, peer first), two-passes (all of the
-//               peer's copy, then all of its own)
+//               peer's copy, then all of its own), indexed (local+peer addressed as the collective
+//               kernel does: an array of the ranks' outputs indexed at run time)
 //   directions  both (the two GPUs at once, as the collective) or one (GPU 0 only)
 //   placements  default (G blocks as the scheduler places them), spread (one block on every
 //               (SMs/G)-th SM), first (SMs 0..G-1), gpc-rr (round robin over the GPCs),
@@ -44,11 +45,12 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-enum class Targets { kPeer, kLocalThenPeer, kPeerThenLocal, kTwoPasses };
+enum class Targets { kPeer, kLocalThenPeer, kPeerThenLocal, kTwoPasses, kIndexed };
 const std::map<std::string, Targets> kTargets = {{"peer", Targets::kPeer},
                                                  {"local+peer", Targets::kLocalThenPeer},
                                                  {"peer+local", Targets::kPeerThenLocal},
-                                                 {"two-passes", Targets::kTwoPasses}};
+                                                 {"two-passes", Targets::kTwoPasses},
+                                                 {"indexed", Targets::kIndexed}};
 
 struct Work {
   const uint4* src = nullptr;
@@ -65,22 +67,25 @@ struct Work {
   // The dynamic schedule's unit: a block claims this many pieces at a time (an atomic add a claim,
   // the next claim made while the current grain is stored).
   uint64_t grain_pieces = 16;
+  // indexed: as the collective kernel addresses them, its own copy and the peer's from an array
+  // of the ranks' outputs indexed at run time, (me + d) % ranks for d = 0, 1.
+  uint4* output_of[2] = {};
+  int me = 0, ranks = 2;
 };
 
-// The slot's pieces of [0, vectors): a load, then a store to a and (where given) to b.
-__device__ void store_pieces(const Work& w, int slot, uint4* a, uint4* b) {
+// The slot's pieces of [0, vectors): a load, then put(k, x).
+template <class Put>
+__device__ void store_pieces(const Work& w, int slot, Put put) {
   const uint64_t piece = blockDim.x;
   for (uint64_t p = uint64_t(slot) * piece; p < w.vectors; p += uint64_t(w.slots) * piece) {
     const uint64_t k = p + threadIdx.x;
-    if (k >= w.vectors) continue;
-    const uint4 x = w.src[k];
-    a[k] = x;
-    if (b) b[k] = x;
+    if (k < w.vectors) put(k, w.src[k]);
   }
 }
 
-// The same stores over grains claimed from a counter: a block on a slower SM takes fewer.
-__device__ void store_claimed(const Work& w, uint4* a, uint4* b) {
+// The same over grains claimed from a counter: a block on a slower SM takes fewer.
+template <class Put>
+__device__ void store_claimed(const Work& w, Put put) {
   __shared__ unsigned long long claimed[2];
   const uint64_t grain = w.grain_pieces * blockDim.x;
   if (threadIdx.x == 0) claimed[0] = atomicAdd(w.next_grain, 1ull);
@@ -90,13 +95,17 @@ __device__ void store_claimed(const Work& w, uint4* a, uint4* b) {
     if (first >= w.vectors) break;
     if (threadIdx.x == 0) claimed[i ^ 1] = atomicAdd(w.next_grain, 1ull);
     const uint64_t end = min(first + grain, w.vectors);
-    for (uint64_t k = first + threadIdx.x; k < end; k += blockDim.x) {
-      const uint4 x = w.src[k];
-      a[k] = x;
-      if (b) b[k] = x;
-    }
+    for (uint64_t k = first + threadIdx.x; k < end; k += blockDim.x) put(k, w.src[k]);
     __syncthreads();
   }
+}
+
+template <class Put>
+__device__ void store_all(const Work& w, int slot, Put put) {
+  if (w.next_grain)
+    store_claimed(w, put);
+  else
+    store_pieces(w, slot, put);
 }
 
 __global__ void __launch_bounds__(1024) all_gather_loop(Work w) {
@@ -104,16 +113,22 @@ __global__ void __launch_bounds__(1024) all_gather_loop(Work w) {
   const int slot = w.slot_of_sm ? w.slot_of_sm[sm] : int(blockIdx.x);
   if (slot < 0) return;
   const uint64_t start = p2pbench::ptx::globaltimer_ns();
-  if (w.next_grain) {
-    if (w.targets == Targets::kPeer) store_claimed(w, w.peer, nullptr);
-    else store_claimed(w, w.local, w.peer);
-  } else switch (w.targets) {
-    case Targets::kPeer: store_pieces(w, slot, w.peer, nullptr); break;
-    case Targets::kLocalThenPeer: store_pieces(w, slot, w.local, w.peer); break;
-    case Targets::kPeerThenLocal: store_pieces(w, slot, w.peer, w.local); break;
-    case Targets::kTwoPasses:
-      store_pieces(w, slot, w.peer, nullptr);
-      store_pieces(w, slot, w.local, nullptr);
+  switch (w.targets) {
+    case Targets::kPeer: store_all(w, slot, [&](uint64_t k, uint4 x) { w.peer[k] = x; }); break;
+    case Targets::kLocalThenPeer:
+      store_all(w, slot, [&](uint64_t k, uint4 x) { w.local[k] = x; w.peer[k] = x; });
+      break;
+    case Targets::kPeerThenLocal:
+      store_all(w, slot, [&](uint64_t k, uint4 x) { w.peer[k] = x; w.local[k] = x; });
+      break;
+    case Targets::kTwoPasses:  // fixed pieces only (refused with claims)
+      store_pieces(w, slot, [&](uint64_t k, uint4 x) { w.peer[k] = x; });
+      store_pieces(w, slot, [&](uint64_t k, uint4 x) { w.local[k] = x; });
+      break;
+    case Targets::kIndexed:
+      store_all(w, slot, [&](uint64_t k, uint4 x) {
+        for (int d = 0; d < w.ranks; ++d) w.output_of[(w.me + d) % w.ranks][k] = x;
+      });
       break;
   }
   __syncthreads();
@@ -345,6 +360,9 @@ void launch(Gpu& g, const Gpu& peer, const Case& c, const std::vector<int>& sms)
   w.src = g.src;
   w.peer = peer.received;
   w.local = g.local;
+  w.me = g.device;  // GPU 0 and 1 are ranks 0 and 1
+  w.output_of[g.device] = g.local;
+  w.output_of[peer.device] = peer.received;
   w.vectors = g.vectors;
   w.targets = kTargets.at(c.targets);
   w.slot_of_sm = sms.empty() ? nullptr : g.slot_of_sm;
@@ -353,8 +371,7 @@ void launch(Gpu& g, const Gpu& peer, const Case& c, const std::vector<int>& sms)
   w.sm_of_slot = g.sms;
   w.taken = g.taken;
   if (c.schedule == "dynamic") {
-    if (c.targets == "two-passes" || c.targets == "peer+local")
-      throw std::invalid_argument("the dynamic schedule stores peer only or local+peer");
+    if (c.targets == "two-passes") throw std::invalid_argument("the dynamic schedule takes no two passes");
     w.next_grain = g.next_grain;
     w.grain_pieces = uint64_t(c.grain_pieces);
     check(cudaMemsetAsync(g.next_grain, 0, sizeof(unsigned long long), g.stream), "zeroing the grain counter");
