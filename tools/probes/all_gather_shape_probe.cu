@@ -18,6 +18,7 @@
 //
 // Usage: p2pbench-probe-all-gather-shape [--chunk-mib M] [--blocks L] [--threads L] [--targets L]
 //          [--directions L] [--placements L] [--schedules L] [--grain-pieces L] [--reps R]
+//          [--back-to-back 1]
 //          (L: comma-separated)
 // Needs two GPUs with peer access (GPU 0 and 1) and compute capability 9.0 (clusters).
 // stdout: one JSON object for the GPC map, then one per case: the shape, the slower GPU's median
@@ -182,6 +183,9 @@ struct Options {
   std::vector<std::string> schedules = {"static"};
   std::vector<int> grains = {16};
   int reps = 10;
+  // The repetitions queued back to back on each GPU, timed as one batch (as the case loop queues
+  // its operations), instead of each waited for.
+  bool back_to_back = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -199,6 +203,7 @@ Options parse(int argc, char** argv) {
     else if (flag == "--schedules") o.schedules = split(value);
     else if (flag == "--grain-pieces") o.grains = ints(value);
     else if (flag == "--reps") o.reps = std::stoi(value);
+    else if (flag == "--back-to-back") o.back_to_back = value == "1";
     else throw std::invalid_argument("unknown flag " + flag);
   }
   for (const auto& t : o.targets)
@@ -395,6 +400,40 @@ unsigned long long mismatches(Gpu& on, const uint4* a, const uint4* b) {
   return bad;
 }
 
+// --back-to-back: after the same two warm-up repetitions, `reps` repetitions queued without a
+// wait between them on each GPU, what they write poisoned before the batch; one figure, the
+// slower GPU's batch time over reps.
+std::vector<double> time_batch(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& sms, size_t active,
+                               int reps) {
+  for (int rep = 0; rep < 2; ++rep)
+    for (size_t i = 0; i < active; ++i) launch(gpus[i], gpus[1 - i], c, sms);
+  for (auto& g : gpus) {
+    check(cudaSetDevice(g.device), "selecting a GPU");
+    check(cudaDeviceSynchronize(), "warming up");
+    check(cudaMemset(g.received, 0xEE, g.vectors * sizeof(uint4)), "poisoning");
+    check(cudaMemset(g.local, 0xEE, g.vectors * sizeof(uint4)), "poisoning");
+    check(cudaMemset(g.taken, 0, kMaxSlots * sizeof(unsigned)), "clearing slot counts");
+    check(cudaDeviceSynchronize(), "poisoning");
+  }
+  std::vector<cudaEvent_t> first(active);
+  for (size_t i = 0; i < active; ++i) {
+    check(cudaSetDevice(gpus[i].device), "selecting a GPU");
+    check(cudaEventCreate(&first[i]), "creating an event");
+    check(cudaEventRecord(first[i], gpus[i].stream), "recording an event");
+  }
+  for (int rep = 0; rep < reps; ++rep)
+    for (size_t i = 0; i < active; ++i) launch(gpus[i], gpus[1 - i], c, sms);
+  double slowest = 0;
+  for (size_t i = 0; i < active; ++i) {
+    check(cudaEventSynchronize(gpus[i].stop), "running the batch");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, first[i], gpus[i].stop), "timing the batch");
+    slowest = std::max(slowest, double(ms) / reps);
+    check(cudaEventDestroy(first[i]), "destroying an event");
+  }
+  return {slowest};
+}
+
 // The slower GPU's time of each timed repetition (ms), after two warm-up ones; what the last
 // repetition writes is poisoned before it (the one verified).
 std::vector<double> time_reps(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& sms, size_t active,
@@ -454,7 +493,7 @@ nlohmann::ordered_json blocks_of(const Gpu& g, const Case& c, const std::vector<
 }
 
 // Prints the case's row; returns whether every byte arrived and every slot was taken once.
-bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc, int reps) {
+bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc, int reps, bool back_to_back) {
   const std::vector<int> sms = chosen_sms(c.placement, c.blocks, gpc);
   const size_t active = c.directions == "both" ? 2 : 1;
   std::vector<int> slot_of_sm(kMaxSlots, -1);
@@ -464,7 +503,8 @@ bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc
     check(cudaMemcpy(gpus[i].slot_of_sm, slot_of_sm.data(), kMaxSlots * sizeof(int), cudaMemcpyHostToDevice),
           "writing the SM map");
   }
-  const std::vector<double> ms = time_reps(gpus, c, sms, active, reps);
+  const std::vector<double> ms =
+      back_to_back ? time_batch(gpus, c, sms, active, reps) : time_reps(gpus, c, sms, active, reps);
   bool verified = true;
   for (size_t i = 0; i < active; ++i) {
     verified &= mismatches(gpus[1 - i], gpus[1 - i].received, gpus[i].src) == 0;
@@ -474,6 +514,7 @@ bool run_case(std::vector<Gpu>& gpus, const Case& c, const std::vector<int>& gpc
   nlohmann::ordered_json row = {{"blocks", c.blocks}, {"threads", c.threads}, {"targets", c.targets},
                                 {"directions", c.directions}, {"placement", c.placement}, {"schedule", c.schedule},
                                 {"grain_pieces", c.schedule == "dynamic" ? c.grain_pieces : 0},
+                                {"back_to_back", back_to_back},
                                 {"ms_median", median(ms)}, {"ms_min", *std::min_element(ms.begin(), ms.end())},
                                 {"ms_max", *std::max_element(ms.begin(), ms.end())},
                                 {"link_gbps", link_bytes / (median(ms) * 1e-3) / 1e9}};
@@ -504,7 +545,8 @@ int main(int argc, char** argv) try {
             for (int threads : o.threads)
               for (int blocks : o.blocks)
                 all_verified &=
-                    run_case(gpus, {blocks, threads, targets, directions, placement, schedule, grain}, gpc, o.reps);
+                    run_case(gpus, {blocks, threads, targets, directions, placement, schedule, grain}, gpc, o.reps,
+                             o.back_to_back);
   return all_verified ? 0 : 1;
 } catch (const std::exception& e) {
   fprintf(stderr, "p2pbench-probe-all-gather-shape: %s\n", e.what());
