@@ -2,6 +2,8 @@
 // sweep runs them.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -247,6 +249,52 @@ TEST(Collectives, SweepRefusesACollectiveWithNoCase) {
     EXPECT_NE(what.find("methods = reduce_scatter_two_shot"), std::string::npos) << what;
     EXPECT_NE(what.find("every rank sends to every other"), std::string::npos) << what;
   }
+}
+
+// The all-gathers' claims: a shape axis of theirs only, 16 pieces (stores) and 4 stages (TMA) by
+// default, in the case's name, and refused out of range or on a collective that cannot claim.
+nlohmann::json all_gathers(nlohmann::json sections = nlohmann::json::object()) {
+  nlohmann::json doc = {{"methods", {"all_gather_put", "all_gather_tma", "reduce_scatter_two_shot"}},
+                        {"patterns", {"all_to_all"}},
+                        {"sizes", {"1MiB"}}};
+  doc.update(sections);
+  return doc;
+}
+
+TEST(Collectives, TheAllGathersClaimPiecesByDefault) {
+  std::vector<std::pair<std::string, std::optional<uint64_t>>> claims;
+  for (const CaseSpec& c : expand_cases(parse_config(all_gathers()), GroupLayout::distinct(2)))
+    claims.emplace_back(to_string(c.method), c.claim_pieces);
+  const std::vector<std::pair<std::string, std::optional<uint64_t>>> want = {
+      {"all_gather_put", 16}, {"all_gather_tma", 4}, {"reduce_scatter_two_shot", std::nullopt}};
+  EXPECT_EQ(claims, want);
+  const auto named = expand_cases(parse_config(all_gathers({{"all_gather_put", {{"claim_pieces", {0, 8}}}}})),
+                                  GroupLayout::distinct(2));
+  ASSERT_GE(named.size(), 2u);
+  EXPECT_EQ(named[0].claim_pieces, 0u);
+  EXPECT_EQ(named[0].name().find("/claim"), std::string::npos) << "0, the value before the axis, is not named";
+  EXPECT_NE(named[1].name().find("/claim:8"), std::string::npos) << named[1].name();
+}
+
+// What parsing, the axes' rules and planning say of a config (as the run checks it).
+std::string plan_error_of(const nlohmann::json& doc) {
+  try {
+    const Config config = parse_config(doc);
+    validate_kernel_axes(config);
+    expand_cases(config, GroupLayout::distinct(2));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Collectives, ClaimsOutOfRangeOrWhereNoneAreTakenAreRefused) {
+  const std::string big = plan_error_of(all_gathers({{"all_gather_put", {{"claim_pieces", {70000}}}}}));
+  EXPECT_NE(big.find("all_gather_put.claim_pieces"), std::string::npos) << big;
+  EXPECT_NE(big.find("0..65536"), std::string::npos) << big;
+  const std::string elsewhere = plan_error_of(all_gathers({{"reduce_scatter_two_shot", {{"claim_pieces", {4}}}}}));
+  EXPECT_NE(elsewhere.find("reduce_scatter_two_shot"), std::string::npos) << elsewhere;
+  EXPECT_NE(elsewhere.find("claim_pieces"), std::string::npos) << elsewhere;
 }
 
 }  // namespace
