@@ -99,6 +99,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"threads 1025", with("ldst", json{{"threads", {1025}}}), "ldst.threads[0]", "1025"},
                       BadInput{"unroll 3", with("ldst", json{{"unroll", {3}}}), "ldst.unroll[0]", "3"},
                       BadInput{"unknown ldst key", with("ldst", json{{"warps", {3}}}), "ldst.warps", "3"},
+                      BadInput{"claims past 65536", with("all_gather_put", json{{"claim_pieces", {70000}}}),
+                               "all_gather_put.claim_pieces[0] = 70000", "claim_pieces must be 0..65536"},
+                      BadInput{"claims where none are taken", with("reduce_scatter_two_shot", json{{"claim_pieces", {4}}}),
+                               "reduce_scatter_two_shot.claim_pieces", "[4]"},
                       BadInput{"range max below min", with("sizes", json{{"min", "1M"}, {"max", "4K"}}), "sizes", "min"},
                       BadInput{"config not object", json::array({1}), "config", "1"}),
     [](const auto& info) {
