@@ -21,21 +21,66 @@ constexpr int kRanks = kernels::kMaxCollectiveRanks;
 __device__ __forceinline__ bool barrier(const Launch& l, uint32_t count) { return kernels::rank_barrier(l, count); }
 
 // Elements of the piece a block takes at a time: its threads' 16-byte vectors of kWidth elements
-// (LD/ST), or one shared-memory stage (TMA, f32 only). Piece j of a span goes to block
-// j % gridDim.x on every rank.
+// (LD/ST), or one shared-memory stage (TMA, f32 only).
 template <int kWidth = kVector>
 __device__ __forceinline__ uint64_t piece_elements(const Launch& l) {
   return l.tma_stage_bytes ? l.tma_stage_bytes / 4 : uint64_t(blockDim.x) * kWidth;
 }
 
-// f(k) at each 16-byte vector k (kWidth elements) of the block's pieces of [first, first + whole)
-// (first and whole multiples of kWidth).
+// How a span's pieces go to the blocks. Fixed: piece j to block j % gridDim.x, the same on every
+// rank (what a phase that reads its peers' pieces of the phase before needs). Claimed: each block
+// takes claim_pieces pieces at a time from its rank's queue, so that a block placed where it gets
+// less of the links takes fewer pieces instead of holding back the launch (the all-gather only).
+enum class Pieces { kFixed, kClaimed };
+
+// The rank's next claim: pieces [c * claim_pieces, (c + 1) * claim_pieces) for the claim c returned.
+__device__ __forceinline__ uint64_t claim(const Launch& l) { return atomicAdd(&l.queue->next, 1ull); }
+
+// f(p, n) for each of the block's pieces [p, p + n) of a span of `whole` elements, on every thread
+// of the block, or on thread 0 alone where `thread0_alone` (it issues the TMA copies). A claim is
+// made while the one before is worked on: by thread 0 for the block through shared memory, or by
+// thread 0 alone for itself.
+template <int kWidth, class F>
+__device__ void for_each_piece(const Launch& l, uint64_t whole, Pieces pieces, bool thread0_alone, F f) {
+  if (thread0_alone && threadIdx.x != 0) return;
+  const uint64_t piece = piece_elements<kWidth>(l);
+  if (pieces == Pieces::kFixed) {
+    for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece) f(p, min(piece, whole - p));
+    return;
+  }
+  const uint64_t grain = l.claim_pieces * piece;
+  const auto pieces_of = [&](uint64_t c) {
+    for (uint64_t p = c * grain; p < min((c + 1) * grain, whole); p += piece) f(p, min(piece, whole - p));
+  };
+  if (thread0_alone) {
+    for (uint64_t c = claim(l), next; c * grain < whole; c = next) {
+      next = claim(l);
+      pieces_of(c);
+    }
+    return;
+  }
+  __shared__ unsigned long long claimed[2];
+  if (threadIdx.x == 0) claimed[0] = claim(l);
+  __syncthreads();
+  for (int i = 0; claimed[i] * grain < whole; i ^= 1) {
+    if (threadIdx.x == 0) claimed[i ^ 1] = claim(l);
+    pieces_of(claimed[i]);
+    __syncthreads();  // every thread has read claimed[i] before thread 0 claims into it again
+  }
+}
+
+// f(k) at each of the thread's 16-byte vectors k (kWidth elements) of the piece [p, p + n).
+template <int kWidth, class F>
+__device__ __forceinline__ void for_each_vector_of_piece(uint64_t p, uint64_t n, F f) {
+  for (uint64_t k = p + threadIdx.x * kWidth; k < p + n; k += uint64_t(blockDim.x) * kWidth) f(k);
+}
+
+// f(k) at each 16-byte vector k (kWidth elements) of the block's fixed pieces of
+// [first, first + whole) (first and whole multiples of kWidth).
 template <int kWidth, class F>
 __device__ void for_each_whole_vector(const Launch& l, uint64_t first, uint64_t whole, F f) {
-  const uint64_t piece = piece_elements<kWidth>(l);
-  for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece)
-    for (uint64_t k = p + threadIdx.x * kWidth; k < min(p + piece, whole); k += uint64_t(blockDim.x) * kWidth)
-      f(first + k);
+  for_each_piece<kWidth>(l, whole, Pieces::kFixed, false,
+                         [&](uint64_t p, uint64_t n) { for_each_vector_of_piece<kWidth>(first + p, n, f); });
 }
 
 // f(k, n) for the block's share of f32 elements [first, end): n = 4 at each 16-byte vector k of
@@ -116,60 +161,23 @@ __device__ __forceinline__ void tma_drain(const TmaStages& s) {
 // `destinations` (k: the element's index in src): TMA where the launch has stages, else LD/ST;
 // a tail of fewer than 4 elements by LD/ST.
 template <class Dst>
-__device__ void put_span(const Launch& l, TmaStages& s, const float* src, uint64_t first, uint64_t end, int destinations,
-                         Dst dst_of) {
-  if (!s.bytes) {
-    for_each_vector(l, first, end, [&](uint64_t k, int n) {
-      const Values x = load(src + k, n);
-      for (int d = 0; d < destinations; ++d) store(dst_of(d, k), x, n);
+__device__ void put_span(const Launch& l, TmaStages& s, Pieces pieces, const float* src, uint64_t first, uint64_t end,
+                         int destinations, Dst dst_of) {
+  const uint64_t whole = (end - first) / kVector * kVector;
+  for_each_piece<kVector>(l, whole, pieces, s.bytes != 0, [&](uint64_t p, uint64_t n) {
+    const uint64_t at = first + p;
+    if (s.bytes) {
+      tma_fan_out(s, src + at, uint32_t(n * 4), destinations, [&](int d) { return dst_of(d, at); });
+      return;
+    }
+    for_each_vector_of_piece<kVector>(at, n, [&](uint64_t k) {
+      const Values x = load(src + k, kVector);
+      for (int d = 0; d < destinations; ++d) store(dst_of(d, k), x, kVector);
     });
-    return;
-  }
-  const uint64_t piece = piece_elements(l), whole = (end - first) / kVector * kVector;
-  if (threadIdx.x == 0)
-    for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece)
-      tma_fan_out(s, src + first + p, uint32_t(min(piece, whole - p) * 4), destinations,
-                  [&](int d) { return dst_of(d, first + p); });
+  });
   if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) {
     const int n = int(end - first - whole);
     for (int d = 0; d < destinations; ++d) store(dst_of(d, first + whole), load(src + first + whole, n), n);
-  }
-  tma_drain(s);
-}
-
-// The rank's next claim: pieces [c * claim_pieces, (c + 1) * claim_pieces) for the claim c returned.
-__device__ __forceinline__ uint64_t claim(const Launch& l) { return atomicAdd(&l.queue->next, 1ull); }
-
-// put_span of [0, end) with pieces claimed claim_pieces at a time from the rank's queue, each claim
-// made while the one before is stored: by thread 0 for the whole block through shared memory
-// (LD/ST), or by thread 0 alone, which issues the bulk copies (TMA).
-template <class Dst>
-__device__ void put_span_claimed(const Launch& l, TmaStages& s, const float* src, uint64_t end, int destinations,
-                                 Dst dst_of) {
-  const uint64_t piece = piece_elements(l), whole = end / kVector * kVector, grain = l.claim_pieces * piece;
-  if (s.bytes && threadIdx.x == 0) {
-    for (uint64_t c = claim(l), next; c * grain < whole; c = next) {
-      next = claim(l);
-      for (uint64_t p = c * grain; p < min((c + 1) * grain, whole); p += piece)
-        tma_fan_out(s, src + p, uint32_t(min(piece, whole - p) * 4), destinations, [&](int d) { return dst_of(d, p); });
-    }
-  } else if (!s.bytes) {
-    __shared__ unsigned long long claimed[2];
-    if (threadIdx.x == 0) claimed[0] = claim(l);
-    __syncthreads();
-    for (int i = 0; claimed[i] * grain < whole; i ^= 1) {
-      const uint64_t first = claimed[i] * grain, last = min(first + grain, whole);
-      if (threadIdx.x == 0) claimed[i ^ 1] = claim(l);
-      for (uint64_t k = first + threadIdx.x * kVector; k < last; k += uint64_t(blockDim.x) * kVector) {
-        const Values x = load(src + k, kVector);
-        for (int d = 0; d < destinations; ++d) store(dst_of(d, k), x, kVector);
-      }
-      __syncthreads();  // every thread has read claimed[i] before thread 0 claims into it again
-    }
-  }
-  if (whole < end && blockIdx.x == 0 && threadIdx.x == 0) {
-    const int n = int(end - whole);
-    for (int d = 0; d < destinations; ++d) store(dst_of(d, whole), load(src + whole, n), n);
   }
   tma_drain(s);
 }
@@ -187,7 +195,8 @@ __device__ void put_chunks_to_staging(const Launch& l, TmaStages& s) {
   for (int j = 1; j < l.ranks; ++j) {
     const int r = peer_at(l, j);
     const uint64_t first = first_of(l, r);
-    put_span(l, s, l.input[l.me], first, end_of(l, r), 1, [&](int, uint64_t k) { return l.staging[r] + (k - first); });
+    put_span(l, s, Pieces::kFixed, l.input[l.me], first, end_of(l, r), 1,
+             [&](int, uint64_t k) { return l.staging[r] + (k - first); });
   }
 }
 
@@ -204,16 +213,15 @@ __device__ __forceinline__ Values staged_sum(const Launch& l, uint64_t k, int n)
 // rank's chunk into a stage, thread 0 stores the stage to every rank's output.
 __device__ void fan_out_sums(const Launch& l, TmaStages& s) {
   const uint64_t first = first_of(l, l.me), end = end_of(l, l.me);
-  const uint64_t piece = piece_elements(l), whole = (end - first) / kVector * kVector;
+  const uint64_t whole = (end - first) / kVector * kVector;
   uint32_t st = 1;  // put_span drained every earlier bulk copy: the stages start free
-  for (uint64_t p = blockIdx.x * piece; p < whole; p += gridDim.x * piece) {
+  for_each_piece<kVector>(l, whole, Pieces::kFixed, false, [&](uint64_t p, uint64_t n) {
     st ^= 1;
     if (threadIdx.x == 0) ptx::bulk_wait_group_read<1>();  // the stores that last read stage st
     __syncthreads();
     float* stage = reinterpret_cast<float*>(dynamic_smem + st * s.bytes);
-    const uint64_t n = min(piece, whole - p);
-    for (uint64_t k = threadIdx.x * kVector; k < n; k += uint64_t(blockDim.x) * kVector)
-      store(stage + k, staged_sum(l, first + p + k, kVector), kVector);
+    for_each_vector_of_piece<kVector>(
+        0, n, [&](uint64_t k) { store(stage + k, staged_sum(l, first + p + k, kVector), kVector); });
     ptx::fence_proxy_async_shared_cta();  // the generic stores before the bulk stores read them
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -221,7 +229,7 @@ __device__ void fan_out_sums(const Launch& l, TmaStages& s) {
         ptx::bulk_store_shared_to_global(l.output[peer_at(l, j)] + first + p, s.smem + st * s.bytes, uint32_t(n * 4));
       ptx::bulk_commit_group();
     }
-  }
+  });
   if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) {
     const int n = int(end - first - whole);
     const Values sum = staged_sum(l, first + whole, n);
@@ -282,10 +290,8 @@ __device__ bool all_gather(const Launch& l, TmaStages& s, uint32_t& count) {
   if (!barrier(l, ++count)) return false;
   const uint64_t at = first_of(l, l.me);
   const auto output_at = [&](int d, uint64_t k) { return l.output[peer_at(l, d)] + at + k; };
-  if (l.claim_pieces)
-    put_span_claimed(l, s, l.input[l.me], l.size.chunk_elements, l.ranks, output_at);
-  else
-    put_span(l, s, l.input[l.me], 0, l.size.chunk_elements, l.ranks, output_at);
+  const Pieces pieces = l.claim_pieces ? Pieces::kClaimed : Pieces::kFixed;
+  put_span(l, s, pieces, l.input[l.me], 0, l.size.chunk_elements, l.ranks, output_at);
   return barrier(l, ++count);
 }
 
