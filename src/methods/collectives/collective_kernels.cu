@@ -37,8 +37,10 @@ enum class Pieces { kFixed, kClaimed };
 __device__ __forceinline__ uint64_t claim(const Launch& l) { return atomicAdd(&l.queue->next, 1ull); }
 
 // f(p, n) for each of the block's pieces [p, p + n) of a span of `whole` elements, on every thread
-// of the block, or on thread 0 alone where `thread0_alone` (it issues the TMA copies). A claim is
-// made while the one before is worked on: by thread 0 for the block through shared memory, or by
+// of the block, or on thread 0 alone where `thread0_alone` (it issues the TMA copies, a piece a
+// stage). The block's threads get a claim's pieces as one run (their loop over a piece takes any
+// length; one loop a claim keeps the stores' loop as tight as the fixed pieces'). A claim is made
+// while the one before is worked on: by thread 0 for the block through shared memory, or by
 // thread 0 alone for itself.
 template <int kWidth, class F>
 __device__ void for_each_piece(const Launch& l, uint64_t whole, Pieces pieces, bool thread0_alone, F f) {
@@ -49,13 +51,10 @@ __device__ void for_each_piece(const Launch& l, uint64_t whole, Pieces pieces, b
     return;
   }
   const uint64_t grain = l.claim_pieces * piece;
-  const auto pieces_of = [&](uint64_t c) {
-    for (uint64_t p = c * grain; p < min((c + 1) * grain, whole); p += piece) f(p, min(piece, whole - p));
-  };
   if (thread0_alone) {
     for (uint64_t c = claim(l), next; c * grain < whole; c = next) {
       next = claim(l);
-      pieces_of(c);
+      for (uint64_t p = c * grain; p < min((c + 1) * grain, whole); p += piece) f(p, min(piece, whole - p));
     }
     return;
   }
@@ -64,7 +63,8 @@ __device__ void for_each_piece(const Launch& l, uint64_t whole, Pieces pieces, b
   __syncthreads();
   for (int i = 0; claimed[i] * grain < whole; i ^= 1) {
     if (threadIdx.x == 0) claimed[i ^ 1] = claim(l);
-    pieces_of(claimed[i]);
+    const uint64_t first = claimed[i] * grain;
+    f(first, min(grain, whole - first));
     __syncthreads();  // every thread has read claimed[i] before thread 0 claims into it again
   }
 }
