@@ -3,7 +3,9 @@
 // reduce-scatter pipeline load, store and add into a peer's memory. The tails index the vector
 // with constants (each element under `i < n`): an index known only at run time puts the vector
 // in local memory, in the kernels' main loops too (the collective kernel had a 32-byte stack and
-// about a thousand local-memory accesses).
+// about a thousand local-memory accesses). The 16-byte store is CUDA's __stwb (st.global.wb.v4):
+// written as a float4 assignment, the compiler split it into four 4-byte stores in the collective
+// kernel's loops (54 in its PTX): four store instructions where one will do.
 #pragma once
 
 #include "kernels/ptx.cuh"
@@ -31,7 +33,7 @@ __device__ __forceinline__ F32x4 load_f32(const float* p, int n) {
 
 __device__ __forceinline__ void store_f32(float* p, const F32x4& x, int n) {
   if (n == kF32Vector) {
-    *reinterpret_cast<float4*>(p) = make_float4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    __stwb(reinterpret_cast<float4*>(p), make_float4(x.v[0], x.v[1], x.v[2], x.v[3]));
     return;
   }
 #pragma unroll
