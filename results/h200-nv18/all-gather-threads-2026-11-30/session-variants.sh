@@ -13,9 +13,9 @@ session_tests gpu-tests 150 'test_collective_kernels|gpu_driver_collectives_2_ra
   P2PBENCH_REQUIRE_GPUS=2 P2PBENCH_TEST_JOBS=2
 files=(kernels/rank_barrier.cuh src/methods/collectives/collective_kernels.cu)
 sha256sum "${files[@]}" >"$work/tree-before.sha256"
-session_step committed 120 bash "$here/variant.sh" committed none "$work"
+session_step committed 120 bash "$here/variant.sh" committed none "$work" "$here/config-variants.json"
 for v in relaxed-poll no-barriers start-barrier-only; do
-  session_step "$v" 150 bash "$here/variant.sh" "$v" "variant-$v.patch" "$work"
+  session_step "$v" 150 bash "$here/variant.sh" "$v" "variant-$v.patch" "$work" "$here/config-variants.json"
 done
 session_step tree-restored 10 sha256sum -c "$work/tree-before.sha256"
 finish_steps session-variants.sh
