@@ -17,7 +17,7 @@ files=(kernels/f32_vectors.cuh kernels/bf16_vectors.cuh)
 sha256sum "${files[@]}" >"$work/tree-before.sha256"
 session_step whole-stores 200 bash "$here/variant.sh" whole-stores none "$work" "$here/config-threads.json" \
   "$here/../all-gather-claims-2026-11-30/config-claims-map.json" configs/collectives.json
-session_step split-stores 150 bash "$here/variant.sh" split-stores variant-split-stores.patch "$work" \
+session_step split-stores 180 bash "$here/variant.sh" split-stores variant-split-stores.patch "$work" \
   "$here/config-threads.json" configs/collectives.json
 session_step tree-restored 10 sha256sum -c "$work/tree-before.sha256"
 finish_steps session-stores.sh
