@@ -3,9 +3,11 @@
 // reduce-scatter pipeline load, store and add into a peer's memory. The tails index the vector
 // with constants (each element under `i < n`): an index known only at run time puts the vector
 // in local memory, in the kernels' main loops too (the collective kernel had a 32-byte stack and
-// about a thousand local-memory accesses). The 16-byte store is CUDA's __stwb (st.global.wb.v4):
-// written as a float4 assignment, the compiler split it into four 4-byte stores in the collective
-// kernel's loops (54 in its PTX): four store instructions where one will do.
+// about a thousand local-memory accesses). The 16-byte store is one st.global.v4 (ptx::st_v4), to
+// global memory only (a GPU's own or a peer's mapping): written as a float4 assignment, the
+// compiler split it into four 4-byte stores in the collective kernel's loops (54 in its PTX), and
+// the all-gather of those stores lost half its rate at 1024 threads a block on two H200
+// (results/h200-nv18/all-gather-threads-2026-11-30/).
 #pragma once
 
 #include "kernels/ptx.cuh"
@@ -31,11 +33,13 @@ __device__ __forceinline__ F32x4 load_f32(const float* p, int n) {
   return x;
 }
 
+__device__ __forceinline__ uint4 bits_of(const F32x4& x) {
+  return make_uint4(__float_as_uint(x.v[0]), __float_as_uint(x.v[1]), __float_as_uint(x.v[2]), __float_as_uint(x.v[3]));
+}
+
+// p in global memory.
 __device__ __forceinline__ void store_f32(float* p, const F32x4& x, int n) {
-  if (n == kF32Vector) {
-    __stwb(reinterpret_cast<float4*>(p), make_float4(x.v[0], x.v[1], x.v[2], x.v[3]));
-    return;
-  }
+  if (n == kF32Vector) return ptx::st_v4(p, bits_of(x));
 #pragma unroll
   for (int i = 0; i < kF32Vector; ++i)
     if (i < n) p[i] = x.v[i];

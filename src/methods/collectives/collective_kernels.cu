@@ -219,9 +219,10 @@ __device__ void fan_out_sums(const Launch& l, TmaStages& s) {
     st ^= 1;
     if (threadIdx.x == 0) ptx::bulk_wait_group_read<1>();  // the stores that last read stage st
     __syncthreads();
-    float* stage = reinterpret_cast<float*>(dynamic_smem + st * s.bytes);
-    for_each_vector_of_piece<kVector>(
-        0, n, [&](uint64_t k) { store(stage + k, staged_sum(l, first + p + k, kVector), kVector); });
+    const uint32_t stage = s.smem + st * s.bytes;
+    for_each_vector_of_piece<kVector>(0, n, [&](uint64_t k) {
+      ptx::st_shared_v4(stage + uint32_t(k) * 4, kernels::bits_of(staged_sum(l, first + p + k, kVector)));
+    });
     ptx::fence_proxy_async_shared_cta();  // the generic stores before the bulk stores read them
     __syncthreads();
     if (threadIdx.x == 0) {
