@@ -92,9 +92,8 @@ class Ranks {
       reset_barriers(words_[r], counts_[r], headers_[r], nullptr);
       cuda_check(cudaMemset(queues_[r], 0, sizeof(PieceQueue)), "zeroing a piece queue");
       fill_input(r);
-      kernels::poison_collective_output(output(r), output_bytes(), nullptr, size_.element);
     }
-    cuda_check(cudaDeviceSynchronize(), "setting up the ranks");
+    poison_outputs();  // and waits for the set-up above
   }
   Ranks(const Ranks&) = delete;
   Ranks& operator=(const Ranks&) = delete;
@@ -179,7 +178,7 @@ class Ranks {
     }
   }
 
-  // Every rank's output poisoned again (before an operation that must write all of it).
+  // Every rank's output poisoned (before an operation that must write all of it), waited for.
   void poison_outputs() const {
     for (int r = 0; r < n_; ++r) kernels::poison_collective_output(output(r), output_bytes(), nullptr, size_.element);
     cuda_check(cudaDeviceSynchronize(), "poisoning the outputs");

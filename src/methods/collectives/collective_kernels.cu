@@ -83,13 +83,23 @@ __device__ void for_each_whole_vector(const Launch& l, uint64_t first, uint64_t 
                          [&](uint64_t p, uint64_t n) { for_each_vector_of_piece<kWidth>(first + p, n, f); });
 }
 
+// The f32 elements of [first, end) in whole 16-byte vectors (first is a multiple of 4).
+__device__ __forceinline__ uint64_t whole_of(uint64_t first, uint64_t end) { return (end - first) / kVector * kVector; }
+
+// f(k, n) once, by block 0's thread 0, for the tail of fewer than 4 f32 past [first, end)'s whole
+// vectors (none: no call).
+template <class F>
+__device__ __forceinline__ void for_tail(uint64_t first, uint64_t end, F f) {
+  const uint64_t whole = whole_of(first, end);
+  if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) f(first + whole, int(end - first - whole));
+}
+
 // f(k, n) for the block's share of f32 elements [first, end): n = 4 at each 16-byte vector k of
-// its pieces (first is a multiple of 4), the tail of fewer than 4 by block 0's thread 0.
+// its pieces (first is a multiple of 4), and the tail.
 template <class F>
 __device__ void for_each_vector(const Launch& l, uint64_t first, uint64_t end, F f) {
-  const uint64_t whole = (end - first) / kVector * kVector;
-  for_each_whole_vector<kVector>(l, first, whole, [&](uint64_t k) { f(k, kVector); });
-  if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) f(first + whole, int(end - first - whole));
+  for_each_whole_vector<kVector>(l, first, whole_of(first, end), [&](uint64_t k) { f(k, kVector); });
+  for_tail(first, end, f);
 }
 
 using Values = kernels::F32x4;
@@ -163,8 +173,7 @@ __device__ __forceinline__ void tma_drain(const TmaStages& s) {
 template <class Dst>
 __device__ void put_span(const Launch& l, TmaStages& s, Pieces pieces, const float* src, uint64_t first, uint64_t end,
                          int destinations, Dst dst_of) {
-  const uint64_t whole = (end - first) / kVector * kVector;
-  for_each_piece<kVector>(l, whole, pieces, s.bytes != 0, [&](uint64_t p, uint64_t n) {
+  for_each_piece<kVector>(l, whole_of(first, end), pieces, s.bytes != 0, [&](uint64_t p, uint64_t n) {
     const uint64_t at = first + p;
     if (s.bytes) {
       tma_fan_out(s, src + at, uint32_t(n * 4), destinations, [&](int d) { return dst_of(d, at); });
@@ -175,10 +184,9 @@ __device__ void put_span(const Launch& l, TmaStages& s, Pieces pieces, const flo
       for (int d = 0; d < destinations; ++d) store(dst_of(d, k), x, kVector);
     });
   });
-  if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) {
-    const int n = int(end - first - whole);
-    for (int d = 0; d < destinations; ++d) store(dst_of(d, first + whole), load(src + first + whole, n), n);
-  }
+  for_tail(first, end, [&](uint64_t k, int n) {
+    for (int d = 0; d < destinations; ++d) store(dst_of(d, k), load(src + k, n), n);
+  });
   tma_drain(s);
 }
 
@@ -213,9 +221,8 @@ __device__ __forceinline__ Values staged_sum(const Launch& l, uint64_t k, int n)
 // rank's chunk into a stage, thread 0 stores the stage to every rank's output.
 __device__ void fan_out_sums(const Launch& l, TmaStages& s) {
   const uint64_t first = first_of(l, l.me), end = end_of(l, l.me);
-  const uint64_t whole = (end - first) / kVector * kVector;
   uint32_t st = 1;  // put_span drained every earlier bulk copy: the stages start free
-  for_each_piece<kVector>(l, whole, Pieces::kFixed, false, [&](uint64_t p, uint64_t n) {
+  for_each_piece<kVector>(l, whole_of(first, end), Pieces::kFixed, false, [&](uint64_t p, uint64_t n) {
     st ^= 1;
     if (threadIdx.x == 0) ptx::bulk_wait_group_read<1>();  // the stores that last read stage st
     __syncthreads();
@@ -231,11 +238,10 @@ __device__ void fan_out_sums(const Launch& l, TmaStages& s) {
       ptx::bulk_commit_group();
     }
   });
-  if (whole < end - first && blockIdx.x == 0 && threadIdx.x == 0) {
-    const int n = int(end - first - whole);
-    const Values sum = staged_sum(l, first + whole, n);
-    for (int j = 0; j < l.ranks; ++j) store(l.output[peer_at(l, j)] + first + whole, sum, n);
-  }
+  for_tail(first, end, [&](uint64_t k, int n) {
+    const Values sum = staged_sum(l, k, n);
+    for (int j = 0; j < l.ranks; ++j) store(l.output[peer_at(l, j)] + k, sum, n);
+  });
   tma_drain(s);
 }
 
