@@ -8,7 +8,9 @@
 #     (P2PBENCH_REQUIRE_GPUS=4: a skip is a failure). About 7 minutes with the build.
 #   zero-sm: the copy-engine collectives beside NCCL's (configs/ce-collectives.json), then the GEMM
 #     beside each zero-SM and SM engine (configs/interference-zero-sm.json, GPUs 0 and 1 of the
-#     four). About 5 minutes.
+#     four), and the put collectives of configs/collectives.json at four and at two ranks (the
+#     kernel writers' four-H200 table, last measured before the 16-byte stores were made whole:
+#     ../collectives-2026-11-27/after-calibration/). About 6 minutes.
 # Prepared on a two-GPU node's results (../../h200-nv18/zero-sm-2026-11-29/,
 # ../../h200-nv18/interference-every-rank-2026-11-29/, ../../h200-nv18/collectives-sm-beside-gemm-2026-11-30/);
 # COMMANDS.md is written when it has run.
@@ -36,5 +38,9 @@ else
   session_step ce-collectives 120 "${four[@]}" --config configs/ce-collectives.json --output "$work/ce-collectives.json"
   session_step interference-zero-sm 260 "${four[@]}" --config configs/interference-zero-sm.json \
     --output "$work/interference-zero-sm.json"
+  session_step collectives-4-gpus 120 "${four[@]}" --config configs/collectives.json \
+    --output "$work/collectives-4-gpus.json"
+  session_step collectives-2-gpus 90 mpirun -np 2 --bind-to none --allow-run-as-root build-gpu/src/p2pbench \
+    --devices 0,1 --config configs/collectives.json --output "$work/collectives-2-gpus.json"
 fi
 finish_steps session.sh
