@@ -104,6 +104,13 @@ std::string signal_rate_text(const CaseSpec& c, double gbps) {
   return text_format("; %.2f M signals/s", gbps * 1e3 / double(*c.chunk_bytes));
 }
 
+// A method's figures in units of their own beside the GB/s (gemm: TFLOP/s).
+std::string own_figures_text(const CaseResult& r) {
+  std::string text;
+  for (const OwnFigure& f : own_figures(r)) text += text_format("; %.1f %s", f.median, f.unit.c_str());
+  return text;
+}
+
 }  // namespace
 
 std::string headline_figure(const CaseResult& r) {
@@ -114,7 +121,7 @@ std::string headline_figure(const CaseResult& r) {
     if (!f.busbw_gbps.empty())
       return text_format("%.2f us, busbw %.1f GB/s", *median_of(r.outcome.time_us), *median_of(f.busbw_gbps));
   }
-  return text_format(is_latency(r.spec.method) ? "%.3f us" : "%.1f GB/s", *median_of(*samples));
+  return text_format(is_latency(r.spec.method) ? "%.3f us" : "%.1f GB/s", *median_of(*samples)) + own_figures_text(r);
 }
 
 void print_group_table(std::FILE* out, const std::string& title, const std::vector<CaseResult>& cases) {
@@ -136,7 +143,8 @@ void print_group_table(std::FILE* out, const std::string& title, const std::vect
     std::fprintf(out, "%12s %8s %7llu %10.1f %21s %10.2f %6s%s  %s%s\n", size.c_str(), route.c_str(),
                  static_cast<unsigned long long>(r.outcome.iterations), bw->median,
                  text_format("%.1f..%.1f", bw->min, bw->max).c_str(), summarize(r.outcome.time_us).median, sms.c_str(),
-                 bidir ? bidir_extra(r.outcome).c_str() : "", status.c_str(), signal_rate_text(r.spec, bw->median).c_str());
+                 bidir ? bidir_extra(r.outcome).c_str() : "", status.c_str(),
+                 (signal_rate_text(r.spec, bw->median) + own_figures_text(r)).c_str());
   }
   std::fflush(out);
 }

@@ -29,6 +29,18 @@ const std::vector<double>* figure_samples(const CaseResult& r) {
   return r.outcome.status == CaseStatus::kOk && !samples.empty() ? &samples : nullptr;
 }
 
+std::vector<OwnFigure> own_figures(const CaseResult& r) {
+  std::vector<OwnFigure> figures;
+  if (r.outcome.status != CaseStatus::kOk) return figures;
+  for (const RowField& f : method_info(r.spec.method).row_fields) {
+    if (f.type != RowFieldType::kStats || f.unit.empty() || f.unit == "GB/s" || !f.value) continue;
+    const nlohmann::json value = f.value(r.spec, r.outcome);
+    if (value.is_object() && value.contains("median") && value["median"].is_number())
+      figures.push_back({f.name, f.unit, value["median"].get<double>()});
+  }
+  return figures;
+}
+
 std::optional<double> median_gbps(const CaseResult& r) {
   const MethodKind kind = method_info(r.spec.method).kind;
   if (kind == MethodKind::kLatency || kind == MethodKind::kInterference) return std::nullopt;

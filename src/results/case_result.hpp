@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "measure/case_outcome.hpp"
@@ -22,6 +23,17 @@ struct CaseResult {
 // (latency_us), every other method's GB/s (bandwidth_gbps; an interference case's beside the
 // workload). Null where the case did not measure it (failed, skipped, no samples).
 const std::vector<double>* figure_samples(const CaseResult& r);
+
+// A figure a method's rows carry beside their GB/s in a unit of their own (gemm: TFLOP/s): the
+// median of one of its row fields of statistics, as the row writes it.
+struct OwnFigure {
+  std::string name;  // the row field's ("tflops")
+  std::string unit;  // "TFLOP/s"
+  double median = 0;
+};
+// The case's own figures, in the order its method declares them; empty where the method has
+// none or the case did not measure.
+std::vector<OwnFigure> own_figures(const CaseResult& r);
 
 // The median of the aggregate's GB/s: the row's bandwidth_gbps.median. None where the case did
 // not measure, or measures no bandwidth of its own (latency, interference).

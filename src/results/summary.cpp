@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/text_format.hpp"
 #include "results/json_fields.hpp"
 #include "results/result_writer.hpp"
 #include "vocab/methods.hpp"
@@ -32,6 +33,8 @@ json configuration_of(const Member& m) {
                         {"sms_used", optional_json(m.result->outcome.sms_used)},
                         {"bandwidth_gbps", m.median}};
   for (ShapeAxis a : kShapeAxes) configuration[to_string(a)] = optional_json(c.axis_value(a));
+  for (const OwnFigure& f : own_figures(*m.result))
+    configuration["own_figures"].push_back({{"name", f.name}, {"unit", f.unit}, {"median", f.median}});
   return configuration;
 }
 
@@ -113,11 +116,18 @@ std::vector<std::string> summary_lines(const json& summary) {
     }
     return s;
   };
+  auto own_figures_text = [](const json& c) {  // gemm: "; 803.7 TFLOP/s"
+    std::string s;
+    for (const json& f : c.value("own_figures", json::array()))
+      s += "; " + text_format("%.1f", f["median"].get<double>()) + " " + f["unit"].get<std::string>();
+    return s;
+  };
   for (const json& e : summary) {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%-5s %-4s %-5s best %8.1f GB/s (%s)", e["method"].get<std::string>().c_str(),
+    std::snprintf(buf, sizeof buf, "%-5s %-4s %-5s best %8.1f GB/s%s (%s)", e["method"].get<std::string>().c_str(),
                   e["direction"].get<std::string>().c_str(), e["mode"].get<std::string>().c_str(),
-                  e["best"]["bandwidth_gbps"].get<double>(), describe(e["best"]).c_str());
+                  e["best"]["bandwidth_gbps"].get<double>(), own_figures_text(e["best"]).c_str(),
+                  describe(e["best"]).c_str());
     std::string line = buf;
     if (!e["knee"].is_null()) {
       std::snprintf(buf, sizeof buf, "; knee %d SMs at %.1f GB/s (>= 90%% of best)", e["knee"]["sms_used"].get<int>(),

@@ -178,6 +178,25 @@ TEST(Summary, KneeOnlyWhereTheSmCountVaried) {
   EXPECT_NE(summary_heading(summary).find("knee"), std::string::npos);
 }
 
+TEST(Summary, TheBestGemmSaysItsTflops) {
+  using namespace p2pbench::testing;
+  const std::optional<Method> gemm = parse_method("gemm");
+  ASSERT_TRUE(gemm);
+  CaseSpec c = spec(*gemm, Direction::kPush, Mode::kUni, 4ull << 20);  // m = n = 1024
+  c.gemm_k = 512;
+  c.flows = {{0, 0}};
+  CaseOutcome o = ok_outcome(100, 3, {0, 0});
+  o.time_us = {10, 20, 40};  // 2 m n k = 1.07e9 FLOP: the median 53.7 TFLOP/s
+  const json summary = summarize_cases({{c, o}}, GroupLayout::distinct(1));
+  ASSERT_EQ(summary.size(), 1u);
+  EXPECT_EQ(summary[0]["best"]["own_figures"][0]["name"], "tflops");
+  EXPECT_NEAR(summary[0]["best"]["own_figures"][0]["median"].get<double>(), 2.0 * 1024 * 1024 * 512 / 20e-6 / 1e12, 1e-9);
+  EXPECT_NE(summary_lines(summary)[0].find(" GB/s; 53.7 TFLOP/s ("), std::string::npos) << summary_lines(summary)[0];
+  const json ce = summarize_cases({{spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)}},
+                                  GroupLayout::distinct(2));
+  EXPECT_FALSE(ce[0]["best"].contains("own_figures"));
+}
+
 TEST(Summary, SpeedupHeadingOnlyWithBaselines) {
   using namespace p2pbench::testing;
   std::vector<CaseResult> cases;
