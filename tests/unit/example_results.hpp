@@ -55,6 +55,18 @@ inline CaseSpec spec(Method m, Direction d, Mode mode, uint64_t bytes, std::opti
   return c;
 }
 
+// A gemm case on rank 0 alone (m = n = 1024, K = 512: 2 m n k = 1.07e9 FLOP a GEMM) timed at 10, 20
+// and 40 us: 107.4, 53.7 and 26.8 TFLOP/s, the median 53.7. Needs the gemm method registered
+// (p2pbench_methods linked).
+inline CaseResult gemm_case() {
+  CaseSpec c = spec(parse_method("gemm").value(), Direction::kPush, Mode::kUni, 4ull << 20);
+  c.gemm_k = 512;
+  c.flows = {{0, 0}};
+  CaseOutcome o = ok_outcome(100, 3, {0, 0});
+  o.time_us = {10, 20, 40};
+  return {c, o};
+}
+
 inline nlohmann::json example_meta() {
   nlohmann::json gpu = {{"rank", 0}, {"device_index", 0}, {"name", "Example GPU"}, {"uuid", "GPU-0"},
                         {"pci_bus_id", "0000:00:06.0"}, {"sm_count", 132}, {"compute_capability", "9.0"}};

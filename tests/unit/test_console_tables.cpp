@@ -102,14 +102,7 @@ TEST(ConsoleMatrix, PutSignalRowsSaySignalsPerSecond) {
 }
 
 TEST(ConsoleMatrix, GemmRowsSayTflopsBesideTheirGbps) {
-  const std::optional<Method> gemm = parse_method("gemm");
-  ASSERT_TRUE(gemm);
-  CaseSpec c = spec(*gemm, Direction::kPush, Mode::kUni, 4ull << 20);  // m = n = 1024
-  c.gemm_k = 512;
-  c.flows = {{0, 0}};
-  CaseOutcome o = ok_outcome(100, 3, {0, 0});
-  o.time_us = {10, 20, 40};  // 2 m n k = 1.07e9 FLOP: 107.4, 53.7 and 26.8 TFLOP/s
-  const CaseResult r{c, o};
+  const CaseResult r = gemm_case();
   expect_contains(printed([&](std::FILE* out) { print_group_table(out, "gemm", {r}); }), "ok; 53.7 TFLOP/s");
   expect_contains(headline_figure(r), " GB/s; 53.7 TFLOP/s");
   const std::string bulk = headline_figure({spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 22), ok_outcome(40.96)});

@@ -180,14 +180,7 @@ TEST(Summary, KneeOnlyWhereTheSmCountVaried) {
 
 TEST(Summary, TheBestGemmSaysItsTflops) {
   using namespace p2pbench::testing;
-  const std::optional<Method> gemm = parse_method("gemm");
-  ASSERT_TRUE(gemm);
-  CaseSpec c = spec(*gemm, Direction::kPush, Mode::kUni, 4ull << 20);  // m = n = 1024
-  c.gemm_k = 512;
-  c.flows = {{0, 0}};
-  CaseOutcome o = ok_outcome(100, 3, {0, 0});
-  o.time_us = {10, 20, 40};  // 2 m n k = 1.07e9 FLOP: the median 53.7 TFLOP/s
-  const json summary = summarize_cases({{c, o}}, GroupLayout::distinct(1));
+  const json summary = summarize_cases({gemm_case()}, GroupLayout::distinct(1));
   ASSERT_EQ(summary.size(), 1u);
   EXPECT_EQ(summary[0]["best"]["own_figures"][0]["name"], "tflops");
   EXPECT_NEAR(summary[0]["best"]["own_figures"][0]["median"].get<double>(), 2.0 * 1024 * 1024 * 512 / 20e-6 / 1e12, 1e-9);
