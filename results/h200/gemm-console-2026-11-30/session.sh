@@ -6,5 +6,5 @@ set -uo pipefail
 source "$(dirname "$0")/../../../scripts/lib/node-session.sh"
 session_open session.sh "${1:-}"
 session_build session.sh
-session_step gemm 120 build-gpu/src/p2pbench --config configs/one-gpu.json --methods gemm --output "$work/gemm.json"
+session_step gemm 400 build-gpu/src/p2pbench --config configs/one-gpu.json --methods gemm --output "$work/gemm.json"
 finish_steps session.sh
