@@ -234,7 +234,7 @@ __device__ void fan_out_sums(const Launch& l, TmaStages& s) {
     __syncthreads();
     if (threadIdx.x == 0) {
       for (int j = 0; j < l.ranks; ++j)
-        ptx::bulk_store_shared_to_global(l.output[peer_at(l, j)] + first + p, s.smem + st * s.bytes, uint32_t(n * 4));
+        ptx::bulk_store_shared_to_global(l.output[peer_at(l, j)] + first + p, stage, uint32_t(n * 4));
       ptx::bulk_commit_group();
     }
   });
