@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include <cub/block/block_reduce.cuh>
+
 #include "common/cuda_check.hpp"
+#include "common/cuda_raii.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/ptx.cuh"
 
 namespace p2pbench::kernels {
@@ -10,6 +14,9 @@ namespace p2pbench::kernels {
 namespace {
 
 constexpr int kThreads = 256;
+// Enough resident blocks to fill an H200's 132 SMs eight times over; more would only add atomics.
+constexpr int kChecksumBlocks = 1056;
+constexpr double kChecksumDeadlineS = 60.0;
 
 int grid_for(size_t items) { return int(std::clamp<size_t>((items + kThreads - 1) / kThreads, 1, 65535)); }
 
@@ -19,11 +26,16 @@ __global__ void fill_bf16_kernel(uint16_t* dst, size_t count, OperandKind kind, 
     dst[i] = bf16_bits(operand_value(kind, seed, i));
 }
 
+// Each block sums its words and adds one partial: an atomic a thread, into mapped host memory
+// as it once was, made the checksum of a 1 GiB D take seconds over PCIe.
 __global__ void checksum_kernel(const uint64_t* words, size_t n, unsigned long long* result) {
+  using BlockSum = cub::BlockReduce<unsigned long long, kThreads>;
+  __shared__ typename BlockSum::TempStorage scratch;
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   unsigned long long sum = 0;
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) sum += words[i] * (2 * i + 1);
-  atomicAdd(result, sum);
+  const unsigned long long block_sum = BlockSum(scratch).Sum(sum);
+  if (threadIdx.x == 0) atomicAdd(result, block_sum);
 }
 
 __global__ void smid_probe_kernel(unsigned* smids, uint64_t hold_ns) {
@@ -40,10 +52,19 @@ void fill_bf16_operand(void* dst, size_t count, OperandKind kind, uint64_t seed,
   cuda_check_launch("the bf16 operand fill kernel");
 }
 
-void checksum_words(const void* data, size_t bytes, unsigned long long* result, cudaStream_t stream) {
+unsigned long long checksum_words(const void* data, size_t bytes, cudaStream_t stream, const std::string& what) {
   const size_t n = bytes / 8;
-  checksum_kernel<<<grid_for(n / 16 + 1), kThreads, 0, stream>>>(static_cast<const uint64_t*>(data), n, result);
+  DeviceBuffer sum(sizeof(unsigned long long), "the checksum of " + what);
+  cuda_check(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream), "zeroing the checksum of " + what);
+  const int blocks = int(std::clamp<size_t>((n + kThreads - 1) / kThreads, 1, kChecksumBlocks));
+  checksum_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint64_t*>(data), n,
+                                                   static_cast<unsigned long long*>(sum.get()));
   cuda_check_launch("the checksum kernel");
+  unsigned long long result = 0;
+  cuda_check(cudaMemcpyAsync(&result, sum.get(), sizeof result, cudaMemcpyDeviceToHost, stream),
+             "reading the checksum of " + what);
+  wait_for_stream(stream, kChecksumDeadlineS, "the checksum of " + what);
+  return result;
 }
 
 // The build's shape (kernels/CMakeLists.txt), which CMake has checked already.

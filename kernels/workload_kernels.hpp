@@ -54,9 +54,10 @@ __host__ __device__ inline float operand_value(OperandKind kind, uint64_t seed, 
 // Writes operand_value(kind, seed, i) as bf16 into `count` elements of `dst`.
 void fill_bf16_operand(void* dst, size_t count, OperandKind kind, uint64_t seed, cudaStream_t stream);
 
-// An order-sensitive checksum of `bytes` (a multiple of 8) at `data`: sum of word * (2i + 1)
-// modulo 2^64, added into *result (device or mapped memory; zero it first).
-void checksum_words(const void* data, size_t bytes, unsigned long long* result, cudaStream_t stream);
+// An order-sensitive checksum of `bytes` (a multiple of 8) of device memory at `data`: the sum
+// of word i * (2i + 1) modulo 2^64, computed in `stream`'s order; waits for the stream (at most
+// a minute, then a RuntimeFailure naming `what`).
+unsigned long long checksum_words(const void* data, size_t bytes, cudaStream_t stream, const std::string& what);
 
 // The memory-bound workload: copies `bytes` (a multiple of 16) from src to dst (both 16-byte
 // aligned, in local HBM) with 16-byte loads and stores, `blocks` blocks of 1024 threads.
