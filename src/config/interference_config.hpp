@@ -31,6 +31,11 @@ std::vector<Method> load_methods();
 // The workload that is a GEMM (the interference section's "gemm", not the method of that name).
 inline constexpr const char* kGemmWorkload = "gemm";
 
+// Launches of a transfer (or workload) in one phase of an interference sample, at most: behind
+// the phase's closed gate the launch queue must never fill. A phase of short transfers lasts
+// less than min_sample_time for it.
+inline constexpr uint64_t kInterferenceMaxLaunches = 256;
+
 struct InterferenceSettings {
   std::vector<std::string> workloads{kGemmWorkload, "hbm"};
   GemmShape gemm;

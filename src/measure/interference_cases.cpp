@@ -21,7 +21,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint64_t kMaxLaunches = 256;  // per stream and phase: the launch queue never fills behind the closed gate
+constexpr uint64_t kMaxLaunches = kInterferenceMaxLaunches;  // per stream and phase
 constexpr int kWorkloadAhead = 2;         // workload launches queued ahead: the window ends at most 2 launches late
 constexpr double kPlannedCover = 1.25;    // a busy GPU that drives no transfer plans this much of the transfer's window
 

@@ -95,19 +95,22 @@ void add_load(const Config& config, const CaseSpec& c, const GroupLayout& layout
 
 void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs, SweepEstimate& e) {
   const SampleCost cost = method_info(c.method).cost;
-  const SampleWork work = fixed_steps(c.method) ? SampleWork{fixed_sample_seconds(config, c, costs), 1}
-                                                : transfer_sample(config, c, layout, costs);
-  const double verify = verify_seconds(config, c, layout, work.transfers, costs);
+  SampleWork work = fixed_steps(c.method) ? SampleWork{fixed_sample_seconds(config, c, costs), 1}
+                                          : transfer_sample(config, c, layout, costs);
   const double samples = config.samples;
   double warmup_launches = warmup_launches_for(config, c, work.seconds);
-  // interference: transfer alone, workload alone (twice where partitioned), both at
-  // once; a warm-up of each instead of warmup_time_ms; the transfer moves bytes in two phases.
+  // interference: transfer alone, workload alone (twice where partitioned), both at once, each
+  // phase at most kInterferenceMaxLaunches transfers; a warm-up of each instead of
+  // warmup_time_ms; the transfer moves bytes in two phases.
   double phases = 1, transfer_phases = 1;
   if (cost == SampleCost::kPhases) {
+    const double capped = std::min(work.transfers, double(kInterferenceMaxLaunches));
+    work = {work.seconds * capped / work.transfers, capped};
     phases = c.sm_partition.value_or(0) > 0 ? 4.0 : 3.0;
     transfer_phases = 2;
     warmup_launches = 2;
   }
+  const double verify = verify_seconds(config, c, layout, work.transfers, costs);
   e.samples += uint64_t(config.samples);
   e.setup_seconds += costs.per_case_s + samples * phases * costs.per_sample_s + family_seconds(config, c, costs);
   e.transfer_seconds += samples * phases * work.seconds;

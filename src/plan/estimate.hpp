@@ -70,7 +70,7 @@ struct CaseCostModel {
   //   the workload keeps being fed for: interference.json (11 of 22 cases beside the GEMM,
   //   147.5 s, 75 s by the terms above), interference-gaussian (145.8 s), interference-both-busy
   //   (3 cases, 20.3 s), remeasure interference (62.8 s); the HBM-only runs need nothing more;
-  double gemm_workload_case_s = 5.58;
+  double gemm_workload_case_s = 0.55;
   // - atomics (MethodKind::kAtomic): a launch and its wait per sample beside the timed ones
   //   (atomics.json 1.07 s, remeasure 1.49 s: 520 samples);
   double atomic_sample_s = 0.46e-3;
