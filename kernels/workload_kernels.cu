@@ -60,11 +60,12 @@ unsigned long long checksum_words(const void* data, size_t bytes, cudaStream_t s
   checksum_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint64_t*>(data), n,
                                                    static_cast<unsigned long long*>(sum.get()));
   cuda_check_launch("the checksum kernel");
-  unsigned long long result = 0;
-  cuda_check(cudaMemcpyAsync(&result, sum.get(), sizeof result, cudaMemcpyDeviceToHost, stream),
+  // Into pinned memory: a copy into pageable memory would block the host with no deadline.
+  MappedHostBuffer result(sizeof(unsigned long long), "the checksum of " + what);
+  cuda_check(cudaMemcpyAsync(result.host(), sum.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream),
              "reading the checksum of " + what);
   wait_for_stream(stream, kChecksumDeadlineS, "the checksum of " + what);
-  return result;
+  return *static_cast<const unsigned long long*>(result.host());
 }
 
 // The build's shape (kernels/CMakeLists.txt), which CMake has checked already.
