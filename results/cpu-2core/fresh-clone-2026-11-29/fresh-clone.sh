@@ -7,6 +7,7 @@
 set -u
 repo=${1:?usage: fresh-clone.sh REPO WORK}
 work=${2:?usage: fresh-clone.sh REPO WORK}
+mkdir -p "$work" || exit 2
 export DEBIAN_FRONTEND=noninteractive
 echo "== $(date -u +%T) removing"
 apt-get purge -y -q ninja-build libopenmpi-dev openmpi-bin nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev \
@@ -15,8 +16,13 @@ echo "apt purge: exit $?"
 apt-get autoremove -y -q >>"$work/fresh-remove.log" 2>&1; echo "autoremove: exit $?"
 python3 -m pip uninstall -y -q pandas matplotlib scipy prometheus_client pytest >>"$work/fresh-remove.log" 2>&1
 echo "pip uninstall: exit $?"
-for t in ninja mpirun slurmctld munged ccache; do command -v $t || echo "$t: gone"; done
-python3 -c "import pandas" 2>&1 | tail -1
+left=0
+for t in ninja mpirun slurmctld munged ccache; do
+  if command -v "$t"; then left=1; else echo "$t: gone"; fi
+done
+python3 -c "import pandas" 2>/dev/null && { echo "pandas: still importable"; left=1; }
+# Not a fresh machine if any of them is left: its timings would say nothing.
+[ "$left" = 0 ] || { echo "fresh-clone.sh: the removal left tools behind ($work/fresh-remove.log)"; exit 1; }
 rm -rf "$work/fresh" && git clone -q "$repo" "$work/fresh" && cd "$work/fresh" && git log --oneline -1
 # An empty compiler cache and none of this machine's ccache settings.
 rm -rf "$work/fresh-ccache"; mkdir -p "$work/fresh-ccache"; : >"$work/fresh-ccache.conf"
