@@ -26,8 +26,8 @@ __global__ void fill_bf16_kernel(uint16_t* dst, size_t count, OperandKind kind, 
     dst[i] = bf16_bits(operand_value(kind, seed, i));
 }
 
-// Each block sums its words and adds one partial: an atomic a thread, into mapped host memory
-// as it once was, made the checksum of a 1 GiB D take seconds over PCIe.
+// Each block sums its words and adds one partial: an atomic a thread into the mapped result,
+// across PCIe, made the checksum of a 1 GiB D take seconds.
 __global__ void checksum_kernel(const uint64_t* words, size_t n, unsigned long long* result) {
   using BlockSum = cub::BlockReduce<unsigned long long, kThreads>;
   __shared__ typename BlockSum::TempStorage scratch;
@@ -54,18 +54,14 @@ void fill_bf16_operand(void* dst, size_t count, OperandKind kind, uint64_t seed,
 
 unsigned long long checksum_words(const void* data, size_t bytes, cudaStream_t stream, const std::string& what) {
   const size_t n = bytes / 8;
-  DeviceBuffer sum(sizeof(unsigned long long), "the checksum of " + what);
-  cuda_check(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream), "zeroing the checksum of " + what);
+  MappedHostBuffer sum(sizeof(unsigned long long), "the checksum of " + what);
+  *static_cast<unsigned long long*>(sum.host()) = 0;
   const int blocks = int(std::clamp<size_t>((n + kThreads - 1) / kThreads, 1, kChecksumBlocks));
   checksum_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint64_t*>(data), n,
-                                                   static_cast<unsigned long long*>(sum.get()));
+                                                   static_cast<unsigned long long*>(sum.device()));
   cuda_check_launch("the checksum kernel");
-  // Into pinned memory: a copy into pageable memory would block the host with no deadline.
-  MappedHostBuffer result(sizeof(unsigned long long), "the checksum of " + what);
-  cuda_check(cudaMemcpyAsync(result.host(), sum.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream),
-             "reading the checksum of " + what);
   wait_for_stream(stream, kChecksumDeadlineS, "the checksum of " + what);
-  return *static_cast<const unsigned long long*>(result.host());
+  return *static_cast<const unsigned long long*>(sum.host());
 }
 
 // The build's shape (kernels/CMakeLists.txt), which CMake has checked already.
