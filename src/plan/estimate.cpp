@@ -93,6 +93,17 @@ void add_load(const Config& config, const CaseSpec& c, const GroupLayout& layout
   e.bytes_moved += double(load.bytes) * double(load.flows.size()) * running / work.seconds * work.transfers;
 }
 
+// What a phase of both at once adds to the transfer's own time where the transfer's kernels share
+// every SM with the GEMM (CaseCostModel::gemm_shared_tflops): each of its `transfers` lasts at
+// least one GEMM launch. 0 where the transfer has SMs of its own or takes none.
+double shared_sm_wait_seconds(const Config& config, const CaseSpec& c, const SampleWork& work, const CaseCostModel& costs) {
+  if (!c.workload || *c.workload != kGemmWorkload || c.sm_partition.value_or(0) > 0) return 0;
+  const Method engine = c.transfer_method();
+  if (!takes_sms(engine) && !method_info(engine).needs_nccl) return 0;
+  const double gemm_launch_s = config.interference.gemm.flops() / (costs.gemm_shared_tflops * 1e12);
+  return work.transfers * std::max(0.0, gemm_launch_s - work.seconds / work.transfers);
+}
+
 void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout, const CaseCostModel& costs, SweepEstimate& e) {
   const SampleCost cost = method_info(c.method).cost;
   SampleWork work = fixed_steps(c.method) ? SampleWork{fixed_sample_seconds(config, c, costs), 1}
@@ -102,18 +113,19 @@ void add_case(const Config& config, const CaseSpec& c, const GroupLayout& layout
   // interference: transfer alone, workload alone (twice where partitioned), both at once, each
   // phase at most kInterferenceMaxLaunches transfers; a warm-up of each instead of
   // warmup_time_ms; the transfer moves bytes in two phases.
-  double phases = 1, transfer_phases = 1;
+  double phases = 1, transfer_phases = 1, shared_wait_s = 0;
   if (cost == SampleCost::kPhases) {
     const double capped = std::min(work.transfers, double(kInterferenceMaxLaunches));
     work = {work.seconds * capped / work.transfers, capped};
     phases = c.sm_partition.value_or(0) > 0 ? 4.0 : 3.0;
     transfer_phases = 2;
     warmup_launches = 2;
+    shared_wait_s = shared_sm_wait_seconds(config, c, work, costs);
   }
   const double verify = verify_seconds(config, c, layout, work.transfers, costs);
   e.samples += uint64_t(config.samples);
   e.setup_seconds += costs.per_case_s + samples * phases * costs.per_sample_s + family_seconds(config, c, costs);
-  e.transfer_seconds += samples * phases * work.seconds;
+  e.transfer_seconds += samples * (phases * work.seconds + shared_wait_s);
   e.warmup_seconds += warmup_launches * work.seconds;
   e.verify_seconds += samples * transfer_phases * verify;
   if (!fixed_steps(c.method))

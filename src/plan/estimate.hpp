@@ -73,6 +73,13 @@ struct CaseCostModel {
   //   collectives-sm 16, 48.2 s). Before the mend each check took seconds: 5.58 s a case;
   //   the HBM-only runs need nothing more;
   double gemm_workload_case_s = 0.52;
+  // - a transfer kernel sharing every SM with that GEMM (unpartitioned; a kernel of its own or
+  //   NCCL's): each launch gets SMs once a GEMM launch ends, which fills the GPU in one wave, so
+  //   a transfer beside it lasts at least one GEMM launch. The GEMM's rate for that launch:
+  //   interference-sustained-2026-11-30/call-2d8f518/interference-shared-sms.json (8192^3, its
+  //   launches beside ldst, put_signal_ldst and nccl of 64 MiB: 1.62-1.68 ms, about 680
+  //   TFLOP/s; the sweep 12.0 s against 6.6 s without this term).
+  double gemm_shared_tflops = 680;
   // - atomics (MethodKind::kAtomic): a launch and its wait per sample beside the timed ones
   //   (atomics.json 1.07 s, remeasure 1.49 s: 520 samples);
   double atomic_sample_s = 0.46e-3;

@@ -148,5 +148,30 @@ TEST(Sweep, EstimateGrowsWithSamples) {
   EXPECT_EQ(e10.cases, 12u);  // 2 sizes x 2 directions x (2 uni orientations + 1 bidir)
 }
 
+// A transfer kernel sharing every SM with the GEMM waits for a GEMM launch per launch; with SMs
+// of its own (a partition), on the copy engine, or beside the HBM stream it does not.
+TEST(Sweep, EstimateWaitsForTheGemmOnlyWhereTheTransferSharesItsSms) {
+  const Config c = parse_config(json{{"methods", {"interference"}},
+                                     {"sizes", {"64MiB"}},
+                                     {"directions", {"push"}},
+                                     {"modes", {"uni"}},
+                                     {"samples", 5},
+                                     {"min_sample_time_ms", 200},  // phases of 256 transfers, the most
+                                     {"interference", {{"engines", {"ce", "ldst"}}, {"sm_partitions", {0, 16}}}}});
+  auto transfer_s = [&](Method engine, uint64_t partition, const std::string& workload) {
+    for (const CaseSpec& k : expand_cases(c))
+      if (k.engine == engine && k.sm_partition.value_or(0) == partition && k.workload == workload && k.flows.front().src_rank == 0)
+        return estimate(c, {k}).transfer_seconds;
+    ADD_FAILURE() << "no case of that shape";
+    return 0.0;
+  };
+  const double gemm_launch_s = c.interference.gemm.flops() / (CaseCostModel{}.gemm_shared_tflops * 1e12);
+  const double shared = transfer_s(Method::kLdst, 0, "gemm");
+  EXPECT_GE(shared, 5 * double(kInterferenceMaxLaunches) * gemm_launch_s);
+  EXPECT_LT(transfer_s(Method::kLdst, 16, "gemm"), shared / 2);
+  EXPECT_LT(transfer_s(Method::kCe, 0, "gemm"), shared / 2);
+  EXPECT_LT(transfer_s(Method::kLdst, 0, "hbm"), shared / 2);
+}
+
 }  // namespace
 }  // namespace p2pbench
