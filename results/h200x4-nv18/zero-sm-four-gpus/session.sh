@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On a node of four GPUs: the zero-SM transfers over four ranks (one GPU each, no MPS), in two
-# parts, or both in one call (all: about 7 minutes since the GEMM's check was mended; the dry
+# parts, or both in one call (all: about 8 minutes since the GEMM's check was mended; the dry
 # run's estimates at four ranks sum to about 230 s of sweeps).
 #   collectives: the collectives beside a GEMM on every GPU over all four ranks
 #     (configs/interference-collectives.json; ce and nccl between GPUs 0 and 1), the all-gather of
@@ -9,11 +9,13 @@
 #     (P2PBENCH_REQUIRE_GPUS=4: a skip is a failure). About 4 minutes with the build.
 #   zero-sm: the copy-engine collectives beside NCCL's (configs/ce-collectives.json), then the GEMM
 #     beside each zero-SM and SM engine (configs/interference-zero-sm.json, GPUs 0 and 1 of the
-#     four), and the put collectives of configs/collectives.json at four and at two ranks (the
+#     four) and in 1 MiB puts beside NCCL's send/receive (configs/interference-ce-batch.json), and
+#     the put collectives of configs/collectives.json at four and at two ranks (the
 #     kernel writers' four-H200 table, last measured before the 16-byte stores were made whole:
-#     ../collectives-2026-11-27/after-calibration/). About 4 minutes.
+#     ../collectives-2026-11-27/after-calibration/). About 4.5 minutes.
 # Prepared on a two-GPU node's results (../../h200-nv18/zero-sm-2026-11-29/,
-# ../../h200-nv18/interference-every-rank-2026-11-29/, ../../h200-nv18/collectives-sm-beside-gemm-2026-11-30/);
+# ../../h200-nv18/interference-every-rank-2026-11-29/, ../../h200-nv18/collectives-sm-beside-gemm-2026-11-30/,
+# ../../h200-nv18/interference-sustained-2026-11-30/);
 # COMMANDS.md is written when it has run.
 # Usage: session.sh OUT_DIR collectives|zero-sm|all
 set -uo pipefail
@@ -40,6 +42,8 @@ if [ "$part" != collectives ]; then
   session_step ce-collectives 60 "${four[@]}" --config configs/ce-collectives.json --output "$work/ce-collectives.json"
   session_step interference-zero-sm 200 "${four[@]}" --config configs/interference-zero-sm.json \
     --output "$work/interference-zero-sm.json"
+  session_step interference-ce-batch 100 "${four[@]}" --config configs/interference-ce-batch.json \
+    --output "$work/interference-ce-batch.json"
   session_step collectives-4-gpus 60 "${four[@]}" --config configs/collectives.json \
     --output "$work/collectives-4-gpus.json"
   session_step collectives-2-gpus 60 mpirun -np 2 --bind-to none --allow-run-as-root build-gpu/src/p2pbench \
