@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a node of four GPUs: the zero-SM transfers over four ranks (one GPU each, no MPS), in two
 # parts, or both in one call (all: about 8 minutes since the GEMM's check was mended; the dry
-# run's estimates at four ranks sum to about 230 s of sweeps).
+# run's estimates at four ranks sum to about 265 s of sweeps).
 #   collectives: the collectives beside a GEMM on every GPU over all four ranks
 #     (configs/interference-collectives.json; ce and nccl between GPUs 0 and 1), the all-gather of
 #     the copy engine, of SM puts in 8- and 16-SM groups and of NCCL beside it
