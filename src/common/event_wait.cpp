@@ -1,8 +1,5 @@
 #include "common/event_wait.hpp"
 
-#include <chrono>
-#include <thread>
-
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 
@@ -10,18 +7,7 @@ namespace p2pbench {
 
 namespace {
 
-// Asks `query` until it answers other than cudaErrorNotReady or `deadline_s` seconds passed;
-// returns the last answer.
-template <class Query>
-cudaError_t poll(const Query& query, double deadline_s) {
-  const auto t0 = std::chrono::steady_clock::now();
-  cudaError_t err = query();
-  while (err == cudaErrorNotReady && seconds_since(t0) <= deadline_s) {
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
-    err = query();
-  }
-  return err;
-}
+bool not_ready(cudaError_t err) { return err == cudaErrorNotReady; }
 
 // A poll's last answer as a wait's outcome: a timeout or a CUDA error, both naming `what`.
 void finish_wait(cudaError_t err, double deadline_s, const std::string& what) {
@@ -32,16 +18,27 @@ void finish_wait(cudaError_t err, double deadline_s, const std::string& what) {
 
 }  // namespace
 
+void wait_for_event(cudaEvent_t event, RunningDeadline& deadline, const std::string& what) {
+  finish_wait(poll_until([event] { return cudaEventQuery(event); }, not_ready, deadline), deadline.seconds(), what);
+}
+
 void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what) {
-  finish_wait(poll([event] { return cudaEventQuery(event); }, deadline_s), deadline_s, what);
+  RunningDeadline deadline(deadline_s);
+  wait_for_event(event, deadline, what);
 }
 
 cudaError_t poll_stream(cudaStream_t stream, double deadline_s) {
-  return poll([stream] { return cudaStreamQuery(stream); }, deadline_s);
+  RunningDeadline deadline(deadline_s);
+  return poll_until([stream] { return cudaStreamQuery(stream); }, not_ready, deadline);
+}
+
+void wait_for_stream(cudaStream_t stream, RunningDeadline& deadline, const std::string& what) {
+  finish_wait(poll_until([stream] { return cudaStreamQuery(stream); }, not_ready, deadline), deadline.seconds(), what);
 }
 
 void wait_for_stream(cudaStream_t stream, double deadline_s, const std::string& what) {
-  finish_wait(poll_stream(stream, deadline_s), deadline_s, what);
+  RunningDeadline deadline(deadline_s);
+  wait_for_stream(stream, deadline, what);
 }
 
 }  // namespace p2pbench

@@ -1,11 +1,15 @@
 // A host wait for a CUDA event with a deadline: every wait for GPU work in p2pbench ends, either
-// with the work done or with a RuntimeFailure naming what it waited for.
+// with the work done or with a RuntimeFailure naming what it waited for. Deadlines count the time
+// the process ran (common/running_deadline.hpp): a job suspended and resumed as a whole does not
+// time out for work that finishes once it runs again.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <string>
+
+#include "common/running_deadline.hpp"
 
 namespace p2pbench {
 
@@ -16,10 +20,13 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // Polls `event` until it completes; throws RuntimeFailure after `deadline_s` seconds.
 void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what);
+// The same within what is left of `deadline`, for a step of several waits under one deadline.
+void wait_for_event(cudaEvent_t event, RunningDeadline& deadline, const std::string& what);
 
 // Polls `stream` until its work has run; throws RuntimeFailure after `deadline_s` seconds (a
 // stream of a green context too: no device-wide synchronize).
 void wait_for_stream(cudaStream_t stream, double deadline_s, const std::string& what);
+void wait_for_stream(cudaStream_t stream, RunningDeadline& deadline, const std::string& what);
 // The same poll without throwing (teardown): the last answer, cudaErrorNotReady where the work
 // still ran at the deadline.
 cudaError_t poll_stream(cudaStream_t stream, double deadline_s);

@@ -187,7 +187,7 @@ void NcclCommunicator::abort() {
 
 void NcclCommunicator::await(const std::string& what) {
   constexpr int kPollsPerLook = 100;  // a look at the peers' processes every ~10 ms
-  const auto t0 = std::chrono::steady_clock::now();
+  RunningDeadline deadline(deadline_s_);  // a job suspended as a whole spends none of it
   for (int polls = 1; comm_; ++polls) {
     ncclResult_t state = ncclSuccess;
     const ncclResult_t read = ncclCommGetAsyncError(as_comm(comm_), &state);
@@ -199,7 +199,7 @@ void NcclCommunicator::await(const std::string& what) {
         abort();
         throw RuntimeFailure(what + ": " + *gone + "; the NCCL communicator was aborted");
       }
-    if (seconds_since(t0) > deadline_s_) {
+    if (deadline.passed()) {
       abort();
       throw RuntimeFailure(what + ": NCCL had not finished after " + std::to_string(int(deadline_s_)) +
                            " s (is a peer stopped or gone?); the communicator was aborted");

@@ -78,17 +78,17 @@ bool GatedWindow::closed_and_done() const {
 
 // The start event follows the gate kernel on the stream: once it completed, the kernel's stamps
 // are written, released or given up.
-void GatedWindow::wait_open(double deadline_s, const std::string& what) {
-  wait_for_event(start_.get(), deadline_s, "the start gate of " + what);
+void GatedWindow::wait_open(RunningDeadline& deadline, const std::string& what) {
+  wait_for_event(start_.get(), deadline, "the start gate of " + what);
   throw_if_gate_gave_up(stamps(), gate_timeout_s_, what);
 }
 
 // After close() the end stamp, one small kernel, is still queued behind the stop event; after
 // close_stamp_first() the stream is already drained when the stop event completed.
-WindowFigures GatedWindow::wait(double deadline_s, const std::string& what) {
+WindowFigures GatedWindow::wait(RunningDeadline& deadline, const std::string& what) {
   if (!closed_) throw std::logic_error("waited for " + what + " before it was closed");
-  wait_for_event(stop_.get(), deadline_s, "the end of " + what);
-  wait_for_stream(stream_, deadline_s, "the end stamp of " + what);
+  wait_for_event(stop_.get(), deadline, "the end of " + what);
+  wait_for_stream(stream_, deadline, "the end stamp of " + what);
   throw_if_gate_gave_up(stamps(), gate_timeout_s_, what);
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "reading the time of " + what);

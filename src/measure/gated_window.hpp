@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/cuda_raii.hpp"
+#include "common/running_deadline.hpp"
 #include "kernels/gate_kernels.hpp"
 
 namespace p2pbench {
@@ -60,14 +61,23 @@ class GatedWindow {
   void close_stamp_first();
   // Whether everything up to the close has run (false before it).
   bool closed_and_done() const;
-  // Waits (deadline in seconds) until the gate opened: work queued after this never waited
-  // behind the closed gate. Throws where the gate gave up. `what` names the window in errors.
+  // Waits (deadline in seconds, or what is left of a step's deadline) until the gate opened: work
+  // queued after this never waited behind the closed gate. Throws where the gate gave up. `what`
+  // names the window in errors.
   void wait_open(double deadline_s) { wait_open(deadline_s, name_); }
-  void wait_open(double deadline_s, const std::string& what);
-  // Waits for the window's end (the stop event, then the end stamp, each within deadline_s
-  // seconds) and returns its figures; throws where the gate never opened.
+  void wait_open(double deadline_s, const std::string& what) {
+    RunningDeadline deadline(deadline_s);
+    wait_open(deadline, what);
+  }
+  void wait_open(RunningDeadline& deadline, const std::string& what);
+  // Waits for the window's end (the stop event, then the end stamp, both within the deadline) and
+  // returns its figures; throws where the gate never opened.
   WindowFigures wait(double deadline_s) { return wait(deadline_s, name_); }
-  WindowFigures wait(double deadline_s, const std::string& what);
+  WindowFigures wait(double deadline_s, const std::string& what) {
+    RunningDeadline deadline(deadline_s);
+    return wait(deadline, what);
+  }
+  WindowFigures wait(RunningDeadline& deadline, const std::string& what);
 
  private:
   const kernels::GateStamps& stamps() const { return *static_cast<const kernels::GateStamps*>(stamps_.host()); }

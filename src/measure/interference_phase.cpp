@@ -10,7 +10,6 @@
 namespace p2pbench {
 
 namespace {
-using Clock = std::chrono::steady_clock;
 }  // namespace
 
 GatedWindows::GatedWindows(const std::vector<cudaStream_t>& streams, const std::string& what) {
@@ -56,7 +55,7 @@ void WorkloadFeeder::prime() {
 }
 
 uint64_t WorkloadFeeder::feed_while(const std::function<bool()>& keep_going, double deadline_s) {
-  const auto t0 = Clock::now();
+  RunningDeadline deadline(deadline_s);
   while (keep_going()) {
     // The oldest queued launch has finished: its slot in the ring is free.
     const cudaError_t err = cudaEventQuery(done_[launched_ % done_.size()].get());
@@ -65,7 +64,7 @@ uint64_t WorkloadFeeder::feed_while(const std::function<bool()>& keep_going, dou
       continue;
     }
     if (err != cudaErrorNotReady) cuda_check(err, "polling a workload launch");
-    if (seconds_since(t0) > deadline_s)
+    if (deadline.passed())
       throw RuntimeFailure("timed out after " + std::to_string(deadline_s) + " s feeding the workload beside the transfer");
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }

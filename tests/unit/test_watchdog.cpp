@@ -1,6 +1,7 @@
 // The watchdog's own expiry path: the owner's action runs with a message naming the region, then
-// the process ends with status 1; time the process spent stopped is not counted. And the end
-// deadline that bounds a process's exit.
+// the process ends with status 1; time the process spent stopped is not counted. The end
+// deadline that bounds a process's exit. And the running-time deadline of the host's polls for
+// GPU work, which does not count a pause either.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "common/end_deadline.hpp"
+#include "common/running_deadline.hpp"
 #include "common/stop_signal.hpp"
 #include "common/watchdog.hpp"
 
@@ -129,6 +131,47 @@ TEST(EndDeadline, AProcessThatEndsInTimeKeepsItsStatus) {
     _exit(0);
   }
   EXPECT_EQ(exit_status(child), 0);
+}
+
+TEST(RunningDeadline, APollGivesUpAfterItsRunningTime) {
+  RunningDeadline deadline(0.2);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(poll_until([] { return false; }, [](bool ready) { return !ready; }, deadline));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(took, 0.2);
+  EXPECT_LT(took, 2.0);
+  EXPECT_TRUE(deadline.passed());
+  EXPECT_EQ(deadline.left_s(), 0.0);
+}
+
+TEST(RunningDeadline, APollEndsWithTheAnswer) {
+  RunningDeadline deadline(30.0);
+  int asked = 0;
+  EXPECT_EQ(poll_until([&] { return ++asked; }, [](int n) { return n < 5; }, deadline), 5);
+  EXPECT_FALSE(deadline.passed());
+  EXPECT_GT(deadline.left_s(), 29.0);
+}
+
+// A job suspended as a whole inside a wait for GPU work: 2.5 s stopped in a poll of 1 s running
+// time, and the work (here a file) arrives 0.2 s after the job resumed. The poll must see it.
+TEST(RunningDeadline, TimeSpentStoppedIsNotCounted) {
+  const std::string path = temp_path("poll-paused");
+  std::remove(path.c_str());
+  const pid_t child = fork();
+  if (child == 0) {
+    RunningDeadline deadline(1.0);
+    const bool arrived = poll_until([&] { return std::ifstream(path).good(); }, [](bool ready) { return !ready; },
+                                    deadline, std::chrono::microseconds(1000));
+    _exit(arrived ? 0 : 3);
+  }
+  sleep_s(0.2);
+  kill(child, SIGSTOP);
+  sleep_s(2.5);
+  kill(child, SIGCONT);
+  sleep_s(0.2);
+  std::ofstream(path) << "done";
+  EXPECT_EQ(exit_status(child), 0) << "the poll counted the time its process was stopped";
+  std::remove(path.c_str());
 }
 
 }  // namespace
