@@ -5,7 +5,8 @@ says why, and keeps what it measured.
 Injected (P2PBENCH_FAULT): a rank stopped (SIGSTOP), exiting, throwing outside the lock-step,
 a sticky CUDA error, a hung kernel. From outside, as an operator or a scheduler would: SIGSTOP
 and SIGKILL of a rank at a random point, SIGUSR1, SIGTERM and SIGINT to mpirun. Every check reads the
-results file: incomplete, with the finished cases and the reason.
+results file: incomplete, with the finished cases and the reason. And the job suspended as a whole
+(SIGSTOP to mpirun and every rank, then SIGCONT), which must finish as if nothing happened.
 
 Two GPUs (one rank each) unless --one-gpu (both ranks on GPU 0: the figures are not P2P, the
 faults and their ends are the same; NCCL runs between two emulated nodes over sockets, and the
@@ -35,6 +36,7 @@ sys.path.insert(0, str(HERE))
 from driver_checks import gpu_count  # noqa: E402  (one way to count the GPUs)
 
 END_WITHIN_S = 30  # the bound the issue sets for default timeouts
+SUSPEND_S = 25  # longer than a sample's deadline here (the gate's timeout, 10 s, + 10 s)
 BASELINES = str(HERE / "baselines.json")
 INTERFERENCE = str(HERE / "interference.json")
 
@@ -174,6 +176,31 @@ class FaultChecks:
             self.check(rc != 0 and took < END_WITHIN_S, f"sigkill rank {rank}: ended ({took:.1f} s, exit {rc})", text)
             self.expect_incomplete(name, out, n, ["lost", "ended before all cases"], text)
 
+    def suspend_job(self, pause_s):
+        """The whole job stopped as a scheduler suspends it (SIGSTOP to mpirun and every rank; Slurm's
+        suspend) for longer than a sample's deadline, then resumed: no wait may count the pause, so
+        the run finishes with every case whole and exits 0."""
+        name = "suspend-job"
+
+        def act(proc, doc):
+            pids = [proc.pid] + [r["pid"] for r in doc["meta"]["ranks"]]
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            time.sleep(pause_s)
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+            return f"kill -STOP mpirun and every rank, {pause_s} s later kill -CONT"
+        got = self.from_outside(name, act, extra=("--samples", "40"))
+        if got:
+            rc, took, n, out, text = got
+            doc = read_doc(out) or {}
+            rows = doc.get("results", [])
+            self.check(rc == 0, f"{name}: exit 0 after a pause of {pause_s} s ({rc}, {took:.1f} s)", text)
+            self.check(doc.get("incomplete") is False and rows, f"{name}: the file is complete ({len(rows)} rows)",
+                       json.dumps(doc.get("incomplete_reason")))
+            bad = [r.get("status") for r in rows if r.get("status") not in ("ok", "skipped")]
+            self.check(not bad, f"{name}: every case whole ({len(rows)} rows)", json.dumps(bad[:5]))
+
     def signal_mpirun(self, sig, to_ranks=False):
         """to_ranks: the signal goes to every rank, as a scheduler signals a job's tasks (Slurm's
         time limit, scancel --signal): the ranks stop at their next step, write the file and exit
@@ -235,7 +262,8 @@ def scenarios(c, groups, only_method=None):
                  lambda: c.stop_rank(0), lambda: c.stop_rank(1), lambda: c.kill_rank(1),
                  lambda: c.signal_mpirun(signal.SIGUSR1, to_ranks=True),
                  lambda: c.signal_mpirun(signal.SIGTERM, to_ranks=True),
-                 lambda: c.signal_mpirun(signal.SIGTERM), lambda: c.signal_mpirun(signal.SIGINT)]
+                 lambda: c.signal_mpirun(signal.SIGTERM), lambda: c.signal_mpirun(signal.SIGINT),
+                 lambda: c.suspend_job(SUSPEND_S)]
     if "methods" in groups:
         # Faults inside the loops of the other methods (step=S: as the case's S-th lock-step begins):
         # the baselines (staged, NCCL), latency, atomics and interference, on either rank.
