@@ -253,7 +253,9 @@ def scenarios(c, groups, only_method=None):
     group's limited to `only_method` where given)."""
     todo = []
     if "copies" in groups:
-        todo += [lambda: c.injected("stop", 1, 5, ["rank 1 was lost"]),
+        # The suspended job first: its pause then overlaps the other scenarios.
+        todo += [lambda: c.suspend_job(SUSPEND_S),
+                 lambda: c.injected("stop", 1, 5, ["rank 1 was lost"]),
                  lambda: c.injected("stop", 0, 5, ["rank 0 was lost"]),
                  lambda: c.injected("exit", 1, 5, ["lost", "ended before all cases"]),
                  lambda: throw_is_reported(c),
@@ -262,8 +264,7 @@ def scenarios(c, groups, only_method=None):
                  lambda: c.stop_rank(0), lambda: c.stop_rank(1), lambda: c.kill_rank(1),
                  lambda: c.signal_mpirun(signal.SIGUSR1, to_ranks=True),
                  lambda: c.signal_mpirun(signal.SIGTERM, to_ranks=True),
-                 lambda: c.signal_mpirun(signal.SIGTERM), lambda: c.signal_mpirun(signal.SIGINT),
-                 lambda: c.suspend_job(SUSPEND_S)]
+                 lambda: c.signal_mpirun(signal.SIGTERM), lambda: c.signal_mpirun(signal.SIGINT)]
     if "methods" in groups:
         # Faults inside the loops of the other methods (step=S: as the case's S-th lock-step begins):
         # the baselines (staged, NCCL), latency, atomics and interference, on either rank.
