@@ -13,7 +13,8 @@
 
 namespace p2pbench {
 
-// Seconds of the steady clock since `t0`: the measure of every deadline.
+// Seconds of the steady clock since `t0`: how long a step took on the wall clock (the polls below
+// count running time instead).
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

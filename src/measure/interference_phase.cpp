@@ -9,9 +9,6 @@
 
 namespace p2pbench {
 
-namespace {
-}  // namespace
-
 GatedWindows::GatedWindows(const std::vector<cudaStream_t>& streams, const std::string& what) {
   for (size_t i = 0; i < streams.size(); ++i)
     windows_.push_back(std::make_unique<GatedWindow>(streams[i], what + (i ? " (end " + std::to_string(i + 1) + ")" : "")));
