@@ -21,14 +21,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint64_t kMaxLaunches = kInterferenceMaxLaunches;  // per stream and phase
 constexpr int kWorkloadAhead = 2;         // workload launches queued ahead: the window ends at most 2 launches late
 constexpr double kPlannedCover = 1.25;    // a busy GPU that drives no transfer plans this much of the transfer's window
 
 uint64_t seed_of(uint64_t case_index, int sample) { return (case_index << 20) ^ uint64_t(sample) ^ 0x1f7e2f3eull; }
 
 uint64_t launches_for(double single_ms, double sample_ms) {
-  return uint64_t(std::clamp(std::ceil(sample_ms / std::max(single_ms, 1e-4)), 1.0, double(kMaxLaunches)));
+  return uint64_t(std::clamp(std::ceil(sample_ms / std::max(single_ms, 1e-4)), 1.0, double(kInterferenceMaxLaunches)));
 }
 
 // One launch of each, ungated, on this rank (0: it ran none): the case's sizes derive from them.
@@ -289,9 +288,10 @@ bool InterferenceCases::calibrate(Case& k, CaseOutcome& out) {
   });
   if (any_failed(reports_of(calibration), out)) return false;
   const Calibration single = slowest(calibration);
-  // Behind the closed gate a phase queues at most as many commands as kMaxLaunches single launches
-  // (the copy-engine put with signal queues up to 256 per transfer); the rest follow once it opened.
-  const uint64_t most = std::max<uint64_t>(1, kMaxLaunches / std::max<uint64_t>(1, k.engine->queued_commands()));
+  // Behind the closed gate a phase queues at most as many commands as kInterferenceMaxLaunches
+  // single launches (the copy-engine put with signal queues up to 256 per transfer); the rest
+  // follow once it opened.
+  const uint64_t most = std::max<uint64_t>(1, kInterferenceMaxLaunches / std::max<uint64_t>(1, k.engine->queued_commands()));
   k.transfer_launches = launches_for(single.transfer_single_ms, options_.min_sample_time_ms);
   k.transfer_ahead = std::min(most, k.transfer_launches);
   k.transfer_sample_ms = single.transfer_single_ms * double(k.transfer_launches);

@@ -65,7 +65,7 @@ double family_seconds(const Config& config, const CaseSpec& c, const CaseCostMod
     seconds += samples * double(c.flows.size() - std::min<size_t>(c.flows.size(), 1)) * costs.extra_flow_sample_s;
   if (c.routing_skew && c.chunk_bytes && *c.chunk_bytes)
     seconds += double(c.bytes / *c.chunk_bytes) * costs.tokens_case_s_per_token;
-  if (c.workload && *c.workload == kGemmWorkload) seconds += costs.gemm_workload_case_s;
+  if (c.workload == kGemmWorkload) seconds += costs.gemm_workload_case_s;
   if (method_info(c.method).kind == MethodKind::kAtomic) seconds += samples * costs.atomic_sample_s;
   if (c.tiles) seconds += costs.tiled_case_s;
   return seconds;
@@ -97,7 +97,7 @@ void add_load(const Config& config, const CaseSpec& c, const GroupLayout& layout
 // every SM with the GEMM (CaseCostModel::gemm_shared_tflops): each of its `transfers` lasts at
 // least one GEMM launch. 0 where the transfer has SMs of its own or takes none.
 double shared_sm_wait_seconds(const Config& config, const CaseSpec& c, const SampleWork& work, const CaseCostModel& costs) {
-  if (!c.workload || *c.workload != kGemmWorkload || c.sm_partition.value_or(0) > 0) return 0;
+  if (c.workload != kGemmWorkload || c.sm_partition.value_or(0) > 0) return 0;
   const Method engine = c.transfer_method();
   if (!takes_sms(engine) && !method_info(engine).needs_nccl) return 0;
   const double gemm_launch_s = config.interference.gemm.flops() / (costs.gemm_shared_tflops * 1e12);
