@@ -283,7 +283,7 @@ int Session::finish(int signal_number) {
   int status = any_failed_ || !incomplete_reason_.empty() ? kExitFailure : kExitOk;
   if (signal_number) status = 128 + signal_number;
   if (me_ == 0) {
-    const json summary = summarize_cases(finished_, facts_.layout);
+    const json summary = summarize_cases(finished_, facts_);
     if (!summary.empty()) {
       std::printf("\n%s\n", summary_heading(summary).c_str());
       for (const auto& line : summary_lines(summary)) std::printf("  %s\n", line.c_str());

@@ -118,6 +118,7 @@ int Session::check_group() {
   gpus_ = gather_values(comm_, gpu_.to_json(me_), "exchanging GPU identities");
   std::vector<std::string> uuids, hosts;
   for (const auto& g : gpus_) uuids.push_back(g["uuid"].get<std::string>());
+  for (const auto& g : gpus_) facts_.l2_bytes.push_back(g["l2_bytes"].get<uint64_t>());
   // A node is what CUDA IPC can span: one host, and one PID namespace on it.
   for (const auto& h : comm_.allgather(comm_.ipc_domain(), "exchanging host names")) hosts.push_back(h);
   facts_.layout = GroupLayout::from_identities(uuids, hosts, options_.ranks_per_node);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <utility>
 
 #include "common/errors.hpp"
 #include "common/safe_file.hpp"
@@ -46,6 +47,17 @@ std::optional<double> aggregate_peak(const CaseSpec& c, const GroupFacts& facts)
 std::optional<double> GroupFacts::peak(int src, int dst) const {
   if (src < 0 || dst < 0 || size_t(src) >= peak_gbps.size() || size_t(dst) >= peak_gbps[size_t(src)].size()) return std::nullopt;
   return peak_gbps[size_t(src)][size_t(dst)];
+}
+
+std::optional<uint64_t> GroupFacts::l2_of(int rank) const {
+  if (rank < 0 || size_t(rank) >= l2_bytes.size()) return std::nullopt;
+  return l2_bytes[size_t(rank)];
+}
+
+GroupFacts GroupFacts::of(GroupLayout layout) {
+  GroupFacts f;
+  f.layout = std::move(layout);
+  return f;
 }
 
 GroupFacts GroupFacts::pair(std::optional<double> peak) {

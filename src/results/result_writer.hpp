@@ -21,10 +21,14 @@ struct GroupFacts {
   GroupLayout layout;
   std::vector<std::vector<std::optional<double>>> peak_gbps;  // [src][dst]
   std::string allocator = "legacy";  // how the run's buffers were allocated and mapped (the row's `allocator`)
+  std::vector<uint64_t> l2_bytes;     // per rank, its GPU's L2 cache; empty where unknown (the dry run, tests)
 
   std::optional<double> peak(int src, int dst) const;
+  std::optional<uint64_t> l2_of(int rank) const;
   // Two ranks on two GPUs of one node, `peak` both ways (tests, examples).
   static GroupFacts pair(std::optional<double> peak);
+  // The layout alone: no peaks, no L2 sizes (tests).
+  static GroupFacts of(GroupLayout layout);
 };
 
 // The sum of the case's flows' peaks per direction (none where any flow's is unknown): what its

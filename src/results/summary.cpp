@@ -18,11 +18,34 @@ namespace {
 
 using json = nlohmann::json;
 
-// A summarized case: its median and where it sits among the others.
+// A summarized case: its median and whether its buffers fit in its GPU's L2 (a copy within one
+// GPU only; null where that is not known or not asked).
 struct Member {
   const CaseResult* result;
   double median;
+  std::optional<bool> fits_in_l2;
 };
+
+// A copy within one GPU moves its bytes from one buffer to another of the same GPU: both sit in
+// its L2 when twice the bytes fit.
+std::optional<bool> fits_in_l2(const CaseResult& r, const GroupFacts& facts) {
+  if (!method_info(r.spec.method).copies_within_gpu) return std::nullopt;
+  const auto l2 = facts.l2_of(r.spec.src_rank());
+  if (!l2 || *l2 == 0) return std::nullopt;
+  return 2 * r.spec.bytes <= *l2;
+}
+
+// The fastest member, from those that do not fit in the L2 where any of them was measured.
+const Member& best_of(const std::vector<Member>& members) {
+  const bool any_beyond_l2 =
+      std::any_of(members.begin(), members.end(), [](const Member& m) { return m.fits_in_l2 == false; });
+  const Member* best = nullptr;
+  for (const Member& m : members) {
+    if (any_beyond_l2 && m.fits_in_l2 == true) continue;
+    if (!best || m.median > best->median) best = &m;
+  }
+  return *best;
+}
 
 json configuration_of(const Member& m) {
   const CaseSpec& c = m.result->spec;
@@ -33,6 +56,7 @@ json configuration_of(const Member& m) {
                         {"sms_used", optional_json(m.result->outcome.sms_used)},
                         {"bandwidth_gbps", m.median}};
   for (ShapeAxis a : kShapeAxes) configuration[to_string(a)] = optional_json(c.axis_value(a));
+  if (m.fits_in_l2) configuration["fits_in_l2"] = *m.fits_in_l2;
   for (const OwnFigure& f : own_figures(*m.result))
     configuration["own_figures"].push_back({{"name", f.name}, {"unit", f.unit}, {"median", f.median}});
   return configuration;
@@ -58,7 +82,7 @@ const Member* knee_of(const std::vector<Member>& members, const Member& best) {
 
 }  // namespace
 
-json summarize_cases(const std::vector<CaseResult>& cases, const GroupLayout& layout) {
+json summarize_cases(const std::vector<CaseResult>& cases, const GroupFacts& facts) {
   using Key = std::tuple<Method, Direction, Mode>;
   std::map<Key, std::vector<Member>> groups;
   std::vector<Key> order;
@@ -66,17 +90,15 @@ json summarize_cases(const std::vector<CaseResult>& cases, const GroupLayout& la
     const auto median = median_gbps(r);
     if (!median) continue;  // failed, skipped, or no bandwidth of its own (latency; interference: the trade table's)
     if (!is_single_pair(r.spec)) continue;  // a round's or a pattern's figure adds several pairs
-    if (involves_same_device(r.spec, layout)) continue;  // a copy inside one GPU, not a P2P figure
+    if (involves_same_device(r.spec, facts.layout)) continue;  // a copy inside one GPU, not a P2P figure
     const Key key{r.spec.method, r.spec.direction, r.spec.mode};
     if (!groups.count(key)) order.push_back(key);
-    groups[key].push_back({&r, *median});
+    groups[key].push_back({&r, *median, fits_in_l2(r, facts)});
   }
   json summary = json::array();
   for (const Key& key : order) {
     const std::vector<Member>& members = groups[key];
-    const Member* best = &members.front();
-    for (const Member& m : members)
-      if (m.median > best->median) best = &m;
+    const Member* best = &best_of(members);
     json entry = {{"method", to_string(std::get<0>(key))},
                   {"direction", to_string(std::get<1>(key))},
                   {"mode", to_string(std::get<2>(key))},
@@ -114,6 +136,7 @@ std::vector<std::string> summary_lines(const json& summary) {
       const char* key = to_string(a);
       if (c.contains(key) && !c[key].is_null()) s += std::string(", ") + key + " " + std::to_string(c[key].get<uint64_t>());
     }
+    if (c.value("fits_in_l2", false)) s += ", both buffers in the L2: no larger size ran";
     return s;
   };
   auto own_figures_text = [](const json& c) {  // gemm: "; 803.7 TFLOP/s"

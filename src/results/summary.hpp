@@ -16,10 +16,12 @@ constexpr double kKneeFraction = 0.9;
 
 // Built from the run's cases. Only cases that measured one pair of two GPUs by itself count
 // (is_single_pair: a round's or a pattern's aggregate is not a configuration's figure; a
-// same-GPU pair's is no P2P figure).
+// same-GPU pair's is no P2P figure). A copy within one GPU (copies_within_gpu) whose source and
+// destination fit in that GPU's L2 (facts.l2_bytes) measures the L2: its best is taken from the
+// cases that do not fit, where any ran, and says whether it fits (`fits_in_l2`).
 // The all-pairs part of the results file (matrices, rounds agreement, suspect pairs) is
 // to_json(build_matrix_report(..)) of results/pair_matrix.hpp.
-nlohmann::json summarize_cases(const std::vector<CaseResult>& cases, const GroupLayout& layout);
+nlohmann::json summarize_cases(const std::vector<CaseResult>& cases, const GroupFacts& facts);
 
 // The end-of-run comparison: per direction and size band, the best P2P method (one way, one pair), its
 // share of the link's peak, and its speedup over the staged and NCCL baselines at that size.

@@ -134,6 +134,10 @@ struct MethodInfo {
   // a flow whose two ends both run (a sender and a receiver that waits for it), which the
   // interference loop runs on both ranks of the pair, each end in its place.
   bool runs_beside_workload = false;
+  // Copies from one buffer of the rank's GPU to another (source and destination, 2 x bytes, on
+  // one GPU): where both fit in its L2 the figure is the L2's, not the memory's, and the summary's
+  // best configuration is taken from the cases that do not fit.
+  bool copies_within_gpu = false;
 };
 
 // Every method: the built-in ones in the order of the Method enum, then those registered in the

@@ -185,7 +185,7 @@ inline nlohmann::json example_document() {
   cases.push_back({read, chase});
   std::vector<nlohmann::json> rows;
   for (const CaseResult& r : cases) rows.push_back(result_row(r.spec, r.outcome));
-  return result_document(example_meta(), rows, summarize_cases(cases, GroupLayout::distinct(2)), false, "");
+  return result_document(example_meta(), rows, summarize_cases(cases, GroupFacts::of(GroupLayout::distinct(2))), false, "");
 }
 
 }  // namespace p2pbench::testing

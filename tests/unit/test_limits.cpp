@@ -166,27 +166,55 @@ TEST(Summary, KneeOnlyWhereTheSmCountVaried) {
     o.sms_used = blocks;
     cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, blocks), o});
   }
-  json summary = summarize_cases(cases, GroupLayout::distinct(2));
+  json summary = summarize_cases(cases, GroupFacts::of(GroupLayout::distinct(2)));
   EXPECT_TRUE(summary[0]["knee"].is_null());
   EXPECT_EQ(summary_heading(summary).find("knee"), std::string::npos);
   EXPECT_EQ(summary_lines(summary)[0].find("knee"), std::string::npos);
   CaseOutcome o = ok_outcome(360);
   o.sms_used = 16;
   cases.push_back({spec(Method::kLdst, Direction::kPush, Mode::kUni, 1 << 30, 16), o});
-  summary = summarize_cases(cases, GroupLayout::distinct(2));
+  summary = summarize_cases(cases, GroupFacts::of(GroupLayout::distinct(2)));
   EXPECT_EQ(summary[0]["knee"]["sms_used"], 16);
   EXPECT_NE(summary_heading(summary).find("knee"), std::string::npos);
 }
 
+// A copy within one GPU at 16 MiB reads and writes its L2 (32 MiB of an H200's 60): the best is
+// the memory's figure from the sizes beyond it, or, where none ran, says it is the L2's.
+TEST(Summary, ACopyWithinOneGpuIsBestBeyondItsL2) {
+  using namespace p2pbench::testing;
+  auto local_copy = [](uint64_t bytes, double gbps) {
+    CaseSpec c = spec(*parse_method("d2d"), Direction::kPush, Mode::kUni, bytes);
+    c.flows = {{0, 0}};
+    return CaseResult{c, ok_outcome(gbps)};
+  };
+  GroupFacts facts = GroupFacts::of(GroupLayout::distinct(1));
+  facts.l2_bytes = {uint64_t(60) << 20};
+  const std::vector<CaseResult> cases = {local_copy(16 << 20, 2869), local_copy(64 << 20, 2090),
+                                         local_copy(uint64_t(1) << 30, 2120)};
+  json summary = summarize_cases(cases, facts);
+  ASSERT_EQ(summary.size(), 1u);
+  EXPECT_EQ(summary[0]["best"]["bytes"], uint64_t(1) << 30);
+  EXPECT_EQ(summary[0]["best"]["fits_in_l2"], false);
+  EXPECT_EQ(summary_lines(summary)[0].find("L2"), std::string::npos) << summary_lines(summary)[0];
+
+  summary = summarize_cases({cases[0]}, facts);
+  EXPECT_EQ(summary[0]["best"]["fits_in_l2"], true);
+  EXPECT_NE(summary_lines(summary)[0].find("both buffers in the L2"), std::string::npos) << summary_lines(summary)[0];
+
+  summary = summarize_cases(cases, GroupFacts::of(GroupLayout::distinct(1)));  // L2 not known: the fastest
+  EXPECT_EQ(summary[0]["best"]["bytes"], 16 << 20);
+  EXPECT_FALSE(summary[0]["best"].contains("fits_in_l2"));
+}
+
 TEST(Summary, TheBestGemmSaysItsTflops) {
   using namespace p2pbench::testing;
-  const json summary = summarize_cases({gemm_case()}, GroupLayout::distinct(1));
+  const json summary = summarize_cases({gemm_case()}, GroupFacts::of(GroupLayout::distinct(1)));
   ASSERT_EQ(summary.size(), 1u);
   EXPECT_EQ(summary[0]["best"]["own_figures"][0]["name"], "tflops");
   EXPECT_NEAR(summary[0]["best"]["own_figures"][0]["median"].get<double>(), 2.0 * 1024 * 1024 * 512 / 20e-6 / 1e12, 1e-9);
   EXPECT_NE(summary_lines(summary)[0].find(" GB/s; 53.7 TFLOP/s ("), std::string::npos) << summary_lines(summary)[0];
   const json ce = summarize_cases({{spec(Method::kCe, Direction::kPush, Mode::kUni, 1 << 30), ok_outcome(390)}},
-                                  GroupLayout::distinct(2));
+                                  GroupFacts::of(GroupLayout::distinct(2)));
   EXPECT_FALSE(ce[0]["best"].contains("own_figures"));
 }
 

@@ -318,7 +318,7 @@ TEST(Summary, RoundsAndPatternsAreNoConfigurationsFigure) {
   EXPECT_FALSE(is_single_pair(cases.back().spec));
   EXPECT_FALSE(is_single_pair(cases[kSequential.size()].spec));
   EXPECT_TRUE(is_single_pair(cases[kSequential.size() + 1].spec));  // an alone check is one pair
-  const json summary = summarize_cases(cases, two_ranks_per_gpu());
+  const json summary = summarize_cases(cases, GroupFacts::of(two_ranks_per_gpu()));
   ASSERT_EQ(summary.size(), 1u);
   // The best pair of two GPUs: the alone check of 3->0 (400); not the same-GPU copies (1500),
   // the round's 2800 or the pattern's 2000.

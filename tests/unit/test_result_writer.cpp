@@ -122,7 +122,7 @@ TEST(Summary, KneeIsTakenAtTheBestsMessageSize) {
   add(1 << 30, 8, 300);    // 81% of the best: not the knee
   add(1 << 30, 16, 350);   // 95%: the knee at 1 GiB
   add(16 << 20, 4, 360);   // 97% of the best, but at 16 MiB: must not count
-  const json summary = summarize_cases(cases, GroupLayout::distinct(2));
+  const json summary = summarize_cases(cases, GroupFacts::of(GroupLayout::distinct(2)));
   ASSERT_EQ(summary.size(), 1u);
   EXPECT_EQ(summary[0]["knee"]["sms_used"], 16);
   EXPECT_EQ(summary[0]["knee"]["bytes"], 1 << 30);

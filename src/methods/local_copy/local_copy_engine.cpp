@@ -41,6 +41,7 @@ MethodInfo local_method(const char* name, const char* title, const char* color, 
                         std::vector<SweptAxis> swept = {}) {
   MethodInfo m{Method{}, name, MethodKind::kLocal, {}, title, color, order, false, "", help, std::move(swept)};
   m.push_only = true;
+  m.copies_within_gpu = true;
   return m;
 }
 
