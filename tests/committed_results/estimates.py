@@ -37,17 +37,30 @@ ABNORMAL = {
         "the ping-pong regression (a host read per round trip) remeasure-2026-11-27/COMMANDS.md records",
 }
 
-# The first run of a binary whose GEMM workload checks its result with a block reduction
-# (9414e22): before it, every check added one partial sum a thread into host memory over PCIe, a
-# second or more a case that the model no longer holds. Every committed run beside the GEMM from
-# before this time names a commit without the mend (checked with git merge-base when it was set).
+# The commit whose GEMM workload checks its result with a block reduction: before it, every check
+# added one partial sum a thread into host memory over PCIe, a second or more a case that the
+# model no longer holds. A run's binary has the mend when the commit its provenance names
+# descends from this one; where git cannot say (a clone without that history), the run's time
+# against the first run with the mend decides.
+GEMM_CHECK_MEND = "9414e22"
 GEMM_CHECK_MENDED_UTC = "2026-11-30T08:43:00Z"
 
 
-def before_gemm_check_mend(document: dict) -> bool:
+def has_gemm_check_mend(meta: dict, root: Path) -> bool:
+    provenance = meta.get("provenance")
+    commit = provenance.get("commit") if isinstance(provenance, dict) else None
+    if commit:
+        asked = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", GEMM_CHECK_MEND, commit],
+                               capture_output=True, timeout=60)
+        if asked.returncode in (0, 1):  # 0: an ancestor, 1: not; anything else: git does not know
+            return asked.returncode == 0
+    return meta.get("timestamp_utc", "") >= GEMM_CHECK_MENDED_UTC
+
+
+def before_gemm_check_mend(document: dict, root: Path) -> bool:
     beside_gemm = any(r.get("method") == "interference" and r.get("workload") == "gemm"
                       for r in document.get("results") or [])
-    return beside_gemm and (document.get("meta") or {}).get("timestamp_utc", "") < GEMM_CHECK_MENDED_UTC
+    return beside_gemm and not has_gemm_check_mend(document.get("meta") or {}, root)
 
 
 def dry_run_command(binary: str, meta: dict, config_path: str) -> list[str]:
@@ -80,7 +93,7 @@ def runs(root: Path):
         meta = doc.get("meta") or {}
         sweep = (meta.get("timer_calibration") or {}).get("sweep_seconds")
         if sweep and meta.get("config") and meta.get("ranks") and meta.get("provenance") != "unknown":
-            yield c.path, meta, before_gemm_check_mend(doc)
+            yield c.path, meta, before_gemm_check_mend(doc, root)
 
 
 def judged(meta: dict) -> bool:
@@ -116,7 +129,7 @@ def main() -> int:
     for path, why in ABNORMAL.items():
         print(f"left out: {path}: {why}")
     for path in superseded:
-        print(f"left out: {path}: beside the GEMM before its check was mended ({GEMM_CHECK_MENDED_UTC})")
+        print(f"left out: {path}: beside the GEMM by a binary without its check's mend ({GEMM_CHECK_MEND})")
     print(f"{len(rows) - len(outside)} of {len(rows)} runs' estimates within {TOLERANCE:.0%} of their sweep"
           + (f"; {len(outside)} outside (above)" if outside else ""))
     return 1 if outside else 0
