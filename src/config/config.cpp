@@ -27,14 +27,16 @@ KeyNamer namer_of(const KeyOrigins& origins) {
 
 template <typename E>
 std::vector<E> parse_enum_list(const json& doc, const std::string& key, const KeyNamer& name,
-                               std::optional<E> (*parse)(const std::string&), const std::string& allowed) {
+                               std::optional<E> (*parse)(const std::string&), const std::vector<std::string>& allowed) {
   const json& v = doc.at(key);
-  if (!v.is_array()) throw InputError(name(key), v.dump(), "expected a list, e.g. [" + allowed + "]");
+  if (!v.is_array()) throw InputError(name(key), v.dump(), "expected a list, e.g. [" + quoted_list(allowed) + "]");
   if (v.empty()) throw InputError(name(key), "[]", "empty list: the sweep would have no cases");
   std::vector<E> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const auto parsed = v[i].is_string() ? parse(v[i].get<std::string>()) : std::nullopt;
-    if (!parsed) throw InputError(name(key + "[" + std::to_string(i) + "]"), v[i].dump(), "expected one of " + allowed);
+    if (!parsed)
+      throw InputError(name(key + "[" + std::to_string(i) + "]"), v[i].dump(),
+                       expected_one_of(v[i], allowed));
     out.push_back(*parsed);
   }
   return out;
@@ -148,13 +150,6 @@ json read_json_file(const std::string& path, const std::string& key) {
 
 namespace {
 
-// "\"ce\", \"ldst\", ..." from the method registry, for the error of a wrong method name.
-std::string quoted_method_names() {
-  std::string out;
-  for (const std::string& m : method_names()) out += (out.empty() ? "\"" : ", \"") + m + "\"";
-  return out;
-}
-
 // What to measure: label, methods, directions, modes and sizes.
 void parse_sweep_keys(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("label")) {
@@ -162,10 +157,10 @@ void parse_sweep_keys(const json& doc, const KeyNamer& name, Config& c) {
       throw InputError(name("label"), doc["label"].dump(), "must be a non-empty string");
     c.label = doc["label"].get<std::string>();
   }
-  if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method, quoted_method_names());
+  if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method, method_names());
   if (doc.contains("directions"))
-    c.directions = parse_enum_list<Direction>(doc, "directions", name, parse_direction, "\"push\", \"pull\"");
-  if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, "\"uni\", \"bidir\"");
+    c.directions = parse_enum_list<Direction>(doc, "directions", name, parse_direction, {"push", "pull"});
+  if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, {"uni", "bidir"});
   // Latency and atomic methods take their sizes from their own sections.
   const bool needs_sizes = std::any_of(c.methods.begin(), c.methods.end(),
                                        [](Method m) { return !is_probe(m); });

@@ -15,6 +15,16 @@ namespace p2pbench {
 // The key as the error names it: "ldst.threads[0] (from --threads)".
 using KeyNamer = std::function<std::string(const std::string&)>;
 
+// "\"a\", \"b\"": names as an error lists them.
+std::string quoted_list(const std::vector<std::string>& names);
+
+// The names a typo most likely meant: those of `names` fewest edits away (insert, delete,
+// replace, or swap two neighbours), where that is within a third of its length; none otherwise.
+std::vector<std::string> closest_names(const std::string& given, const std::vector<std::string>& names);
+
+// "expected one of \"a\", \"b\"", led by "did you mean \"a\"? " where `given` is a string close to a name.
+std::string expected_one_of(const nlohmann::json& given, const std::vector<std::string>& names);
+
 // `section` must be an object of known keys; `prefix` is its name with the dot ("latency.").
 void reject_unknown_keys(const nlohmann::json& section, const std::set<std::string>& known, const std::string& prefix,
                          const KeyNamer& name);

@@ -19,12 +19,6 @@ constexpr uint64_t kGemmAlignment = 16;       // bf16 rows of 32 bytes keep cuBL
 constexpr uint64_t kMaxSmPartition = 1024;    // more SMs than any GPU has is a typo
 constexpr uint64_t kMinHbmBytes = 1ull << 20;
 
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";
-  return list;
-}
-
 
 std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
   const std::string key = "interference.workloads";
@@ -34,7 +28,7 @@ std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
     const std::string item_key = key + "[" + std::to_string(i) + "]";
     const auto& known = workload_names();
     if (!v[i].is_string() || std::find(known.begin(), known.end(), v[i].get<std::string>()) == known.end())
-      throw InputError(name(item_key), v[i].dump(), "expected one of " + quoted_list(known));
+      throw InputError(name(item_key), v[i].dump(), expected_one_of(v[i], known));
     if (std::find(out.begin(), out.end(), v[i].get<std::string>()) != out.end())
       throw InputError(name(item_key), v[i].dump(), "listed twice");
     out.push_back(v[i].get<std::string>());
@@ -44,14 +38,14 @@ std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
 
 std::vector<Method> parse_engines(const json& v, const Namer& name) {
   const std::string key = "interference.engines";
-  const std::string allowed = quoted_list(engine_names());
-  if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + allowed);
+  const std::vector<std::string> allowed = engine_names();
+  if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + quoted_list(allowed));
   std::vector<Method> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const auto m = v[i].is_string() ? parse_method(v[i].get<std::string>()) : std::nullopt;
     const std::string item_key = key + "[" + std::to_string(i) + "]";
     if (!m || !may_run_beside_workload(method_info(*m)))
-      throw InputError(name(item_key), v[i].dump(), "expected one of " + allowed);
+      throw InputError(name(item_key), v[i].dump(), expected_one_of(v[i], allowed));
     if (std::find(out.begin(), out.end(), *m) != out.end()) throw InputError(name(item_key), v[i].dump(), "listed twice");
     out.push_back(*m);
   }

@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "config/config.hpp"
+#include "config/config_keys.hpp"
 #include "plan/sweep.hpp"
 #include "source_dir.hpp"
 
@@ -111,6 +112,37 @@ INSTANTIATE_TEST_SUITE_P(
         if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
       return n;
     });
+
+// A typo names what was probably meant, before the list of every name.
+TEST(Config, ATypoNamesTheClosestName) {
+  auto error_for = [](const json& doc) {
+    try {
+      parse_config(doc);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(error_for(with("samplez", 3)).find("unknown key (did you mean \"sampled\" or \"samples\"? known keys: "), std::string::npos);
+  EXPECT_NE(error_for(with("methods", json::array({"ldts"}))).find("did you mean \"ldst\"? expected one of \"ce\""),
+            std::string::npos);
+  EXPECT_NE(error_for(with("directions", json::array({"pul"}))).find("did you mean \"pull\"?"), std::string::npos);
+  const std::string far = error_for(with("methods", json::array({"rdma"})));
+  EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
+  EXPECT_NE(far.find("expected one of"), std::string::npos) << far;
+}
+
+TEST(Config, ClosestNamesAreWithinAThirdOfTheirLength) {
+  using Names = std::vector<std::string>;
+  const Names names = {"sampled", "samples", "sizes", "methods", "warmup_time_ms"};
+  EXPECT_EQ(closest_names("sampels", names), Names{"samples"});  // two neighbours swapped: one edit
+  EXPECT_EQ(closest_names("samplez", names), (Names{"sampled", "samples"}));  // a tie: both
+  EXPECT_EQ(closest_names("warmup_ms", names), Names{});  // five edits from warmup_time_ms
+  EXPECT_EQ(closest_names("warmup_tim_ms", names), Names{"warmup_time_ms"});
+  EXPECT_EQ(closest_names("size", names), Names{"sizes"});
+  EXPECT_EQ(closest_names("x", names), Names{});
+  EXPECT_EQ(closest_names("", names), Names{});
+}
 
 TEST(Config, FlagOriginIsNamed) {
   KeyOrigins origins{{"samples", "--samples"}};
