@@ -5,6 +5,7 @@
 #include "common/errors.hpp"
 #include "common/version.hpp"
 #include "config/axis.hpp"
+#include "config/config_keys.hpp"
 
 namespace p2pbench {
 
@@ -13,6 +14,23 @@ namespace {
 using json = nlohmann::json;
 
 json list_flag(const std::string& text) { return json(split_list(text)); }
+
+// " (--sampels: did you mean --samples?)" for each unexpected argument that looks like a flag
+// close to one of the app's, "" where none is.
+std::string unknown_flag_hints(const CLI::App& app) {
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& name : o->get_lnames()) flags.push_back("--" + name);
+  std::string hints;
+  for (const std::string& extra : app.remaining()) {
+    if (extra.rfind("--", 0) != 0) continue;
+    const std::string flag = extra.substr(0, extra.find('='));
+    std::string meant;
+    for (const std::string& f : closest_names(flag, flags)) meant += (meant.empty() ? "" : " or ") + f;
+    if (!meant.empty()) hints += " (" + flag + ": did you mean " + meant + "?)";
+  }
+  return hints;
+}
 
 json number_flag(const std::string& text, const std::string& flag, bool integer) {
   try {
@@ -167,6 +185,11 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
 }
 
 }  // namespace
+
+std::string cli_failure_message(const CLI::App& app, const CLI::Error& e) {
+  const std::string hints = dynamic_cast<const CLI::ExtrasError*>(&e) ? unknown_flag_hints(app) : "";
+  return std::string("p2pbench: error: ") + e.what() + hints + "\n(p2pbench --help lists the flags and config keys)\n";
+}
 
 void add_cli_options(CLI::App& app, CliOptions& o) {
   add_run_options(app, o);

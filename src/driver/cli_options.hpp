@@ -16,6 +16,7 @@
 // files that build or parse a command line (cli_options.cpp, the two main.cpp) include it.
 namespace CLI {
 class App;
+class Error;
 }  // namespace CLI
 
 namespace p2pbench {
@@ -66,6 +67,10 @@ struct CliOptions {
 
 // Declares every flag on `app`, with help that teaches (examples and config keys in the footer).
 void add_cli_options(CLI::App& app, CliOptions& options);
+
+// CLI11's error as p2pbench prints it: the message, for an unknown flag the flags it was probably
+// meant to be ("did you mean --samples?"), and where to read about them.
+std::string cli_failure_message(const CLI::App& app, const CLI::Error& e);
 
 // Applies the flags to the config document, recording which flag set each key.
 void apply_overrides(nlohmann::json& doc, const CliOptions& options, KeyOrigins& origins);

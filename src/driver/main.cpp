@@ -133,9 +133,7 @@ int main(int argc, char** argv) {
   CLI::App app("p2pbench", "p2pbench");
   add_cli_options(app, options);
   // CLI11's own errors (an unknown flag, a value out of range) read like ours and name the flag.
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("p2pbench: error: ") + e.what() + "\n(p2pbench --help lists the flags and config keys)\n";
-  });
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) { return cli_failure_message(*failed, e); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -99,7 +99,7 @@ def write(tmp_path, text):
 
 BAD_CONFIGS = [
     ("invalid JSON", '{"sizes": [1,}', ["invalid JSON"]),
-    ("unknown key", '{"sizes": [4096], "smaples": 3}', ["smaples", "unknown key"]),
+    ("unknown key", '{"sizes": [4096], "smaples": 3}', ["smaples", "unknown key", 'did you mean "samples"?']),
     ("wrong type", '{"sizes": [4096], "samples": "ten"}', ["samples", "ten"]),
     ("zero size", '{"sizes": [0]}', ["sizes[0]", "0"]),
     ("negative size", '{"sizes": [-1]}', ["sizes[0]", "-1"]),
@@ -139,6 +139,9 @@ def test_bad_config_exits_2_naming_key_and_leaves_output_alone(tmp_path, name, t
         (["--methods", "ce,dma"], ["--methods", "dma"]),
         (["--threads", "1025", "--methods", "ldst"], ["ldst.threads[0] (from --threads)", "1025"]),
         (["--min-sample-time", "-1"], ["--min-sample-time", "-1"]),
+        (["--methods", "ldts"], ['methods[0] (from --methods) = "ldts": did you mean "ldst"?']),
+        (["--sampels", "3"], ["--sampels: did you mean --samples?"]),
+        (["--method=ce"], ["--method: did you mean --methods?"]),
     ],
 )
 def test_bad_flags_exit_2(tmp_path, flags, needles):
