@@ -16,7 +16,6 @@ namespace {
 constexpr int kThreads = 256;
 // Enough resident blocks to fill an H200's 132 SMs eight times over; more would only add atomics.
 constexpr int kChecksumBlocks = 1056;
-constexpr double kChecksumDeadlineS = 60.0;
 
 int grid_for(size_t items) { return int(std::clamp<size_t>((items + kThreads - 1) / kThreads, 1, 65535)); }
 
@@ -52,16 +51,18 @@ void fill_bf16_operand(void* dst, size_t count, OperandKind kind, uint64_t seed,
   cuda_check_launch("the bf16 operand fill kernel");
 }
 
-unsigned long long checksum_words(const void* data, size_t bytes, cudaStream_t stream, const std::string& what) {
+unsigned long long WordChecksum::sum(const void* data, size_t bytes, cudaStream_t stream, const std::string& what,
+                                     double deadline_s) {
+  if (!result_.host()) result_ = MappedHostBuffer(sizeof(unsigned long long), "the checksum of " + what);
+  auto* result = static_cast<volatile unsigned long long*>(result_.host());
+  *result = 0;
   const size_t n = bytes / 8;
-  MappedHostBuffer sum(sizeof(unsigned long long), "the checksum of " + what);
-  *static_cast<unsigned long long*>(sum.host()) = 0;
   const int blocks = int(std::clamp<size_t>((n + kThreads - 1) / kThreads, 1, kChecksumBlocks));
   checksum_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint64_t*>(data), n,
-                                                   static_cast<unsigned long long*>(sum.device()));
+                                                   static_cast<unsigned long long*>(result_.device()));
   cuda_check_launch("the checksum kernel");
-  wait_for_stream(stream, kChecksumDeadlineS, "the checksum of " + what);
-  return *static_cast<const unsigned long long*>(sum.host());
+  wait_for_stream(stream, deadline_s, "the checksum of " + what);
+  return *result;
 }
 
 // The build's shape (kernels/CMakeLists.txt), which CMake has checked already.

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include "common/cuda_raii.hpp"
+
 namespace p2pbench::kernels {
 
 // The GEMM's operands. Low-entropy operands draw less power and run faster (on one H200, 8192^3
@@ -54,10 +56,22 @@ __host__ __device__ inline float operand_value(OperandKind kind, uint64_t seed, 
 // Writes operand_value(kind, seed, i) as bf16 into `count` elements of `dst`.
 void fill_bf16_operand(void* dst, size_t count, OperandKind kind, uint64_t seed, cudaStream_t stream);
 
-// An order-sensitive checksum of `bytes` (a multiple of 8) of device memory at `data`: the sum
-// of word i * (2i + 1) modulo 2^64, computed in `stream`'s order; waits for the stream (at most
-// a minute, then a RuntimeFailure naming `what`).
-unsigned long long checksum_words(const void* data, size_t bytes, cudaStream_t stream, const std::string& what);
+// An order-sensitive checksum of device memory: the sum of word i * (2i + 1) modulo 2^64. Its
+// result word is mapped host memory that lives as long as the object, allocated at the first sum:
+// a sum that gave up at its deadline leaves its kernel queued, and the kernel must still find
+// the word it adds to.
+class WordChecksum {
+ public:
+  static constexpr double kDeadlineS = 60.0;
+
+  // The checksum of `bytes` (a multiple of 8) at `data`, computed in `stream`'s order; waits for
+  // the stream at most `deadline_s`, then throws a RuntimeFailure naming `what`.
+  unsigned long long sum(const void* data, size_t bytes, cudaStream_t stream, const std::string& what,
+                         double deadline_s = kDeadlineS);
+
+ private:
+  MappedHostBuffer result_;
+};
 
 // The memory-bound workload: copies `bytes` (a multiple of 16) from src to dst (both 16-byte
 // aligned, in local HBM) with 16-byte loads and stores, `blocks` blocks of 1024 threads.

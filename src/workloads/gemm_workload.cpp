@@ -141,8 +141,8 @@ void GemmWorkload::poison_result(cudaStream_t stream) {
   cuda_check(cudaMemsetAsync(d_.get(), 0xFF, d_.size(), stream), "poisoning the GEMM's result (bf16 NaN)");
 }
 
-unsigned long long GemmWorkload::checksum(cudaStream_t stream) const {
-  return kernels::checksum_words(d_.get(), d_.size(), stream, "the GEMM workload's result");
+unsigned long long GemmWorkload::checksum(cudaStream_t stream) {
+  return checksum_.sum(d_.get(), d_.size(), stream, "the GEMM workload's result");
 }
 
 std::optional<std::string> GemmWorkload::check_against_reference(cudaStream_t stream) const {

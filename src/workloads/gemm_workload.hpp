@@ -14,6 +14,7 @@
 #include "common/captured_kernels.hpp"
 #include "common/cuda_raii.hpp"
 #include "engines/cublaslt.hpp"
+#include "kernels/workload_kernels.hpp"
 #include "workloads/workload.hpp"
 
 namespace p2pbench {
@@ -56,7 +57,7 @@ class GemmWorkload final : public Workload {
   void launch(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream);
   // Sampled outputs against the host float64 reference; nullopt when within bf16 rounding.
   std::optional<std::string> check_against_reference(cudaStream_t stream) const;
-  unsigned long long checksum(cudaStream_t stream) const;
+  unsigned long long checksum(cudaStream_t stream);
   // Reads the kernels of one launch of the chosen algorithm into `choice`, from a capture on
   // `stream` (where the launches go: a partition's grid is sized by its context and target).
   void read_grid(Choice& choice, cudaStream_t stream);
@@ -79,6 +80,7 @@ class GemmWorkload final : public Workload {
   int device_sms_ = 0;  // the whole GPU's, against which its choice's grid is read
   bool have_reference_checksum_ = false;
   unsigned long long reference_checksum_ = 0;
+  kernels::WordChecksum checksum_;
 };
 
 }  // namespace p2pbench

@@ -57,7 +57,7 @@ class GemmEngine final : public TransferEngine {
 
  private:
   size_t d_bytes() const { return schedule_->m * schedule_->n * 4; }
-  unsigned long long checksum(cudaStream_t stream) const;
+  unsigned long long checksum(cudaStream_t stream);
   std::optional<std::string> check_sampled(cudaStream_t stream) const;
 
   int rank_;
@@ -65,10 +65,11 @@ class GemmEngine final : public TransferEngine {
   std::string why_;
   std::unique_ptr<gemm_rs::TileGemm> gemm_;
   std::optional<unsigned long long> reference_checksum_;
+  kernels::WordChecksum checksum_;
 };
 
-unsigned long long GemmEngine::checksum(cudaStream_t stream) const {
-  return kernels::checksum_words(gemm_->d(), d_bytes(), stream, "the GEMM's D");
+unsigned long long GemmEngine::checksum(cudaStream_t stream) {
+  return checksum_.sum(gemm_->d(), d_bytes(), stream, "the GEMM's D");
 }
 
 // Elements spread over D against the float64 sum, within fp32 accumulation's bound.
