@@ -188,7 +188,8 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
 
 std::string cli_failure_message(const CLI::App& app, const CLI::Error& e) {
   const std::string hints = dynamic_cast<const CLI::ExtrasError*>(&e) ? unknown_flag_hints(app) : "";
-  return std::string("p2pbench: error: ") + e.what() + hints + "\n(p2pbench --help lists the flags and config keys)\n";
+  const std::string program = app.get_name();
+  return program + ": error: " + e.what() + hints + "\n(" + program + " --help lists the flags and config keys)\n";
 }
 
 void add_cli_options(CLI::App& app, CliOptions& o) {

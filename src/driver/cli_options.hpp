@@ -68,8 +68,8 @@ struct CliOptions {
 // Declares every flag on `app`, with help that teaches (examples and config keys in the footer).
 void add_cli_options(CLI::App& app, CliOptions& options);
 
-// CLI11's error as p2pbench prints it: the message, for an unknown flag the flags it was probably
-// meant to be ("did you mean --samples?"), and where to read about them.
+// CLI11's error as the program (`app`'s name) prints it: the message, for an unknown flag the
+// flags it was probably meant to be ("did you mean --samples?"), and where to read about them.
 std::string cli_failure_message(const CLI::App& app, const CLI::Error& e);
 
 // Applies the flags to the config document, recording which flag set each key.

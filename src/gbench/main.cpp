@@ -10,6 +10,7 @@
 
 #include "common/device_connections.hpp"
 #include "common/errors.hpp"
+#include "driver/cli_options.hpp"
 #include "gbench/case_registration.hpp"
 #include "gbench/gbench_options.hpp"
 #include "gbench/run_context.hpp"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   GbenchOptions options;
   CLI::App app(kProgram, kProgram);
   add_gbench_options(app, options);
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) { return cli_failure_message(*failed, e); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -125,6 +125,8 @@ def bad_input(c):
         ("no sizes", ["--methods", "ce"], ["sizes"]),
         ("missing config file", ["--config", str(c.tmp / "absent.json")], ["--config"]),
         ("unknown flag", ["--config", SMALL, "--frobnicate"], ["--frobnicate"]),
+        ("misspelt flag", ["--config", SMALL, "--allow-same-devise"],
+         ["--allow-same-devise: did you mean --allow-same-device?"]),
         ("misspelt Google Benchmark flag", ["--config", SMALL, "--benchmark_filtr=ce"], ["--benchmark_filtr"]),
     ]
     for what, args, needles in cases:
