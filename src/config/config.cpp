@@ -198,7 +198,7 @@ void parse_measurement_keys(const json& doc, const KeyNamer& name, Config& c) {
   if (doc.contains("allocator")) {
     const json& v = doc["allocator"];
     const auto parsed = v.is_string() ? parse_allocator(v.get<std::string>()) : std::nullopt;
-    if (!parsed) throw InputError(name("allocator"), v.dump(), std::string("expected one of ") + allocator_names_quoted());
+    if (!parsed) throw InputError(name("allocator"), v.dump(), expected_one_of(v, allocator_names()));
     c.allocator = *parsed;
   }
   if (doc.contains("buffer_pool_bytes")) {

@@ -42,13 +42,12 @@ std::vector<uint64_t> parse_integer_list(const json& v, const std::string& key, 
 
 
 std::vector<Pattern> parse_patterns(const json& v, const Namer& name) {
-  std::string allowed;
-  for (const auto& p : pattern_names()) allowed += (allowed.empty() ? "\"" : ", \"") + p + "\"";
-  if (!v.is_array() || v.empty()) throw InputError(name("patterns"), v.dump(), "expected a non-empty list of " + allowed);
+  const std::vector<std::string> allowed = pattern_names();
+  if (!v.is_array() || v.empty()) throw InputError(name("patterns"), v.dump(), "expected a non-empty list of " + quoted_list(allowed));
   std::vector<Pattern> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const auto p = v[i].is_string() ? parse_pattern(v[i].get<std::string>()) : std::nullopt;
-    if (!p) throw InputError(name(indexed("patterns", i)), v[i].dump(), "expected one of " + allowed);
+    if (!p) throw InputError(name(indexed("patterns", i)), v[i].dump(), expected_one_of(v[i], allowed));
     if (std::find(out.begin(), out.end(), *p) != out.end())
       throw InputError(name(indexed("patterns", i)), v[i].dump(), "listed twice");
     out.push_back(*p);

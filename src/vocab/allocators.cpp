@@ -11,12 +11,20 @@ const char* to_string(Allocator a) {
   return "?";
 }
 
+namespace {
+constexpr Allocator kAllocators[] = {Allocator::kLegacy, Allocator::kVmm, Allocator::kFabric};
+}  // namespace
+
 std::optional<Allocator> parse_allocator(const std::string& name) {
-  for (Allocator a : {Allocator::kLegacy, Allocator::kVmm, Allocator::kFabric})
+  for (Allocator a : kAllocators)
     if (name == to_string(a)) return a;
   return std::nullopt;
 }
 
-const char* allocator_names_quoted() { return "\"legacy\", \"vmm\", \"fabric\""; }
+std::vector<std::string> allocator_names() {
+  std::vector<std::string> names;
+  for (Allocator a : kAllocators) names.push_back(to_string(a));
+  return names;
+}
 
 }  // namespace p2pbench

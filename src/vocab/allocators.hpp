@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace p2pbench {
 
@@ -16,7 +17,7 @@ enum class Allocator {
 // "legacy", "vmm", "fabric".
 const char* to_string(Allocator a);
 std::optional<Allocator> parse_allocator(const std::string& name);
-// "\"legacy\", \"vmm\", \"fabric\"": what an error of a wrong name lists.
-const char* allocator_names_quoted();
+// "legacy", "vmm", "fabric": what an error of a wrong name lists.
+std::vector<std::string> allocator_names();
 
 }  // namespace p2pbench
