@@ -41,4 +41,10 @@ void wait_for_stream(cudaStream_t stream, double deadline_s, const std::string& 
   wait_for_stream(stream, deadline, what);
 }
 
+void spin_on_stream(cudaStream_t stream, double deadline_s, const std::string& what) {
+  RunningDeadline deadline(deadline_s);
+  const auto query = [stream] { return cudaStreamQuery(stream); };
+  finish_wait(poll_until(query, not_ready, deadline, std::chrono::microseconds(0)), deadline.seconds(), what);
+}
+
 }  // namespace p2pbench

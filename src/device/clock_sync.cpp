@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/cuda_raii.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/gate_kernels.hpp"
 
 namespace p2pbench {
@@ -36,7 +37,7 @@ ClockOffset calibrate_gpu_clock(int rounds) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     const uint64_t host_now = host_clock_ns();
     __atomic_store_n(const_cast<uint64_t*>(host_word), host_now, __ATOMIC_RELEASE);
-    cuda_check(cudaStreamSynchronize(stream.get()), "waiting for the clock calibration kernel");
+    wait_for_stream(stream.get(), kLocalWorkWaitS, "the clock calibration kernel");
     estimates.push_back(double(gpu_word[0]) - double(host_now));
   }
   ClockOffset c;

@@ -8,6 +8,7 @@
 #include "common/cuda_raii.hpp"
 #include "common/device_connections.hpp"
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/gate_kernels.hpp"
 
 namespace p2pbench {
@@ -91,7 +92,7 @@ double measure_sm_clock_mhz() {
   MappedHostBuffer out(2 * sizeof(uint64_t), "the SM clock probe");
   auto* values = static_cast<uint64_t*>(out.host());
   kernels::enqueue_sm_clock_probe(static_cast<uint64_t*>(out.device()), 2'000'000, stream.get());
-  cuda_check(cudaStreamSynchronize(stream.get()), "waiting for the SM clock probe");
+  wait_for_stream(stream.get(), kLocalWorkWaitS, "the SM clock probe");
   return values[1] ? double(values[0]) / double(values[1]) * 1000.0 : 0.0;
 }
 

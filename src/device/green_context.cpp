@@ -8,6 +8,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_connections.hpp"
 #include "common/driver_entry_point.hpp"
+#include "common/event_wait.hpp"
 
 namespace p2pbench {
 
@@ -141,9 +142,16 @@ GreenPartition::~GreenPartition() {
   auto report = [&](CUresult r, const char* what) {
     if (r != CUDA_SUCCESS) std::fprintf(stderr, "p2pbench: warning: %s failed: %s\n", what, driver_error_name(r).c_str());
   };
-  // Work still queued (a case that ended early) finishes before its context goes.
-  for (cudaStream_t s : {transfer_stream_, second_transfer_stream_, workload_stream_})
-    if (s && cudaStreamSynchronize(s) != cudaSuccess) cudaGetLastError();
+  // Work still queued (a case that ended early) finishes before its context goes. Work that is
+  // still running at the deadline (a stopped GPU) keeps its contexts: the process is ending.
+  for (cudaStream_t s : {transfer_stream_, second_transfer_stream_, workload_stream_}) {
+    if (s && poll_stream(s, kLocalWorkWaitS) == cudaErrorNotReady) {
+      std::fprintf(stderr, "p2pbench: warning: a green context's stream still ran after %.0f s; its contexts are left\n",
+                   kLocalWorkWaitS);
+      return;
+    }
+    cudaGetLastError();
+  }
   for (cudaEvent_t e : {fork_, transfer_done_, workload_done_})
     if (e && cudaEventDestroy(e) != cudaSuccess) cudaGetLastError();
   const std::pair<cudaStream_t, const char*> streams[] = {{transfer_stream_, "destroying the transfer's stream"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/cuda_check.hpp"
+#include "common/event_wait.hpp"
 #include "device/host_memory.hpp"
 #include "kernels/pattern_kernels.hpp"
 
@@ -36,7 +37,7 @@ void HostLinkEngine::write_through_staging(void* region, size_t bytes, cudaStrea
     cuda_check(cudaMemcpyAsync(static_cast<char*>(region) + at, chunk, n, cudaMemcpyDeviceToHost, stream),
                "copying a pattern into pageable host memory");
   }
-  cuda_check(cudaStreamSynchronize(stream), "writing pageable host memory");
+  wait_for_stream(stream, kLocalWorkWaitS, "the copies into pageable host memory");
 }
 
 void HostLinkEngine::fill_source(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) {

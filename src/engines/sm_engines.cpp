@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/cuda_raii.hpp"
+#include "common/event_wait.hpp"
 
 namespace p2pbench {
 
@@ -13,7 +14,7 @@ int count_sms_of_launch(int blocks, cudaStream_t stream, const std::function<voi
   std::vector<unsigned> host(static_cast<size_t>(blocks));
   cuda_check(cudaMemcpyAsync(host.data(), smids.get(), smids.size(), cudaMemcpyDeviceToHost, stream),
              "reading the per-block SM ids");
-  cuda_check(cudaStreamSynchronize(stream), "waiting for the SM-count launch");
+  wait_for_stream(stream, kLocalWorkWaitS, "the SM-count launch");
   return int(std::set<unsigned>(host.begin(), host.end()).size());
 }
 

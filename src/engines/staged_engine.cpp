@@ -6,6 +6,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 
 namespace p2pbench {
 
@@ -116,7 +117,7 @@ void StagedEngine::prepare(int, int rank, const std::vector<Flow>& mine) {
   // On a lane of this rank's own, idle since its last case, never the whole device.
   const cudaStream_t clear = streams_->lane(kStagingSender, 0);
   cuda_check(cudaMemsetAsync(counters_, 0, area_.counter_bytes(), clear), "clearing the staged pipeline's counters");
-  cuda_check(cudaStreamSynchronize(clear), "clearing the staged pipeline's counters");
+  wait_for_stream(clear, kLocalWorkWaitS, "the clearing of the staged pipeline's counters");
   reset_own_flags();
 }
 

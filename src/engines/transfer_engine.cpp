@@ -1,6 +1,7 @@
 #include "engines/transfer_engine.hpp"
 
 #include "common/cuda_raii.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/pattern_kernels.hpp"
 
 namespace p2pbench {
@@ -11,7 +12,7 @@ std::optional<std::string> run_device_check(const std::function<void(kernels::Pa
   auto* check = static_cast<kernels::PatternCheck*>(result.host());
   *check = {0, ~0ull};
   enqueue(static_cast<kernels::PatternCheck*>(result.device()));
-  cuda_check(cudaStreamSynchronize(stream), "waiting for verification");
+  wait_for_stream(stream, kLocalWorkWaitS, "the verification");
   if (check->mismatches == 0) return std::nullopt;
   return std::to_string(check->mismatches) + " of " + std::to_string(bytes) + " bytes differ; first bad offset " +
          std::to_string(check->first_bad_offset);

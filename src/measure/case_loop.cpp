@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/cuda_check.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/fault_kernels.hpp"
 #include "measure/case_procedure.hpp"
 #include "measure/lock_step.hpp"
@@ -159,7 +160,7 @@ void CaseLoop::fill_and_poison(Member& m, uint64_t sample_seed, bool poison) {
     for (const Flow& f : m.incoming)
       m.engine->poison_destination(m.engine->destination_region(endpoints(m, f)), layout_.footprint(),
                                    source_seed(sample_seed, f.src_rank), stream);
-  cuda_check(cudaStreamSynchronize(stream), "filling and poisoning the buffers");
+  wait_for_stream(stream, kLocalWorkWaitS, "the filling and poisoning of the buffers");
 }
 
 void CaseLoop::fill_for_calibration(Member& m) {

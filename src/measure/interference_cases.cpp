@@ -249,7 +249,7 @@ bool InterferenceCases::place_ends(Case& k, CaseOutcome& out) {
     if (k.sending)
       k.engine->fill_source(k.engine->source_region(*k.sending), size_t(k.spec.bytes), source_seed(seed_of(0, 0), comm_.rank()),
                             aux_stream_.get());
-    cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling the source");
+    wait_for_stream(aux_stream_.get(), kLocalWorkWaitS, "the filling of the source");
   });
   return !any_failed(filled, out);
 }
@@ -349,7 +349,7 @@ bool InterferenceCases::fill_and_poison(Case& k, uint64_t seed, bool transfer, b
         k.engine->poison_destination(k.engine->destination_region(e), size_t(k.spec.bytes), source_seed(seed, e.flow.src_rank),
                                      aux_stream_.get());
     if (workload && k.busy) k.workload->poison_result(aux_stream_.get());
-    cuda_check(cudaStreamSynchronize(aux_stream_.get()), "filling and poisoning the buffers");
+    wait_for_stream(aux_stream_.get(), kLocalWorkWaitS, "the filling and poisoning of the buffers");
   });
   return !any_failed(prepared, out);
 }

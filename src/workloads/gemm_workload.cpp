@@ -154,7 +154,7 @@ std::optional<std::string> GemmWorkload::check_against_reference(cudaStream_t st
     cuda_check(cudaMemcpyAsync(column.data(), static_cast<const uint16_t*>(d_.get()) + j * m, m * 2, cudaMemcpyDeviceToHost,
                                stream),
                "reading a column of the GEMM's result");
-    cuda_check(cudaStreamSynchronize(stream), "waiting for a column of the GEMM's result");
+    wait_for_stream(stream, kLocalWorkWaitS, "a column of the GEMM's result");
     for (int r = 0; r < kSampledRows; ++r) {
       const uint64_t i = (uint64_t(r) * 40503ull + uint64_t(c) * 977ull + 3) % m;
       double ref = 0, magnitude = 0;  // column-major: A(i, l) at i + l*m, B(l, j) at l + j*k

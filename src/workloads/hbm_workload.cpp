@@ -1,5 +1,7 @@
 #include "workloads/hbm_workload.hpp"
 
+#include "common/cuda_raii.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/pattern_kernels.hpp"
 
 namespace p2pbench {
@@ -16,8 +18,9 @@ HbmWorkload::HbmWorkload(uint64_t bytes, int device, const kernels::HbmStreamSha
       src_(bytes, "the HBM workload's source"),
       dst_(bytes, "the HBM workload's destination"),
       next_chunk_(sizeof(unsigned long long), "the HBM stream's chunk counter") {
-  kernels::fill_pattern(src_.get(), bytes_, kHbmSeed, 0, nullptr);
-  cuda_check(cudaDeviceSynchronize(), "filling the HBM workload's source");
+  const Stream stream = make_stream("filling the HBM workload's source");
+  kernels::fill_pattern(src_.get(), bytes_, kHbmSeed, 0, stream.get());
+  wait_for_stream(stream.get(), kLocalWorkWaitS, "the filling of the HBM workload's source");
 }
 
 void HbmWorkload::set_sm_target(int sms, cudaStream_t /*stream*/) { blocks_ = kernels::hbm_stream_blocks(device_, shape_, sms); }
@@ -34,7 +37,7 @@ std::optional<std::string> HbmWorkload::check(cudaStream_t stream) {
   auto* check = static_cast<kernels::PatternCheck*>(result.host());
   *check = {0, ~0ull};
   kernels::check_pattern(dst_.get(), bytes_, kHbmSeed, 0, static_cast<kernels::PatternCheck*>(result.device()), stream);
-  cuda_check(cudaStreamSynchronize(stream), "waiting for the HBM workload's check");
+  wait_for_stream(stream, kLocalWorkWaitS, "the HBM workload's check");
   if (check->mismatches == 0) return std::nullopt;
   return "HBM stream: " + std::to_string(check->mismatches) + " of " + std::to_string(bytes_) +
          " bytes differ from the source; first bad offset " + std::to_string(check->first_bad_offset);

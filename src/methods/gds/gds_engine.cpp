@@ -22,6 +22,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "engines/engine_registry.hpp"
 #include "measure/case_outcome.hpp"
 #include "methods/gds/cufile_library.hpp"
@@ -163,7 +164,7 @@ std::optional<std::string> GdsEngine::verify(const void* dst, size_t bytes, uint
                                              cudaStream_t stream) {
   if (way_ == Way::kWrite) {
     bounce_->file_to_device(*file_, const_cast<void*>(dst), bytes, stream, kIoDeadlineS);
-    cuda_check(cudaStreamSynchronize(stream), "reading the written file back into the GPU");
+    wait_for_stream(stream, kLocalWorkWaitS, "the written file's reading back into the GPU");
   }
   return TransferEngine::verify(dst, bytes, seed, offset, stream);
 }

@@ -14,6 +14,7 @@
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "engines/engine_registry.hpp"
 #include "kernels/workload_kernels.hpp"
 #include "methods/gemm/gemm_row_fields.hpp"
@@ -38,7 +39,7 @@ class GemmEngine final : public TransferEngine {
     if (gemm_) return;
     Stream stream = make_stream("the GEMM's set-up");
     gemm_ = std::make_unique<gemm_rs::TileGemm>(*schedule_, rank_, /*sm_target=*/0, stream.get());
-    cuda_check(cudaStreamSynchronize(stream.get()), "filling the GEMM's operands");
+    wait_for_stream(stream.get(), kLocalWorkWaitS, "the filling of the GEMM's operands");
   }
   bool rotates_buffers() const override { return false; }
   Transfer transfer(Direction, const Endpoints& e, uint64_t offset, size_t bytes) const override {
@@ -75,7 +76,7 @@ unsigned long long GemmEngine::checksum(cudaStream_t stream) {
 // Elements spread over D against the float64 sum, within fp32 accumulation's bound.
 std::optional<std::string> GemmEngine::check_sampled(cudaStream_t stream) const {
   const gemm_rs::TileSchedule& s = *schedule_;
-  cuda_check(cudaStreamSynchronize(stream), "finishing the GEMM before its check");
+  wait_for_stream(stream, kLocalWorkWaitS, "the GEMM before its check");
   for (int n = 0; n < kSampledElements; ++n) {
     const uint64_t e = (uint64_t(n) * 2654435761ull + 13) % (s.m * s.n);
     const uint64_t i = e % s.m, j = e / s.m;  // column-major

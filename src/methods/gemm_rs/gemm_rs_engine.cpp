@@ -23,6 +23,7 @@
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "device/green_context.hpp"
 #include "engines/collective_engine.hpp"
 #include "engines/engine_registry.hpp"
@@ -63,7 +64,7 @@ class GemmRsEngine final : public CollectiveEngine {
     Stream stream = make_stream("the pipeline's set-up");
     gemm_ = std::make_unique<TileGemm>(*schedule_, rank, sm_target, stream.get());
     for (uint64_t t = 0; t < schedule_->tiles; ++t) gemm_->enqueue_tile(t, stream.get());  // D for the *_only and beside
-    cuda_check(cudaStreamSynchronize(stream.get()), "computing the pipeline's first D");
+    wait_for_stream(stream.get(), kLocalWorkWaitS, "the pipeline's first D");
     comm_ = make_stream("the pipeline's reduce-scatter");
     fork_ = make_untimed_event("the pipeline's fork");
     join_ = make_untimed_event("the pipeline's join");
