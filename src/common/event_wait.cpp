@@ -1,5 +1,7 @@
 #include "common/event_wait.hpp"
 
+#include <chrono>
+
 #include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 
@@ -8,6 +10,19 @@ namespace p2pbench {
 namespace {
 
 bool not_ready(cudaError_t err) { return err == cudaErrorNotReady; }
+
+// Asks `query` without sleeping for the first kSpin, as a spinning cudaStreamSynchronize does, then
+// every poll_until interval: most waits end within the spin, and a thread that sleeps on a node
+// whose cores are all busy (ranks spinning, tests beside it) can wait a scheduler tick to run
+// again, milliseconds a wait.
+template <class Query>
+cudaError_t poll_cuda(const Query& query, RunningDeadline& deadline) {
+  constexpr auto kSpin = std::chrono::milliseconds(2);
+  const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+  cudaError_t answer = query();
+  while (not_ready(answer) && std::chrono::steady_clock::now() < spin_until) answer = query();
+  return not_ready(answer) ? poll_until(query, not_ready, deadline) : answer;
+}
 
 // A poll's last answer as a wait's outcome: a timeout or a CUDA error, both naming `what`.
 void finish_wait(cudaError_t err, double deadline_s, const std::string& what) {
@@ -19,7 +34,7 @@ void finish_wait(cudaError_t err, double deadline_s, const std::string& what) {
 }  // namespace
 
 void wait_for_event(cudaEvent_t event, RunningDeadline& deadline, const std::string& what) {
-  finish_wait(poll_until([event] { return cudaEventQuery(event); }, not_ready, deadline), deadline.seconds(), what);
+  finish_wait(poll_cuda([event] { return cudaEventQuery(event); }, deadline), deadline.seconds(), what);
 }
 
 void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& what) {
@@ -29,22 +44,16 @@ void wait_for_event(cudaEvent_t event, double deadline_s, const std::string& wha
 
 cudaError_t poll_stream(cudaStream_t stream, double deadline_s) {
   RunningDeadline deadline(deadline_s);
-  return poll_until([stream] { return cudaStreamQuery(stream); }, not_ready, deadline);
+  return poll_cuda([stream] { return cudaStreamQuery(stream); }, deadline);
 }
 
 void wait_for_stream(cudaStream_t stream, RunningDeadline& deadline, const std::string& what) {
-  finish_wait(poll_until([stream] { return cudaStreamQuery(stream); }, not_ready, deadline), deadline.seconds(), what);
+  finish_wait(poll_cuda([stream] { return cudaStreamQuery(stream); }, deadline), deadline.seconds(), what);
 }
 
 void wait_for_stream(cudaStream_t stream, double deadline_s, const std::string& what) {
   RunningDeadline deadline(deadline_s);
   wait_for_stream(stream, deadline, what);
-}
-
-void spin_on_stream(cudaStream_t stream, double deadline_s, const std::string& what) {
-  RunningDeadline deadline(deadline_s);
-  const auto query = [stream] { return cudaStreamQuery(stream); };
-  finish_wait(poll_until(query, not_ready, deadline, std::chrono::microseconds(0)), deadline.seconds(), what);
 }
 
 }  // namespace p2pbench

@@ -2,9 +2,10 @@
 // either with the work done or with a RuntimeFailure naming what it waited for. Deadlines count the
 // time the process ran (common/running_deadline.hpp): a job suspended and resumed as a whole does
 // not time out for work that finishes once it runs again. A device-wide synchronize has no query
-// to poll; the few that remain (before buffers are freed, between cases), and the synchronous
-// reads of a few words of a result, run in regions of the watchdog (common/watchdog.hpp), which
-// ends the process when one hangs.
+// to poll; the few that remain (before buffers are freed, between cases), the synchronous reads
+// of a few words of a result, and latency_ce's timed round trip (a poll would add its period to
+// the figure) run in regions of the watchdog (common/watchdog.hpp), which ends the process when
+// one hangs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -39,8 +40,5 @@ void wait_for_stream(cudaStream_t stream, RunningDeadline& deadline, const std::
 // The same poll without throwing (teardown): the last answer, cudaErrorNotReady where the work
 // still ran at the deadline.
 cudaError_t poll_stream(cudaStream_t stream, double deadline_s);
-// Spins on `stream` (no sleep between looks, as a spinning cudaStreamSynchronize does) until its
-// work has run: for a wait that is itself timed, a round trip of a few microseconds.
-void spin_on_stream(cudaStream_t stream, double deadline_s, const std::string& what);
 
 }  // namespace p2pbench
