@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # On a node of two GPUs: the waits on a stream given deadlines of their own (fills, poisons,
-# checks, set-up launches; the small copy of latency_ce spins on its stream instead of a spinning
-# synchronize). configs/latency.json runs first, whose latency_ce rows are set against the
-# committed results/h200-nv18/latency.json; then the GPU suite's tests matching REGEX (default:
+# checks, set-up launches). configs/latency.json runs first, whose latency_ce rows can be set
+# against the committed results/h200-nv18/latency.json; then the GPU suite's tests matching REGEX (default:
 # all of label gpu), a skip of a one- or two-GPU test being a failure (P2PBENCH_REQUIRE_GPUS=2).
 # Usage: session.sh OUT_DIR [REGEX] [LIMIT_S]
 set -uo pipefail
