@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -61,42 +62,34 @@ struct GateUnderTest {
 
 // The shut gate holds the stream for its whole timeout (300 ms of plain GPU time): a 50 ms wait
 // gives up saying what it waited for, a long one sees the work end.
+void expect_give_up_then_the_end(GateUnderTest& g, const std::function<void(double, const std::string&)>& wait) {
+  const auto t0 = Clock::now();
+  try {
+    wait(0.05, "a shut gate");
+    ADD_FAILURE() << "the wait returned while the gate was shut";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("waiting for a shut gate"), std::string::npos) << e.what();
+  }
+  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_GE(waited, 0.05);
+  EXPECT_LT(waited, 0.25);
+  wait(10.0, "the gate's timeout");
+  EXPECT_TRUE(g.timed_out());
+}
+
 TEST(LiveClock, WaitForEventGivesUpAtItsDeadline) {
   GateUnderTest g;
   g.enqueue(nullptr);
   Event after = make_untimed_event("the test's event after the gate");
   cuda_check(cudaEventRecord(after.get(), g.stream.get()), "recording the test's event");
-  const auto t0 = Clock::now();
-  try {
-    wait_for_event(after.get(), 0.05, "a shut gate");
-    ADD_FAILURE() << "the wait returned while the gate was shut";
-  } catch (const RuntimeFailure& e) {
-    EXPECT_NE(std::string(e.what()).find("waiting for a shut gate"), std::string::npos) << e.what();
-  }
-  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-  EXPECT_GE(waited, 0.05);
-  EXPECT_LT(waited, 0.25);
-  wait_for_event(after.get(), 10.0, "the gate's timeout");
-  EXPECT_TRUE(g.timed_out());
+  expect_give_up_then_the_end(g, [&](double s, const std::string& what) { wait_for_event(after.get(), s, what); });
 }
 
-// The same for a wait on a stream (set-up, fills, checks): it gives up naming its work, then sees
-// it end.
+// The same for a wait on a stream (set-up, fills, checks).
 TEST(LiveClock, WaitForStreamGivesUpAtItsDeadline) {
   GateUnderTest g;
   g.enqueue(nullptr);
-  const auto t0 = Clock::now();
-  try {
-    wait_for_stream(g.stream.get(), 0.05, "a shut gate");
-    ADD_FAILURE() << "the wait returned while the gate was shut";
-  } catch (const RuntimeFailure& e) {
-    EXPECT_NE(std::string(e.what()).find("waiting for a shut gate"), std::string::npos) << e.what();
-  }
-  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-  EXPECT_GE(waited, 0.05);
-  EXPECT_LT(waited, 0.25);
-  wait_for_stream(g.stream.get(), 10.0, "the gate's timeout");
-  EXPECT_TRUE(g.timed_out());
+  expect_give_up_then_the_end(g, [&](double s, const std::string& what) { wait_for_stream(g.stream.get(), s, what); });
 }
 
 TEST(LiveClock, GateTimesOutWhileTheHostBeats) {
