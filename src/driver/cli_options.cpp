@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include "common/errors.hpp"
 #include "common/version.hpp"
 #include "config/axis.hpp"
@@ -16,15 +18,20 @@ using json = nlohmann::json;
 json list_flag(const std::string& text) { return json(split_list(text)); }
 
 // " (--sampels: did you mean --samples?)" for each unexpected argument that looks like a flag
-// close to one of the app's, "" where none is.
-std::string unknown_flag_hints(const CLI::App& app) {
-  std::vector<std::string> flags;
+// close to one of the app's or of `value_flags`, " (--benchmark_filter: only as
+// --benchmark_filter=VALUE)" for one of `value_flags` itself, "" where neither is.
+std::string unknown_flag_hints(const CLI::App& app, const std::vector<std::string>& value_flags) {
+  std::vector<std::string> flags = value_flags;
   for (const CLI::Option* o : app.get_options())
     for (const std::string& name : o->get_lnames()) flags.push_back("--" + name);
   std::string hints;
   for (const std::string& extra : app.remaining()) {
     if (extra.rfind("--", 0) != 0) continue;
     const std::string flag = extra.substr(0, extra.find('='));
+    if (std::find(value_flags.begin(), value_flags.end(), flag) != value_flags.end()) {
+      hints += " (" + flag + ": only as " + flag + "=VALUE)";
+      continue;
+    }
     std::string meant;
     for (const std::string& f : closest_names(flag, flags)) meant += (meant.empty() ? "" : " or ") + f;
     if (!meant.empty()) hints += " (" + flag + ": did you mean " + meant + "?)";
@@ -186,8 +193,8 @@ void add_sweep_options(CLI::App& app, CliOptions& o) {
 
 }  // namespace
 
-std::string cli_failure_message(const CLI::App& app, const CLI::Error& e) {
-  const std::string hints = dynamic_cast<const CLI::ExtrasError*>(&e) ? unknown_flag_hints(app) : "";
+std::string cli_failure_message(const CLI::App& app, const CLI::Error& e, const std::vector<std::string>& value_flags) {
+  const std::string hints = dynamic_cast<const CLI::ExtrasError*>(&e) ? unknown_flag_hints(app, value_flags) : "";
   const std::string program = app.get_name();
   return program + ": error: " + e.what() + hints + "\n(" + program + " --help lists the flags and config keys)\n";
 }

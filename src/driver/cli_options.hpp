@@ -70,7 +70,9 @@ void add_cli_options(CLI::App& app, CliOptions& options);
 
 // CLI11's error as the program (`app`'s name) prints it: the message, for an unknown flag the
 // flags it was probably meant to be ("did you mean --samples?"), and where to read about them.
-std::string cli_failure_message(const CLI::App& app, const CLI::Error& e);
+// `value_flags`: flags another parser took before CLI11, only in the form --flag=VALUE (Google
+// Benchmark's); one of them left over was given without its '=VALUE', and the hint says so.
+std::string cli_failure_message(const CLI::App& app, const CLI::Error& e, const std::vector<std::string>& value_flags = {});
 
 // Applies the flags to the config document, recording which flag set each key.
 void apply_overrides(nlohmann::json& doc, const CliOptions& options, KeyOrigins& origins);

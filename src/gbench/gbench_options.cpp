@@ -4,9 +4,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <regex>
+#include <set>
 
 #include "common/errors.hpp"
 #include "plan/sweep.hpp"
@@ -79,6 +83,29 @@ void print_gbench_help() {
   std::cout << app.help() << "\nGoogle Benchmark flags (--benchmark_*=VALUE, '=' required):\n" << std::flush;
   benchmark::PrintDefaultHelp();
   std::fflush(stdout);
+}
+
+std::vector<std::string> google_benchmark_flags() {
+  // Its help goes to stdout through printf; a file (no pipe to fill) stands in for it meanwhile.
+  std::FILE* capture = std::tmpfile();
+  if (!capture) return {};
+  std::fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  if (saved >= 0 && dup2(fileno(capture), STDOUT_FILENO) >= 0) {
+    benchmark::PrintDefaultHelp();
+    std::fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+  }
+  if (saved >= 0) close(saved);
+  std::string text;
+  std::rewind(capture);
+  for (int c = std::fgetc(capture); c != EOF; c = std::fgetc(capture)) text += char(c);
+  std::fclose(capture);
+  std::set<std::string> flags;
+  const std::regex flag("--benchmark_[a-z_]+");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), flag); it != std::sregex_iterator(); ++it)
+    flags.insert(it->str());
+  return {flags.begin(), flags.end()};
 }
 
 Config load_config(const GbenchOptions& o) {

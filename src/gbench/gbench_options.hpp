@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "driver/cli_options.hpp"
@@ -22,6 +23,10 @@ void add_gbench_options(CLI::App& app, GbenchOptions& options);
 
 // --help: our flags, then Google Benchmark's. A plain function, as benchmark::Initialize wants.
 void print_gbench_help();
+
+// Google Benchmark's flags (--benchmark_filter, ...), read from the help it prints: the names a
+// misspelt one is set against. Empty where its help could not be captured.
+std::vector<std::string> google_benchmark_flags();
 
 // The config file (optional: flags alone may define the sweep) with the flags applied,
 // validated. Throws InputError naming the key or flag.

@@ -72,7 +72,9 @@ int main(int argc, char** argv) {
   GbenchOptions options;
   CLI::App app(kProgram, kProgram);
   add_gbench_options(app, options);
-  app.failure_message([](const CLI::App* failed, const CLI::Error& e) { return cli_failure_message(*failed, e); });
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    return cli_failure_message(*failed, e, google_benchmark_flags());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

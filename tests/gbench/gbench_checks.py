@@ -127,7 +127,10 @@ def bad_input(c):
         ("unknown flag", ["--config", SMALL, "--frobnicate"], ["--frobnicate"]),
         ("misspelt flag", ["--config", SMALL, "--allow-same-devise"],
          ["--allow-same-devise: did you mean --allow-same-device?"]),
-        ("misspelt Google Benchmark flag", ["--config", SMALL, "--benchmark_filtr=ce"], ["--benchmark_filtr"]),
+        ("misspelt Google Benchmark flag", ["--config", SMALL, "--benchmark_filtr=ce"],
+         ["--benchmark_filtr: did you mean --benchmark_filter?"]),
+        ("Google Benchmark flag without '='", ["--config", SMALL, "--benchmark_filter", "ce"],
+         ["--benchmark_filter: only as --benchmark_filter=VALUE"]),
     ]
     for what, args, needles in cases:
         r = c.run(*args, env=NO_GPU)
