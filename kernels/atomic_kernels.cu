@@ -8,9 +8,11 @@
 #include <sstream>
 #include <string>
 
+#include "common/bounded_copier.hpp"
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
+#include "common/event_wait.hpp"
 #include "kernels/device_caps.hpp"
 #include "kernels/atomic_kernels.hpp"
 #include "kernels/ptx.cuh"
@@ -333,17 +335,14 @@ std::optional<std::string> atomic_verify(const AtomicShape& shape, const void* t
   const auto blocks = static_cast<unsigned>(std::min<uint64_t>(4096, (elements + 255) / 256 + 1));
   verify_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint32_t*>(target), elements, words, split, low, high, c);
   cuda_check_launch("the atomics verification kernel");
-  VerifyCounters host{};
-  cuda_check(cudaMemcpyAsync(&host, c, sizeof(host), cudaMemcpyDeviceToHost, stream),
-             "reading the verification counters");
-  cuda_check(cudaStreamSynchronize(stream), "waiting for the atomics verification");
+  wait_for_stream(stream, kLocalWorkWaitS, "the atomics verification");
+  BoundedCopier copier;
+  const VerifyCounters host = copier.read(c, "the atomics verification counters");
   if (host.bad == 0) return std::nullopt;
 
   uint32_t value[4] = {};
-  cuda_check(cudaMemcpyAsync(value, static_cast<const uint8_t*>(target) + host.first * bytes_of(shape.type),
-                             bytes_of(shape.type), cudaMemcpyDeviceToHost, stream),
-             "reading the first wrong atomics element");
-  cuda_check(cudaStreamSynchronize(stream), "reading the first wrong atomics element");
+  copier.to_host(value, static_cast<const uint8_t*>(target) + host.first * bytes_of(shape.type), bytes_of(shape.type),
+                 "the first wrong atomics element");
   const uint32_t want_word = host.first < split ? high : low;
   uint32_t want[4] = {want_word, want_word, want_word, want_word};
   return describe(shape) + ": " + std::to_string(host.bad) + " of " + std::to_string(elements) +

@@ -2,10 +2,10 @@
 // either with the work done or with a RuntimeFailure naming what it waited for. Deadlines count the
 // time the process ran (common/running_deadline.hpp): a job suspended and resumed as a whole does
 // not time out for work that finishes once it runs again. A device-wide synchronize has no query
-// to poll; the few that remain (before buffers are freed, between cases), the synchronous reads
-// of a few words of a result, and latency_ce's timed round trip (a poll would add its period to
-// the figure) run in regions of the watchdog (common/watchdog.hpp), which ends the process when
-// one hangs.
+// to poll; the few that remain (before buffers are freed, between cases) and latency_ce's timed
+// round trip (a poll would add its period to the figure) run in regions of the watchdog
+// (common/watchdog.hpp), which ends the process when one hangs. Copies of a few words of a result
+// wait here too (common/bounded_copier.hpp).
 #pragma once
 
 #include <cuda_runtime.h>

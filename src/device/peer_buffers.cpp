@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/cuda_check.hpp"
+#include "common/event_wait.hpp"
 #include "common/signal_area.hpp"
 #include "common/typed_exchange.hpp"
 
@@ -44,7 +45,7 @@ PeerBuffers::PeerBuffers(const Communicator& comm, const GroupLayout& layout, si
   // that asked for no mapping (--no-p2p, one rank).
   const bool exported = !no_peer_;
   const std::string failure = allocate_own(signal_regions, exported);
-  cuda_check(cudaMemset(signals_->get(), 0, signals_->size()), "zeroing the signal area");
+  zero_signal_area();
   agree_on_allocation(comm, failure, exported);
   if (!no_peer_) {
     const std::string mine = src_->handle() + dst_->handle() + signals_->handle();
@@ -76,6 +77,13 @@ std::string PeerBuffers::allocate_own(int signal_regions, bool exported) {
     signals_ = plain_device_memory(signal_bytes, "the signal area");
     return e.what();
   }
+}
+
+// On a stream of its own, waited for with a deadline: a synchronous cudaMemset has none.
+void PeerBuffers::zero_signal_area() {
+  Stream stream = make_stream("zeroing the signal area");
+  cuda_check(cudaMemsetAsync(signals_->get(), 0, signals_->size(), stream.get()), "zeroing the signal area");
+  wait_for_stream(stream.get(), kLocalWorkWaitS, "the zeroing of the signal area");
 }
 
 // Every rank learns whether every rank has exportable memory: a rank without it has no handle

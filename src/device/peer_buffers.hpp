@@ -72,6 +72,7 @@ class PeerBuffers {
   // Null where there is none (a peer without mapping; this rank's own after close()).
   static void* pointer(const std::unique_ptr<DeviceMemory>& m) { return m ? m->get() : nullptr; }
   std::string allocate_own(int signal_regions, bool exported);
+  void zero_signal_area();
   void agree_on_allocation(const Communicator& comm, const std::string& failure, bool exported);
   void open_peers(const Communicator& comm, const GroupLayout& layout, const std::vector<std::string>& handles);
   void record_mapping(const Communicator& comm, double ms);

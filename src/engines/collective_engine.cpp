@@ -29,10 +29,9 @@ void RankBarriers::reset(const Endpoints& e, cudaStream_t stream) {
                           static_cast<kernels::BarrierHeader*>(header_.get()), stream);
 }
 
-std::optional<std::string> RankBarriers::stalled(const std::vector<int>& ranks, int me, const char* own_wait) const {
+std::optional<std::string> RankBarriers::stalled(const std::vector<int>& ranks, int me, const char* own_wait) {
   if (!header_.get()) return std::nullopt;
-  kernels::BarrierHeader h;
-  cuda_check(cudaMemcpy(&h, header_.get(), sizeof h, cudaMemcpyDeviceToHost), "reading the rank barriers' header");
+  const auto h = header_reader_.read(static_cast<const kernels::BarrierHeader*>(header_.get()), "the rank barriers' header");
   if (!h.timed_out) return std::nullopt;
   const std::string who = "block " + std::to_string(h.block) + " of rank " + std::to_string(ranks.at(size_t(me))) +
                           " waited more than " + std::to_string(int(timeout_s_)) + " s ";

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/bounded_copier.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
 #include "engines/transfer_engine.hpp"
@@ -50,11 +51,12 @@ class RankBarriers {
   }
   // Why a wait of the launches since the reset gave up, or nullopt. `ranks`: the case's ranks,
   // `me` this rank's index among them, `own_wait` what a wait for a word of its own waits for.
-  std::optional<std::string> stalled(const std::vector<int>& ranks, int me, const char* own_wait) const;
+  std::optional<std::string> stalled(const std::vector<int>& ranks, int me, const char* own_wait);
 
  private:
   double timeout_s_;
   DeviceBuffer counts_, header_;
+  BoundedCopier header_reader_;
   const uint64_t* heartbeat_ = nullptr;
 };
 

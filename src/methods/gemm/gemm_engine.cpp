@@ -11,6 +11,7 @@
 #include <cmath>
 #include <memory>
 
+#include "common/bounded_copier.hpp"
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
@@ -59,7 +60,7 @@ class GemmEngine final : public TransferEngine {
  private:
   size_t d_bytes() const { return schedule_->m * schedule_->n * 4; }
   unsigned long long checksum(cudaStream_t stream);
-  std::optional<std::string> check_sampled(cudaStream_t stream) const;
+  std::optional<std::string> check_sampled(cudaStream_t stream);
 
   int rank_;
   std::optional<gemm_rs::TileSchedule> schedule_;
@@ -67,6 +68,7 @@ class GemmEngine final : public TransferEngine {
   std::unique_ptr<gemm_rs::TileGemm> gemm_;
   std::optional<unsigned long long> reference_checksum_;
   kernels::WordChecksum checksum_;
+  BoundedCopier element_reader_;
 };
 
 unsigned long long GemmEngine::checksum(cudaStream_t stream) {
@@ -74,14 +76,13 @@ unsigned long long GemmEngine::checksum(cudaStream_t stream) {
 }
 
 // Elements spread over D against the float64 sum, within fp32 accumulation's bound.
-std::optional<std::string> GemmEngine::check_sampled(cudaStream_t stream) const {
+std::optional<std::string> GemmEngine::check_sampled(cudaStream_t stream) {
   const gemm_rs::TileSchedule& s = *schedule_;
   wait_for_stream(stream, kLocalWorkWaitS, "the GEMM before its check");
   for (int n = 0; n < kSampledElements; ++n) {
     const uint64_t e = (uint64_t(n) * 2654435761ull + 13) % (s.m * s.n);
     const uint64_t i = e % s.m, j = e / s.m;  // column-major
-    float got = 0;
-    cuda_check(cudaMemcpy(&got, gemm_->d() + e, sizeof got, cudaMemcpyDeviceToHost), "reading an element of the GEMM's D");
+    const float got = element_reader_.read(gemm_->d() + e, "an element of the GEMM's D");
     double bound = 0;
     const double want = gemm_rs::TileGemm::reference(s, rank_, i, j, bound);
     if (!(std::fabs(double(got) - want) <= bound + 1e-6))

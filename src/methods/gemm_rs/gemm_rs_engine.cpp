@@ -20,6 +20,7 @@
 #include <cmath>
 #include <memory>
 
+#include "common/bounded_copier.hpp"
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
@@ -129,6 +130,7 @@ class GemmRsEngine final : public CollectiveEngine {
   DeviceBuffer ready_;  // the tile flags
   Stream comm_;
   Event fork_, join_;
+  BoundedCopier element_reader_;
 };
 
 TileReduce GemmRsEngine::reduce_of(const std::vector<Transfer>& transfers, bool wait) const {
@@ -185,8 +187,9 @@ void GemmRsEngine::launch_green(const std::vector<Transfer>& transfers, cudaStre
 
 // Sampled elements of this rank's tiles of the output (the GEMM alone: of its own D) against the
 // float64 sum of every rank's A B, within fp32 accumulation's bound.
-std::optional<std::string> GemmRsEngine::verify(const void* dst, size_t, uint64_t, uint64_t, cudaStream_t) {
+std::optional<std::string> GemmRsEngine::verify(const void* dst, size_t, uint64_t, uint64_t, cudaStream_t stream) {
   if (!first_check_of_sample()) return std::nullopt;
+  wait_for_stream(stream, kLocalWorkWaitS, "the pipeline before its check");
   const TileSchedule& s = *schedule_;
   const bool own_d = variant_ == Variant::kGemmOnly;
   const float* out = own_d ? gemm_->d() : static_cast<const float*>(dst);
@@ -197,9 +200,7 @@ std::optional<std::string> GemmRsEngine::verify(const void* dst, size_t, uint64_
     for (int n = 0; n < per_tile; ++n) {
       const uint64_t e = (uint64_t(n) * 2654435761ull + t * 977ull + 13) % s.tile_elements();
       const uint64_t i = e % s.m, j = t * s.columns() + e / s.m;
-      float got = 0;
-      cuda_check(cudaMemcpy(&got, out + s.first_element(t) + e, sizeof got, cudaMemcpyDeviceToHost),
-                 "reading an element of the pipeline's result");
+      const float got = element_reader_.read(out + s.first_element(t) + e, "an element of the pipeline's result");
       double want = 0, bound = 0;
       for (size_t r = 0; r < ranks().size(); ++r) {
         if (own_d && int(r) != me()) continue;

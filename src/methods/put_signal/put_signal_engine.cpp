@@ -119,7 +119,7 @@ std::optional<std::string> PutSignalEngine::stalled() {
   return std::nullopt;
 }
 
-std::optional<std::string> PutSignalEngine::spot_check_failures(const void* dst) const {
+std::optional<std::string> PutSignalEngine::spot_check_failures(const void* dst) {
   for (const auto& [mine, end] : regions_) {
     if (!end.receives || end.dst != dst) continue;
     const RegionHeader h = header_of(mine);
@@ -144,9 +144,7 @@ std::optional<std::string> PutSignalEngine::verify(const void* dst, size_t bytes
 
 // Read once this rank's work of the sample has finished (plain copy: nothing of it still runs).
 RegionHeader PutSignalEngine::header_of(const void* region) {
-  RegionHeader h{};
-  cuda_check(cudaMemcpy(&h, region, sizeof h, cudaMemcpyDeviceToHost), "reading a put_signal end's report");
-  return h;
+  return header_reader_.read(static_cast<const RegionHeader*>(region), "a put_signal end's report");
 }
 
 // `rank`'s region for `flow` in `area` (a signal area of `rank`).

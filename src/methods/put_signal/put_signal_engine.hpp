@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bounded_copier.hpp"
 #include "engines/transfer_engine.hpp"
 #include "methods/put_signal/put_signal_kernels.hpp"
 
@@ -48,7 +49,7 @@ class PutSignalEngine : public TransferEngine {
   };
   virtual FlowShape flow_shape(const Flow&) const { return {g_.bytes, nullptr}; }
   // The chunks the receiver of the flow whose buffer is `dst` found incomplete at their signal, or nullopt.
-  std::optional<std::string> spot_check_failures(const void* dst) const;
+  std::optional<std::string> spot_check_failures(const void* dst);
   // The flow this rank receives into `dst` and the seed its source held (as before_sample saw them).
   struct Received {
     Flow flow;
@@ -61,7 +62,7 @@ class PutSignalEngine : public TransferEngine {
   bool bf16_tokens_ = false;  // Side::bf16_tokens of every flow
 
  private:
-  static RegionHeader header_of(const void* region);
+  RegionHeader header_of(const void* region);
   char* region(void* area, const Flow& flow, int rank) const;
   Side side(const Transfer& t) const;
 
@@ -80,6 +81,7 @@ class PutSignalEngine : public TransferEngine {
     uint64_t seed = 0;          // the pattern of the flow's source
   };
   std::map<const void*, End> regions_;
+  BoundedCopier header_reader_;
 };
 
 // Longest a wait of either end lasts before the case is declared broken (as the staged baseline:

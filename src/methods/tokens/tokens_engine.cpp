@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/bounded_copier.hpp"
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "engines/engine_registry.hpp"
@@ -181,10 +182,9 @@ class TokensEngine final : public put_signal::PutSignalEngine {
                          " were not prepared on this rank");
   }
 
-  static DeviceBuffer upload(const std::vector<uint32_t>& words, const std::string& what) {
+  DeviceBuffer upload(const std::vector<uint32_t>& words, const std::string& what) {
     DeviceBuffer buffer(std::max<size_t>(1, words.size()) * sizeof(uint32_t), what);
-    cuda_check(cudaMemcpy(buffer.get(), words.data(), words.size() * sizeof(uint32_t), cudaMemcpyHostToDevice),
-               "copying " + what);
+    uploader_.to_device(buffer.get(), words.data(), words.size() * sizeof(uint32_t), what);
     return buffer;
   }
 
@@ -220,6 +220,7 @@ class TokensEngine final : public put_signal::PutSignalEngine {
   Event fork_;
   std::vector<Stream> forks_;
   std::vector<Event> joins_;
+  BoundedCopier uploader_;
 };
 
 bool skew_value(uint64_t v) { return v <= 1000; }
