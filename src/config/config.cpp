@@ -24,25 +24,6 @@ KeyNamer namer_of(const KeyOrigins& origins) {
   return [&origins](const std::string& key) { return key_with_origin(origins, key); };
 }
 
-
-template <typename E>
-std::vector<E> parse_enum_list(const json& doc, const std::string& key, const KeyNamer& name,
-                               std::optional<E> (*parse)(const std::string&), const std::vector<std::string>& allowed) {
-  const json& v = doc.at(key);
-  if (!v.is_array()) throw InputError(name(key), v.dump(), "expected a list, e.g. [" + quoted_list(allowed) + "]");
-  if (v.empty()) throw InputError(name(key), "[]", "empty list: the sweep would have no cases");
-  std::vector<E> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const auto parsed = v[i].is_string() ? parse(v[i].get<std::string>()) : std::nullopt;
-    if (!parsed)
-      throw InputError(name(key + "[" + std::to_string(i) + "]"), v[i].dump(),
-                       expected_one_of(v[i], allowed));
-    out.push_back(*parsed);
-  }
-  return out;
-}
-
-
 }  // namespace
 
 std::string key_with_origin(const KeyOrigins& origins, const std::string& key) {
@@ -157,10 +138,10 @@ void parse_sweep_keys(const json& doc, const KeyNamer& name, Config& c) {
       throw InputError(name("label"), doc["label"].dump(), "must be a non-empty string");
     c.label = doc["label"].get<std::string>();
   }
-  if (doc.contains("methods")) c.methods = parse_enum_list<Method>(doc, "methods", name, parse_method, method_names());
+  if (doc.contains("methods")) c.methods = parse_name_list<Method>(doc["methods"], "methods", name, method_names(), parse_method);
   if (doc.contains("directions"))
-    c.directions = parse_enum_list<Direction>(doc, "directions", name, parse_direction, {"push", "pull"});
-  if (doc.contains("modes")) c.modes = parse_enum_list<Mode>(doc, "modes", name, parse_mode, {"uni", "bidir"});
+    c.directions = parse_name_list<Direction>(doc["directions"], "directions", name, {"push", "pull"}, parse_direction);
+  if (doc.contains("modes")) c.modes = parse_name_list<Mode>(doc["modes"], "modes", name, {"uni", "bidir"}, parse_mode);
   // Latency and atomic methods take their sizes from their own sections.
   const bool needs_sizes = std::any_of(c.methods.begin(), c.methods.end(),
                                        [](Method m) { return !is_probe(m); });

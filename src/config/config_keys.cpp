@@ -69,16 +69,12 @@ void reject_unknown_keys(const json& section, const std::set<std::string>& known
   }
 }
 
-std::vector<std::string> parse_name_list(const json& v, const std::string& key, const std::vector<std::string>& allowed) {
-  if (!v.is_array() || v.empty()) throw InputError(key, v.dump(), "expected a non-empty list of " + quoted_list(allowed));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string() || std::find(allowed.begin(), allowed.end(), v[i].get<std::string>()) == allowed.end())
-      throw InputError(key + "[" + std::to_string(i) + "]", v[i].dump(),
-                       expected_one_of(v[i], allowed));
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
+std::vector<std::string> parse_name_list(const json& v, const std::string& key, const KeyNamer& name,
+                                         const std::vector<std::string>& allowed) {
+  const auto known = [&allowed](const std::string& s) {
+    return std::find(allowed.begin(), allowed.end(), s) != allowed.end() ? std::optional<std::string>(s) : std::nullopt;
+  };
+  return parse_name_list<std::string>(v, key, name, allowed, known);
 }
 
 double parse_number_in(const json& v, const std::string& key, double low, double high, bool low_open) {

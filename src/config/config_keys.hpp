@@ -4,11 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "common/errors.hpp"
 
 namespace p2pbench {
 
@@ -29,8 +33,30 @@ std::string expected_one_of(const nlohmann::json& given, const std::vector<std::
 void reject_unknown_keys(const nlohmann::json& section, const std::set<std::string>& known, const std::string& prefix,
                          const KeyNamer& name);
 
-// A non-empty list of names, each one of `allowed`.
-std::vector<std::string> parse_name_list(const nlohmann::json& v, const std::string& key,
+// "key[i]": an element of a list as an error names it.
+inline std::string indexed(const std::string& key, size_t i) { return key + "[" + std::to_string(i) + "]"; }
+
+// A non-empty list of names, each one that `parse` takes (std::optional<T> of a name; an error
+// lists `allowed`) and none twice: a repeated name would run the same cases again under one
+// identity.
+template <typename T, typename Parse>
+std::vector<T> parse_name_list(const nlohmann::json& v, const std::string& key, const KeyNamer& name,
+                               const std::vector<std::string>& allowed, Parse parse) {
+  if (!v.is_array() || v.empty())
+    throw InputError(name(key), v.dump(), "expected a non-empty list of " + quoted_list(allowed));
+  std::vector<T> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::optional<T> value = v[i].is_string() ? parse(v[i].template get<std::string>()) : std::nullopt;
+    if (!value) throw InputError(name(indexed(key, i)), v[i].dump(), expected_one_of(v[i], allowed));
+    if (std::find(out.begin(), out.end(), *value) != out.end())
+      throw InputError(name(indexed(key, i)), v[i].dump(), "listed twice");
+    out.push_back(*value);
+  }
+  return out;
+}
+
+// The same list where the names themselves are the values.
+std::vector<std::string> parse_name_list(const nlohmann::json& v, const std::string& key, const KeyNamer& name,
                                          const std::vector<std::string>& allowed);
 
 // A number in [low, high] (low excluded where `low_open`): every time the run waits on is

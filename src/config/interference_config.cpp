@@ -20,36 +20,10 @@ constexpr uint64_t kMaxSmPartition = 1024;    // more SMs than any GPU has is a 
 constexpr uint64_t kMinHbmBytes = 1ull << 20;
 
 
-std::vector<std::string> parse_workloads(const json& v, const Namer& name) {
-  const std::string key = "interference.workloads";
-  if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + quoted_list(workload_names()));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const std::string item_key = key + "[" + std::to_string(i) + "]";
-    const auto& known = workload_names();
-    if (!v[i].is_string() || std::find(known.begin(), known.end(), v[i].get<std::string>()) == known.end())
-      throw InputError(name(item_key), v[i].dump(), expected_one_of(v[i], known));
-    if (std::find(out.begin(), out.end(), v[i].get<std::string>()) != out.end())
-      throw InputError(name(item_key), v[i].dump(), "listed twice");
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
-}
-
-std::vector<Method> parse_engines(const json& v, const Namer& name) {
-  const std::string key = "interference.engines";
-  const std::vector<std::string> allowed = engine_names();
-  if (!v.is_array() || v.empty()) throw InputError(name(key), v.dump(), "expected a non-empty list of " + quoted_list(allowed));
-  std::vector<Method> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const auto m = v[i].is_string() ? parse_method(v[i].get<std::string>()) : std::nullopt;
-    const std::string item_key = key + "[" + std::to_string(i) + "]";
-    if (!m || !may_run_beside_workload(method_info(*m)))
-      throw InputError(name(item_key), v[i].dump(), expected_one_of(v[i], allowed));
-    if (std::find(out.begin(), out.end(), *m) != out.end()) throw InputError(name(item_key), v[i].dump(), "listed twice");
-    out.push_back(*m);
-  }
-  return out;
+// A method may run beside a workload where the registry says so (the only ones engine_names() lists).
+std::optional<Method> parse_engine(const std::string& s) {
+  const auto m = parse_method(s);
+  return m && may_run_beside_workload(method_info(*m)) ? m : std::nullopt;
 }
 
 GemmShape parse_gemm(const json& v, const Namer& name) {
@@ -121,7 +95,7 @@ void parse_interference_section(const json& section, const Namer& name, Interfer
   reject_unknown_keys(section,
                       {"workloads", "gemm", "hbm_bytes", "engines", "sm_partitions", "both_gpus_busy", "transfer_high_priority"},
                       "interference.", name);
-  if (section.contains("workloads")) out.workloads = parse_workloads(section["workloads"], name);
+  if (section.contains("workloads")) out.workloads = parse_name_list(section["workloads"], "interference.workloads", name, workload_names());
   if (section.contains("gemm")) out.gemm = parse_gemm(section["gemm"], name);
   if (section.contains("hbm_bytes")) {
     out.hbm_bytes = parse_size(section["hbm_bytes"], name("interference.hbm_bytes"));
@@ -129,7 +103,7 @@ void parse_interference_section(const json& section, const Namer& name, Interfer
       throw InputError(name("interference.hbm_bytes"), section["hbm_bytes"].dump(),
                        "must be a multiple of 16 bytes, at least 1 MiB (a launch that short measures the launch, not HBM)");
   }
-  if (section.contains("engines")) out.engines = parse_engines(section["engines"], name);
+  if (section.contains("engines")) out.engines = parse_name_list<Method>(section["engines"], "interference.engines", name, engine_names(), parse_engine);
   if (section.contains("sm_partitions")) out.sm_partitions = parse_partitions(section["sm_partitions"], name);
   const auto flag = [&](const char* key, bool& value) {
     if (!section.contains(key)) return;

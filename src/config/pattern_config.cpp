@@ -19,7 +19,6 @@ constexpr uint64_t kLargestRank = 65535;
 constexpr uint64_t kLargestSeed = (uint64_t{1} << 53) - 1;
 constexpr uint64_t kMostAlonePairs = 10000;
 
-std::string indexed(const std::string& key, size_t i) { return key + "[" + std::to_string(i) + "]"; }
 
 uint64_t parse_integer(const json& v, const std::string& key, uint64_t min, uint64_t max, const std::string& what) {
   if (!v.is_number_integer() || v.get<int64_t>() < int64_t(min) || uint64_t(v.get<int64_t>()) > max)
@@ -40,20 +39,6 @@ std::vector<uint64_t> parse_integer_list(const json& v, const std::string& key, 
   return out;
 }
 
-
-std::vector<Pattern> parse_patterns(const json& v, const Namer& name) {
-  const std::vector<std::string> allowed = pattern_names();
-  if (!v.is_array() || v.empty()) throw InputError(name("patterns"), v.dump(), "expected a non-empty list of " + quoted_list(allowed));
-  std::vector<Pattern> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const auto p = v[i].is_string() ? parse_pattern(v[i].get<std::string>()) : std::nullopt;
-    if (!p) throw InputError(name(indexed("patterns", i)), v[i].dump(), expected_one_of(v[i], allowed));
-    if (std::find(out.begin(), out.end(), *p) != out.end())
-      throw InputError(name(indexed("patterns", i)), v[i].dump(), "listed twice");
-    out.push_back(*p);
-  }
-  return out;
-}
 
 void parse_matrix_section(const json& s, const Namer& name, PatternSettings& out) {
   reject_unknown_keys(s, {"schedule", "check_alone_pairs", "seed"}, "matrix.", name);
@@ -162,7 +147,7 @@ const std::vector<std::pair<std::string, std::string>>& pattern_key_help() {
 }
 
 void parse_pattern_keys(const json& doc, const Namer& name, PatternSettings& out) {
-  if (doc.contains("patterns")) out.patterns = parse_patterns(doc["patterns"], name);
+  if (doc.contains("patterns")) out.patterns = parse_name_list<Pattern>(doc["patterns"], "patterns", name, pattern_names(), parse_pattern);
   if (doc.contains("matrix")) parse_matrix_section(doc["matrix"], name, out);
   parse_pattern_sections(doc, name, out);
   if (doc.contains("flows") && !doc["flows"].is_null()) out.flows = parse_flow_lists(doc["flows"], name);

@@ -16,10 +16,10 @@ using json = nlohmann::json;
 void parse_read_chase(const json& s, const KeyNamer& name, LatencySettings& l) {
   if (s.contains("read_loads")) l.read_loads = parse_count_axis(s["read_loads"], name("latency.read_loads"), 10000000);
   if (s.contains("read_protocols"))
-    l.read_protocols = parse_name_list(s["read_protocols"], name("latency.read_protocols"), read_load_names());
-  if (s.contains("read_launch")) l.read_launch = parse_name_list(s["read_launch"], name("latency.read_launch"), read_launch_names());
-  if (s.contains("read_timing")) l.read_timing = parse_name_list(s["read_timing"], name("latency.read_timing"), read_timing_names());
-  if (s.contains("read_owner")) l.read_owner = parse_name_list(s["read_owner"], name("latency.read_owner"), read_owner_names());
+    l.read_protocols = parse_name_list(s["read_protocols"], "latency.read_protocols", name, read_load_names());
+  if (s.contains("read_launch")) l.read_launch = parse_name_list(s["read_launch"], "latency.read_launch", name, read_launch_names());
+  if (s.contains("read_timing")) l.read_timing = parse_name_list(s["read_timing"], "latency.read_timing", name, read_timing_names());
+  if (s.contains("read_owner")) l.read_owner = parse_name_list(s["read_owner"], "latency.read_owner", name, read_owner_names());
   if (s.contains("read_stride_bytes"))
     l.read_stride_bytes = parse_axis(s["read_stride_bytes"], name("latency.read_stride_bytes"), true);
   if (s.contains("read_footprint_bytes"))
@@ -79,7 +79,7 @@ void parse_latency_section(const json& s, const KeyNamer& name, LatencySettings&
                        "read_launch", "read_timing", "read_owner", "read_stride_bytes", "read_footprint_bytes", "load"},
                       "latency.", name);
   if (s.contains("payload_bytes")) l.payload_bytes = parse_axis(s["payload_bytes"], name("latency.payload_bytes"), true);
-  if (s.contains("protocols")) l.protocols = parse_name_list(s["protocols"], name("latency.protocols"), signal_protocol_names());
+  if (s.contains("protocols")) l.protocols = parse_name_list(s["protocols"], "latency.protocols", name, signal_protocol_names());
   if (s.contains("round_trips")) l.round_trips = parse_count(s["round_trips"], name("latency.round_trips"), 1000000);
   if (s.contains("ce_copies")) l.ce_copies = parse_count(s["ce_copies"], name("latency.ce_copies"), 100000);
   if (s.contains("load")) l.load = parse_latency_load(s["load"], name);
@@ -92,8 +92,8 @@ void parse_latency_section(const json& s, const KeyNamer& name, LatencySettings&
 
 void parse_atomic_section(const json& s, const KeyNamer& name, AtomicSettings& a) {
   reject_unknown_keys(s, {"types", "patterns", "blocks", "threads", "ops_per_thread", "hot_addresses"}, "atomic.", name);
-  if (s.contains("types")) a.types = parse_name_list(s["types"], name("atomic.types"), atomic_type_names());
-  if (s.contains("patterns")) a.patterns = parse_name_list(s["patterns"], name("atomic.patterns"), atomic_pattern_names());
+  if (s.contains("types")) a.types = parse_name_list(s["types"], "atomic.types", name, atomic_type_names());
+  if (s.contains("patterns")) a.patterns = parse_name_list(s["patterns"], "atomic.patterns", name, atomic_pattern_names());
   if (s.contains("blocks")) a.blocks = parse_axis(s["blocks"], name("atomic.blocks"), false);
   if (s.contains("threads")) a.threads = parse_axis(s["threads"], name("atomic.threads"), false);
   if (s.contains("ops_per_thread")) a.ops_per_thread = parse_count(s["ops_per_thread"], name("atomic.ops_per_thread"), 1u << 20);

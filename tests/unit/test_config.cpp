@@ -95,6 +95,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"unknown method", with("methods", json::array({"ce", "dma"})), "methods[1]", "dma"},
                       BadInput{"unknown direction", with("directions", json::array({"sideways"})), "directions[0]", "sideways"},
                       BadInput{"unknown mode", with("modes", json::array({"tri"})), "modes[0]", "tri"},
+                      BadInput{"mode listed twice", with("modes", json::array({"uni", "bidir", "uni"})),
+                               "modes[2] = \"uni\"", "listed twice"},
+                      BadInput{"method listed twice", with("methods", json::array({"ce", "ce"})), "methods[1]",
+                               "listed twice"},
                       BadInput{"min sample time 0", with("min_sample_time_ms", 0), "min_sample_time_ms", "0"},
                       BadInput{"verify not bool", with("verify", "yes"), "verify", "yes"},
                       BadInput{"threads 1025", with("ldst", json{{"threads", {1025}}}), "ldst.threads[0]", "1025"},
@@ -151,6 +155,18 @@ TEST(Config, FlagOriginIsNamed) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--samples"), std::string::npos) << e.what();
+  }
+}
+
+// An element of a list set by a flag is named with its index, then the flag.
+TEST(Config, FlagOriginFollowsTheIndex) {
+  KeyOrigins origins{{"directions", "--directions"}};
+  try {
+    parse_config(with("directions", json::array({"push", "push"})), origins);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("directions[1] (from --directions) = \"push\": listed twice"), std::string::npos)
+        << e.what();
   }
 }
 

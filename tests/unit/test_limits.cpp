@@ -61,8 +61,8 @@ TEST(CaseCount, AgreesWithTheExpansionForEveryShippedConfig) {
     const Config c = parse_config(read_json_file(entry.path().string(), "--config"));
     EXPECT_EQ(count_cases(c), expand_cases(c).size()) << entry.path();
   }
-  // Every method at once, duplicated modes, several shapes.
-  json doc = json::parse(R"({"sizes": [4096, 65536, 1048576], "modes": ["uni", "bidir", "uni"], "directions": ["pull", "push", "pull"],
+  // Every method at once, both modes and directions, several shapes.
+  json doc = json::parse(R"({"sizes": [4096, 65536, 1048576], "modes": ["uni", "bidir"], "directions": ["pull", "push"],
       "methods": ["ce", "ldst", "tma", "h2d", "d2h", "staged", "nccl", "latency_signal", "latency_read",
                   "latency_ce", "atomic"],
       "ldst": {"blocks": [1, 2, 4], "threads": [256, 512]}, "tma": {"stages": [2, 4]},
