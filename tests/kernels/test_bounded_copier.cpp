@@ -30,8 +30,9 @@ TEST(BoundedCopier, WordsGoThereAndComeBackWhole) {
     std::vector<uint32_t> back(n, 0x5A5A5A5Au);
     copier.to_host(back.data(), device.get(), n * sizeof(uint32_t), "the words");
     EXPECT_EQ(back, sent) << n << " words";
+    if (n == 4096) continue;  // no word past the buffer's end to read
     const uint32_t past_end = copier.read(static_cast<const uint32_t*>(device.get()) + n, "the word past the end");
-    if (n < 4096) EXPECT_EQ(past_end, 0xA5A5A5A5u) << "a copy of " << n << " words wrote past them";
+    EXPECT_EQ(past_end, 0xA5A5A5A5u) << "a copy of " << n << " words wrote past them";
   }
 }
 
