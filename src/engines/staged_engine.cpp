@@ -194,6 +194,13 @@ void StagedEngine::launch_fused(const std::vector<Transfer>& transfers, cudaStre
   for (const auto& [role, t] : sides) enqueue_side(role, *t, stream);
 }
 
+// The flag the waiter of `f` read, as the host reads it now: where it differs from what the GPU
+// last saw, the peer's signal landed after the wait gave up (or the GPU never saw it land).
+uint64_t StagedEngine::peer_flag_now(const kernels::StagingFault& f) const {
+  const char* word = at(area_.host, area_.layout.flag_offset(f.ring, f.slot, 1 - f.role));
+  return __atomic_load_n(reinterpret_cast<const uint64_t*>(word), __ATOMIC_ACQUIRE);
+}
+
 std::optional<std::string> StagedEngine::fault() const {
   std::string what;
   for (uint32_t region = 0; region < area_.layout.regions; ++region) {
@@ -206,7 +213,8 @@ std::optional<std::string> StagedEngine::fault() const {
     what += "rank " + std::to_string(area_.ranks[region]) + " gave up after " + waited + " waiting for rank " +
             std::to_string(sender ? f->to_rank : f->from_rank) + " to " + (sender ? "drain" : "fill") + " slot " +
             std::to_string(f->slot) + " of the " + std::to_string(f->from_rank) + "->" + std::to_string(f->to_rank) +
-            " staging ring (flag " + describe_flag(f->expected) + " expected, " + describe_flag(f->seen) + " seen" +
+            " staging ring (flag " + describe_flag(f->expected) + " expected, " + describe_flag(f->seen) + " seen, " +
+            describe_flag(peer_flag_now(*f)) + " in host memory now" +
             ((f->seen >> 32) != epoch_ ? ": the peer never started this case's transfers" : "") + ")";
   }
   if (what.empty()) return std::nullopt;

@@ -100,6 +100,7 @@ class StagedEngine final : public TwoSidedEngine {
   std::optional<std::string> stalled() override { return fault(); }
 
  private:
+  uint64_t peer_flag_now(const kernels::StagingFault& f) const;
   // One end of one flow as this rank drives it.
   struct Side {
     int ring = -1;      // the region whose slots carry the flow (the sender's), or -1: no such side
