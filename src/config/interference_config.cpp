@@ -19,7 +19,6 @@ constexpr uint64_t kGemmAlignment = 16;       // bf16 rows of 32 bytes keep cuBL
 constexpr uint64_t kMaxSmPartition = 1024;    // more SMs than any GPU has is a typo
 constexpr uint64_t kMinHbmBytes = 1ull << 20;
 
-
 // A method may run beside a workload where the registry says so (the only ones engine_names() lists).
 std::optional<Method> parse_engine(const std::string& s) {
   const auto m = parse_method(s);
@@ -95,7 +94,8 @@ void parse_interference_section(const json& section, const Namer& name, Interfer
   reject_unknown_keys(section,
                       {"workloads", "gemm", "hbm_bytes", "engines", "sm_partitions", "both_gpus_busy", "transfer_high_priority"},
                       "interference.", name);
-  if (section.contains("workloads")) out.workloads = parse_name_list(section["workloads"], "interference.workloads", name, workload_names());
+  if (section.contains("workloads"))
+    out.workloads = parse_name_list(section["workloads"], "interference.workloads", name, workload_names());
   if (section.contains("gemm")) out.gemm = parse_gemm(section["gemm"], name);
   if (section.contains("hbm_bytes")) {
     out.hbm_bytes = parse_size(section["hbm_bytes"], name("interference.hbm_bytes"));
@@ -103,7 +103,8 @@ void parse_interference_section(const json& section, const Namer& name, Interfer
       throw InputError(name("interference.hbm_bytes"), section["hbm_bytes"].dump(),
                        "must be a multiple of 16 bytes, at least 1 MiB (a launch that short measures the launch, not HBM)");
   }
-  if (section.contains("engines")) out.engines = parse_name_list<Method>(section["engines"], "interference.engines", name, engine_names(), parse_engine);
+  if (section.contains("engines"))
+    out.engines = parse_name_list<Method>(section["engines"], "interference.engines", name, engine_names(), parse_engine);
   if (section.contains("sm_partitions")) out.sm_partitions = parse_partitions(section["sm_partitions"], name);
   const auto flag = [&](const char* key, bool& value) {
     if (!section.contains(key)) return;

@@ -19,7 +19,6 @@ constexpr uint64_t kLargestRank = 65535;
 constexpr uint64_t kLargestSeed = (uint64_t{1} << 53) - 1;
 constexpr uint64_t kMostAlonePairs = 10000;
 
-
 uint64_t parse_integer(const json& v, const std::string& key, uint64_t min, uint64_t max, const std::string& what) {
   if (!v.is_number_integer() || v.get<int64_t>() < int64_t(min) || uint64_t(v.get<int64_t>()) > max)
     throw InputError(key, v.dump(), what + ": an integer from " + std::to_string(min) + " to " + std::to_string(max));
@@ -38,7 +37,6 @@ std::vector<uint64_t> parse_integer_list(const json& v, const std::string& key, 
   }
   return out;
 }
-
 
 void parse_matrix_section(const json& s, const Namer& name, PatternSettings& out) {
   reject_unknown_keys(s, {"schedule", "check_alone_pairs", "seed"}, "matrix.", name);

@@ -17,9 +17,12 @@ void parse_read_chase(const json& s, const KeyNamer& name, LatencySettings& l) {
   if (s.contains("read_loads")) l.read_loads = parse_count_axis(s["read_loads"], name("latency.read_loads"), 10000000);
   if (s.contains("read_protocols"))
     l.read_protocols = parse_name_list(s["read_protocols"], "latency.read_protocols", name, read_load_names());
-  if (s.contains("read_launch")) l.read_launch = parse_name_list(s["read_launch"], "latency.read_launch", name, read_launch_names());
-  if (s.contains("read_timing")) l.read_timing = parse_name_list(s["read_timing"], "latency.read_timing", name, read_timing_names());
-  if (s.contains("read_owner")) l.read_owner = parse_name_list(s["read_owner"], "latency.read_owner", name, read_owner_names());
+  if (s.contains("read_launch"))
+    l.read_launch = parse_name_list(s["read_launch"], "latency.read_launch", name, read_launch_names());
+  if (s.contains("read_timing"))
+    l.read_timing = parse_name_list(s["read_timing"], "latency.read_timing", name, read_timing_names());
+  if (s.contains("read_owner"))
+    l.read_owner = parse_name_list(s["read_owner"], "latency.read_owner", name, read_owner_names());
   if (s.contains("read_stride_bytes"))
     l.read_stride_bytes = parse_axis(s["read_stride_bytes"], name("latency.read_stride_bytes"), true);
   if (s.contains("read_footprint_bytes"))
