@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>

@@ -1,8 +1,5 @@
 #include "config/host_config.hpp"
 
-#include <algorithm>
-#include <optional>
-
 #include "common/errors.hpp"
 
 namespace p2pbench {
