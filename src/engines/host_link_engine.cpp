@@ -34,10 +34,13 @@ void HostLinkEngine::write_through_staging(void* region, size_t bytes, cudaStrea
   for (uint64_t at = 0; at < bytes; at += kStagingBytes) {
     const size_t n = std::min<size_t>(kStagingBytes, bytes - at);
     make(chunk, n, at);
+    // A copy into pageable memory returns once it is done, waiting inside cudaMemcpyAsync for
+    // what the stream ran before it: the kernel that made the chunk is waited for here, with a
+    // deadline, so that the copy waits for nothing else.
+    wait_for_stream(stream, kLocalWorkWaitS, "a chunk for pageable host memory");
     cuda_check(cudaMemcpyAsync(static_cast<char*>(region) + at, chunk, n, cudaMemcpyDeviceToHost, stream),
                "copying a pattern into pageable host memory");
   }
-  wait_for_stream(stream, kLocalWorkWaitS, "the copies into pageable host memory");
 }
 
 void HostLinkEngine::fill_source(void* region, size_t bytes, uint64_t seed, cudaStream_t stream) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/bounded_copier.hpp"
 #include "common/cuda_check.hpp"
 #include "kernels/workload_kernels.hpp"
 #include "common/event_wait.hpp"
@@ -148,13 +149,13 @@ unsigned long long GemmWorkload::checksum(cudaStream_t stream) {
 std::optional<std::string> GemmWorkload::check_against_reference(cudaStream_t stream) const {
   const uint64_t m = shape_.m, n = shape_.n, k = shape_.k;
   const kernels::OperandKind kind = operand_kind(shape_.operands);
+  // A copy into pageable memory would wait for the GEMM inside cudaMemcpyAsync, with no deadline.
+  wait_for_stream(stream, kLocalWorkWaitS, "the GEMM before its check");
+  BoundedCopier copier;
   std::vector<uint16_t> column(m);
   for (int c = 0; c < kSampledColumns; ++c) {
     const uint64_t j = (uint64_t(c) * 2654435761ull + 7) % n;
-    cuda_check(cudaMemcpyAsync(column.data(), static_cast<const uint16_t*>(d_.get()) + j * m, m * 2, cudaMemcpyDeviceToHost,
-                               stream),
-               "reading a column of the GEMM's result");
-    wait_for_stream(stream, kLocalWorkWaitS, "a column of the GEMM's result");
+    copier.to_host(column.data(), static_cast<const uint16_t*>(d_.get()) + j * m, m * 2, "a column of the GEMM's result");
     for (int r = 0; r < kSampledRows; ++r) {
       const uint64_t i = (uint64_t(r) * 40503ull + uint64_t(c) * 977ull + 3) % m;
       double ref = 0, magnitude = 0;  // column-major: A(i, l) at i + l*m, B(l, j) at l + j*k
