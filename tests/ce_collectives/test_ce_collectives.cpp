@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "common/cuda_raii.hpp"
 #include "common/signal_area.hpp"
 #include "engines/engine_registry.hpp"
+#include "gpu_peer_access.hpp"
 #include "kernels/sm_holder.hpp"
 #include "kernels/stream_value_ops.hpp"
 #include "methods/ce_collectives/wait_guard.hpp"
@@ -68,11 +70,9 @@ class TwoRanks {
     spec_.pattern = Pattern::kAllToAll;
     spec_.bytes = bytes;
     spec_.flows = {{0, 1}, {1, 0}};
+    if (!testing_support::peer_access_between_gpus_0_and_1()) throw std::runtime_error("GPUs 0 and 1 have no peer access");
     for (int r = 0; r < 2; ++r) {
       cuda_check(cudaSetDevice(r), "selecting a GPU");
-      const cudaError_t e = cudaDeviceEnablePeerAccess(1 - r, 0);
-      if (e != cudaErrorPeerAccessAlreadyEnabled) cuda_check(e, "enabling peer access");
-      cudaGetLastError();
       buffers_.emplace_back(2 * bytes + (1 << 20), "a rank's source buffer (input, output)");
       signals_.emplace_back(kSignalRegionBytes, "a rank's signal area");
       cuda_check(cudaMemset(signals_.back().get(), 0, kSignalRegionBytes), "zeroing a signal area");

@@ -17,6 +17,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
+#include "gpu_peer_access.hpp"
 #include "kernels/latency_kernels.hpp"
 
 namespace p2pbench::kernels {
@@ -44,22 +45,7 @@ const char* load_name(ChaseLoad l) {
 // Chains of the reader's own addresses (absolute, generic) rather than offsets.
 bool holds_addresses(ChaseLoad l) { return l == ChaseLoad::kAbsolute || l == ChaseLoad::kGeneric; }
 
-bool enable_peer_access_0_to_1() {
-  int count = 0;
-  cuda_check(cudaGetDeviceCount(&count), "counting devices");
-  if (count < 2) return false;
-  int can = 0;
-  cuda_check(cudaDeviceCanAccessPeer(&can, 0, 1), "querying peer access 0 -> 1");
-  if (can == 0) return false;
-  cuda_check(cudaSetDevice(0), "selecting device 0");
-  const cudaError_t err = cudaDeviceEnablePeerAccess(1, 0);
-  if (err == cudaErrorPeerAccessAlreadyEnabled) {
-    (void)cudaGetLastError();  // not an error here: clear it
-  } else {
-    cuda_check(err, "enabling peer access 0 -> 1");
-  }
-  return true;
-}
+bool enable_peer_access_0_to_1() { return testing_support::peer_access_between_gpus_0_and_1(); }
 
 // A chain in `owner`'s memory, built as the driver builds it: by the owner (offsets) or by the
 // reader through its mapping (absolute addresses of the reader's view).

@@ -16,6 +16,7 @@
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/errors.hpp"
+#include "gpu_peer_access.hpp"
 #include "kernels/atomic_kernels.hpp"
 #include "kernels/latency_kernels.hpp"
 
@@ -33,27 +34,7 @@ int compute_major(int device) {
 }
 
 // Devices 0 and 1 with peer access enabled both ways, or false where there are not two such.
-bool enable_two_gpus() {
-  int count = 0;
-  cuda_check(cudaGetDeviceCount(&count), "counting devices");
-  if (count < 2) return false;
-  int ab = 0;
-  int ba = 0;
-  cuda_check(cudaDeviceCanAccessPeer(&ab, 0, 1), "querying peer access 0 -> 1");
-  cuda_check(cudaDeviceCanAccessPeer(&ba, 1, 0), "querying peer access 1 -> 0");
-  if (ab == 0 || ba == 0) return false;
-  for (int d = 0; d < 2; ++d) {
-    cuda_check(cudaSetDevice(d), "selecting a device");
-    const cudaError_t err = cudaDeviceEnablePeerAccess(1 - d, 0);
-    if (err == cudaErrorPeerAccessAlreadyEnabled) {
-      (void)cudaGetLastError();  // not an error here: clear it
-    } else {
-      cuda_check(err, "enabling peer access");
-    }
-  }
-  cuda_check(cudaSetDevice(0), "selecting device 0");
-  return true;
-}
+bool enable_two_gpus() { return testing_support::peer_access_between_gpus_0_and_1(); }
 
 // ========================================================================================
 // Ping-pong
@@ -382,6 +363,8 @@ TEST(PointerChaseTwoGpus, AbsoluteChainThroughPeerEndsWhereExpected) {
   cuda_check(cudaSetDevice(0), "selecting the reader");
   Stream stream = make_stream("the chase");
   build_chase_chain(buf.get(), kChaseBytes, kChaseStride, stream.get(), buf.get());
+  // The stream does not block: the copy below would not wait for the chain without this.
+  cuda_check(cudaStreamSynchronize(stream.get()), "building the chain");
   std::vector<uint64_t> host(kChaseBytes / 8);
   cuda_check(cudaMemcpy(host.data(), buf.get(), kChaseBytes, cudaMemcpyDeviceToHost), "reading the chain");
   const size_t n = kChaseBytes / kChaseStride;
