@@ -76,6 +76,8 @@ class TwoRanks {
       buffers_.emplace_back(2 * bytes + (1 << 20), "a rank's source buffer (input, output)");
       signals_.emplace_back(kSignalRegionBytes, "a rank's signal area");
       cuda_check(cudaMemset(signals_.back().get(), 0, kSignalRegionBytes), "zeroing a signal area");
+      // Queued on the legacy stream, which the ranks' non-blocking streams do not wait for.
+      cuda_check(cudaDeviceSynchronize(), "zeroing a signal area");
       streams_.push_back(make_stream("a rank's case stream"));
       holder_streams_.push_back(make_stream("a rank's SM holder"));
       engines_.push_back(engine_maker(spec_.method)(spec_));

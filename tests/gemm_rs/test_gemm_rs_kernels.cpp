@@ -51,6 +51,9 @@ class Ranks {
       headers_.push_back(device_alloc<kernels::BarrierHeader>(sizeof(kernels::BarrierHeader)));
       fill_output(r, kPoison);
     }
+    // The zeroing and the poison are queued on the legacy stream (a copy from pageable memory may
+    // return before it lands), which the cases' non-blocking streams do not wait for.
+    cuda_check(cudaDeviceSynchronize(), "setting up the ranks' memory");
   }
   Ranks(const Ranks&) = delete;
   Ranks& operator=(const Ranks&) = delete;

@@ -25,6 +25,9 @@ TEST(BoundedCopier, WordsGoThereAndComeBackWhole) {
   DeviceBuffer device(4096 * sizeof(uint32_t), "the copied words");
   for (size_t n : {size_t(3), size_t(4096)}) {  // the second outgrows the first's staging
     cuda_check(cudaMemset(device.get(), 0xA5, device.size()), "poisoning the device words");
+    // The poison is queued on the legacy stream, which the copier's stream does not wait for:
+    // without this, a slow poison (seen under compute-sanitizer) lands over the copied words.
+    cuda_check(cudaDeviceSynchronize(), "poisoning the device words");
     const std::vector<uint32_t> sent = words(n, uint32_t(n));
     copier.to_device(device.get(), sent.data(), n * sizeof(uint32_t), "the words");
     std::vector<uint32_t> back(n, 0x5A5A5A5Au);

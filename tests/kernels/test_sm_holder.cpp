@@ -65,6 +65,8 @@ TEST(SmHolder, TheCopyEngineRunsBesideItAndEachPartIsReported) {
   void* host = nullptr;
   cuda_check(cudaMallocHost(&host, bytes), "pinned host memory");
   cuda_check(cudaMemset(words.get(), 0, 64), "zeroing the words");
+  // Queued on the legacy stream, which the non-blocking streams below do not wait for.
+  cuda_check(cudaDeviceSynchronize(), "zeroing the words");
   auto* word = static_cast<uint32_t*>(words.get());
   const std::vector<std::pair<const char*, std::function<void(cudaStream_t)>>> ops = {
       {"copy to pinned host 1 MiB", [&](cudaStream_t s) {

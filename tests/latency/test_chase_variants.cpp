@@ -60,6 +60,8 @@ Chain make_chain(int owner, int reader, Geometry g, ChaseLoad load) {
   cuda_check(cudaSetDevice(owner), "selecting the owner");
   Chain c{DeviceBuffer(g.bytes, "a chase buffer"), g, load};
   cuda_check(cudaMemset(c.buf.get(), 0xff, g.bytes), "poisoning the chase buffer");
+  // The poison is queued on the owner's legacy stream, which the builder's stream does not wait for.
+  cuda_check(cudaDeviceSynchronize(), "poisoning the chase buffer");
   const int builder = holds_addresses(load) ? reader : owner;
   cuda_check(cudaSetDevice(builder), "selecting the chain's builder");
   Stream s = make_stream("the chain builder");
