@@ -5,7 +5,8 @@ meta.timer_calibration.sweep_seconds, for the config (meta.config), ranks and GP
 and nodes (meta.group) the file ran with. Judged: runs of one rank per GPU (the shape the model
 is calibrated on; ranks sharing a GPU take turns on it, which the model does not try to follow)
 that lasted at least MIN_SWEEP_S (shorter sweeps are dominated by start-up costs the estimate
-leaves out). Files whose provenance is "unknown" are left out (their code cannot be traced), and
+leaves out). Files whose provenance is "unknown" are left out (their code cannot be traced), runs
+in sanitizer mode (one ungated sample a case under compute-sanitizer: no measure of a sweep), and
 so are the runs in ABNORMAL, each for the reason its COMMANDS.md records, and the runs beside the
 GEMM workload made before its check was mended (before_gemm_check_mend). The runs outside the
 judged shape are listed with their ratios, not judged. Fails with a table of the files outside.
@@ -91,6 +92,8 @@ def runs(root: Path):
         if not c.path.startswith(SYSTEM) or not c.is_results or doc.get("incomplete"):
             continue
         meta = doc.get("meta") or {}
+        if meta.get("sanitizer_mode") is True:  # one ungated sample a case, at the sanitizer's pace
+            continue
         sweep = (meta.get("timer_calibration") or {}).get("sweep_seconds")
         if sweep and meta.get("config") and meta.get("ranks") and meta.get("provenance") != "unknown":
             yield c.path, meta, before_gemm_check_mend(doc, root)
