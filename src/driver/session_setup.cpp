@@ -241,7 +241,7 @@ int Session::map_buffers() {
     buffers_.emplace(comm_, facts_.layout, capacity_, destination_slots_, int(signal_regions(cases_)), no_peer_,
                      config_.allocator);
     facts_.allocator = to_string(config_.allocator);  // every row says how its buffers were mapped
-    // Both probes spin on the GPU: not under compute-sanitizer, which serializes kernels.
+    // Both probes spin on the GPU for a set time: under compute-sanitizer they measure nothing.
     if (sanitizer_mode_) return;
     clock_start_ = calibrate_gpu_clock();
     gpu_.observed_sm_clock_mhz = measure_sm_clock_mhz();

@@ -17,7 +17,7 @@ bool sanitizer_mode_wanted(bool requested) {
 std::optional<std::string> sanitizer_skip_reason(Method m) {
   const std::string why = method_info(m).sanitizer_skip;
   if (why.empty()) return std::nullopt;
-  return "not run in sanitizer mode: " + why + " (compute-sanitizer serializes kernels)";
+  return "not run in sanitizer mode: " + why + " (its kernel tests run under compute-sanitizer instead)";
 }
 
 double effective_timeout_scale(bool sanitizer_mode, bool scale_given, double scale) {
