@@ -469,6 +469,9 @@ TEST_P(Atomics, VerifiesExactlyAndCatchesAWrongValue) {
   cuda_check(cudaMemcpy(static_cast<uint8_t*>(target.get()) + victim * atomic_bytes_per_op(shape), &wrong,
                         sizeof(wrong), cudaMemcpyHostToDevice),
              "planting a wrong value");
+  // A copy from pageable memory may return before it lands, on the legacy stream, which the
+  // verification's non-blocking stream does not wait for.
+  cuda_check(cudaDeviceSynchronize(), "planting a wrong value");
   const auto caught = atomic_verify(shape, target.get(), kLaunches, stream.get());
   ASSERT_TRUE(caught.has_value());
   EXPECT_NE(caught->find("1 of " + std::to_string(elements) + " elements wrong"), std::string::npos) << *caught;
