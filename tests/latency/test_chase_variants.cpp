@@ -45,8 +45,6 @@ const char* load_name(ChaseLoad l) {
 // Chains of the reader's own addresses (absolute, generic) rather than offsets.
 bool holds_addresses(ChaseLoad l) { return l == ChaseLoad::kAbsolute || l == ChaseLoad::kGeneric; }
 
-bool enable_peer_access_0_to_1() { return testing_support::peer_access_between_gpus_0_and_1(); }
-
 // A chain in `owner`'s memory, built as the driver builds it: by the owner (offsets) or by the
 // reader through its mapping (absolute addresses of the reader's view).
 struct Chain {
@@ -160,7 +158,7 @@ TEST(ChaseVariants, EverySmLaunchChasesWithTheBlockAsked) {
 }
 
 TEST(ChaseVariantsTwoGpus, PeerChainsAreOneCycleAndEndWhereExpected) {
-  if (!enable_peer_access_0_to_1()) GTEST_SKIP() << "needs two GPUs with peer access";
+  if (!testing_support::peer_access_between_gpus_0_and_1()) GTEST_SKIP() << "needs two GPUs with peer access";
   for (ChaseLoad load : kLoads) {
     const Chain c = make_chain(1, 0, {2u << 20, 128}, load);
     expect_single_cycle(c);
@@ -172,7 +170,7 @@ TEST(ChaseVariantsTwoGpus, PeerChainsAreOneCycleAndEndWhereExpected) {
 // `single` block and the `every_sm` sweep (one launch per SM, events summed as nvbandwidth).
 // Informational: printed for the investigation script, checked only for sanity.
 TEST(ChaseVariantsTwoGpus, InProcessPeerTimings) {
-  if (!enable_peer_access_0_to_1()) GTEST_SKIP() << "needs two GPUs with peer access";
+  if (!testing_support::peer_access_between_gpus_0_and_1()) GTEST_SKIP() << "needs two GPUs with peer access";
   const auto grid = static_cast<unsigned>(sm_count(0));
   for (ChaseLoad load : {ChaseLoad::kWeak, ChaseLoad::kAbsolute, ChaseLoad::kGeneric}) {
     const Chain c = make_chain(1, 0, {2u << 20, 128}, load);

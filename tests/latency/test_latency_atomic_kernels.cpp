@@ -33,9 +33,6 @@ int compute_major(int device) {
   return major;
 }
 
-// Devices 0 and 1 with peer access enabled both ways, or false where there are not two such.
-bool enable_two_gpus() { return testing_support::peer_access_between_gpus_0_and_1(); }
-
 // ========================================================================================
 // Ping-pong
 // ========================================================================================
@@ -180,7 +177,7 @@ std::vector<PingPongCase> ping_pong_cases() {
 class PingPong : public testing::TestWithParam<PingPongCase> {
  protected:
   void SetUp() override {
-    if (GetParam().mode == Mode::kTwoGpus && !enable_two_gpus())
+    if (GetParam().mode == Mode::kTwoGpus && !testing_support::peer_access_between_gpus_0_and_1())
       GTEST_SKIP() << "needs two GPUs with peer access (the one-GPU cases cover the kernels)";
     if (GetParam().protocol == SignalProtocol::kTmaThenFlag && compute_major(0) < 9)
       GTEST_SKIP() << "tma_then_flag needs compute capability 9.0+";
@@ -350,14 +347,14 @@ TEST(PointerChase, LocalEndsWhereExpected) {
 }
 
 TEST(PointerChaseTwoGpus, PeerEndsWhereExpected) {
-  if (!enable_two_gpus()) GTEST_SKIP() << "needs two GPUs with peer access";
+  if (!testing_support::peer_access_between_gpus_0_and_1()) GTEST_SKIP() << "needs two GPUs with peer access";
   check_chase(1, ChaseLoad::kStrong, 20000);
   check_chase(1, ChaseLoad::kWeak, 20000);
 }
 
 // A chain of the reader's own addresses, written through its peer mapping.
 TEST(PointerChaseTwoGpus, AbsoluteChainThroughPeerEndsWhereExpected) {
-  if (!enable_two_gpus()) GTEST_SKIP() << "needs two GPUs with peer access";
+  if (!testing_support::peer_access_between_gpus_0_and_1()) GTEST_SKIP() << "needs two GPUs with peer access";
   cuda_check(cudaSetDevice(1), "selecting the owner");
   DeviceBuffer buf(kChaseBytes, "the chase buffer");
   cuda_check(cudaSetDevice(0), "selecting the reader");
